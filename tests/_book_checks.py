@@ -1,0 +1,104 @@
+"""Checks of the book's structural invariants, shared by the tests (and usable by hand).
+
+Each check returns a list of human-readable problems (empty when all is well), so a test can both
+assert that the real book is clean and that a deliberately broken copy is caught.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import jupytext
+import nbformat
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+GUARD = '"google.colab" in sys.modules'
+
+
+def load_config(root: Path = ROOT) -> dict:
+    with open(root / "_config.yml", encoding="utf-8") as fh:
+        return yaml.safe_load(fh)
+
+
+def repository_url(root: Path = ROOT) -> str:
+    url = load_config(root)["repository"]["url"]
+    return str(url).rstrip("/")
+
+
+def toc_files(root: Path = ROOT) -> list[str]:
+    """Document paths (without suffix) listed in _toc.yml, root first."""
+    with open(root / "_toc.yml", encoding="utf-8") as fh:
+        toc = yaml.safe_load(fh)
+    files = [toc["root"]]
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            if "file" in node:
+                files.append(node["file"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk({k: v for k, v in toc.items() if k != "root"})
+    return files
+
+
+def is_paired(md: Path) -> bool:
+    """True when a MyST file carries jupytext front matter (i.e. is an executable chapter)."""
+    text = md.read_text(encoding="utf-8")
+    if not text.startswith("---"):
+        return False
+    front = yaml.safe_load(text.split("---", 2)[1]) or {}
+    return "jupytext" in front
+
+
+def chapter_sources(root: Path = ROOT) -> list[Path]:
+    return sorted(p for p in (root / "book").glob("*.md") if is_paired(p))
+
+
+def check_pair(md: Path) -> list[str]:
+    """The paired notebook exists, has the same cells as the MyST source and carries no outputs."""
+    nb_path = md.with_suffix(".ipynb")
+    if not nb_path.exists():
+        return [f"{md.name}: paired notebook {nb_path.name} is missing (run: jupytext --sync {md})"]
+    problems = []
+    src = jupytext.read(md)
+    dst = jupytext.read(nb_path)
+    src_cells = [(c.cell_type, c.source.strip()) for c in src.cells]
+    dst_cells = [(c.cell_type, c.source.strip()) for c in dst.cells]
+    if src_cells != dst_cells:
+        problems.append(f"{md.name} and {nb_path.name} differ (run: jupytext --sync {md})")
+    raw = nbformat.read(nb_path, as_version=4)
+    for i, cell in enumerate(raw.cells):
+        if cell.cell_type == "code" and (cell.get("outputs") or cell.get("execution_count")):
+            problems.append(f"{nb_path.name}: cell {i} is committed with outputs")
+            break
+    return problems
+
+
+def check_colab_cell(md: Path, url: str) -> list[str]:
+    """The first code cell installs the library from `url`, only in Colab, hidden in the HTML."""
+    nb = jupytext.read(md)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    if not code:
+        return [f"{md.name}: no code cell, so no Colab install cell"]
+    first = code[0]
+    problems = []
+    if GUARD not in first.source:
+        problems.append(f"{md.name}: first code cell lacks the Colab guard `if {GUARD}:`")
+    tags = first.metadata.get("tags", [])
+    if "remove-cell" not in tags:
+        problems.append(f"{md.name}: first code cell must be tagged remove-cell (hidden in the HTML)")
+    urls = re.findall(r"git\+([^\s\"'@]+)", first.source)
+    if not urls:
+        problems.append(f"{md.name}: first code cell installs nothing from git+{url}")
+    for found in urls:
+        if found.rstrip("/") != url:
+            problems.append(
+                f"{md.name}: Colab cell installs from {found}, but _config.yml repository.url is {url}"
+            )
+    return problems

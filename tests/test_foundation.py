@@ -1,0 +1,168 @@
+"""Plotting style, explorer widgets and device selection."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import ipywidgets as w
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+import torch
+from matplotlib.figure import Figure
+
+from assocmem import device as dev
+from assocmem import plotting, widgets
+
+# --- plotting ---
+
+
+def test_new_figure_applies_style_and_shapes():
+    fig, ax = plotting.new_figure()
+    assert isinstance(fig, Figure) and not isinstance(ax, np.ndarray)
+    assert list(matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]) == list(plotting.PALETTE)
+    assert matplotlib.rcParams["axes.spines.top"] is False
+    fig2, axes = plotting.new_figure(2, 3)
+    assert axes.shape == (2, 3)
+    assert fig2.get_size_inches()[0] > fig.get_size_inches()[0]
+    plt.close("all")
+
+
+def test_theory_and_simulation_are_drawn_differently():
+    fig, ax = plotting.new_figure()
+    (line,) = plotting.theory_line(ax, [0, 1, 2], [0, 1, 4], label="theory")
+    cont = plotting.sim_points(ax, [0, 1, 2], [0, 1.1, 3.9], [0.1, 0.1, 0.2], label="simulation")
+    assert line.get_linestyle() == "-" and line.get_marker() in (None, "None", "")
+    data_line = cont.lines[0]
+    assert data_line.get_linestyle() == "None" and data_line.get_marker() == "o"
+    labels = [t.get_text() for t in ax.legend().get_texts()]
+    assert labels == ["theory", "simulation"]
+    assert plotting.finish(fig, title="t") is fig
+    assert fig._suptitle.get_text() == "t"
+    plt.close(fig)
+
+
+def test_plotting_bad_input():
+    fig, ax = plotting.new_figure()
+    with pytest.raises(ValueError, match="same shape"):
+        plotting.theory_line(ax, [0, 1], [0, 1, 2], label="x")
+    with pytest.raises(ValueError, match="same shape"):
+        plotting.sim_points(ax, [0, 1], [0], label="x")
+    with pytest.raises(ValueError, match="nrows"):
+        plotting.new_figure(0, 1)
+    with pytest.raises(ValueError, match=">= 0"):
+        plotting.color(-1)
+    with pytest.raises(TypeError):
+        plotting.color(1.5)  # type: ignore[arg-type]
+    assert plotting.color(len(plotting.PALETTE)) == plotting.PALETTE[0]
+    plt.close("all")
+
+
+# --- widgets ---
+
+
+def _draw(alpha: float = 0.5, d: int = 32, kind: str = "OP") -> Figure:
+    fig, ax = plotting.new_figure()
+    ax.plot([0, 1], [0, alpha * d])
+    ax.set_title(kind)
+    return fig
+
+
+def test_make_control_kinds_and_defaults():
+    s = widgets.make_control("alpha", (0.1, 2.0, 0.1))
+    assert isinstance(s, w.FloatSlider) and s.min == 0.1 and s.max == 2.0
+    assert s.continuous_update is False
+    s = widgets.make_control("alpha", (0.1, 2.0, 0.1), default=0.5)
+    assert s.value == pytest.approx(0.5)
+    i = widgets.make_control("d", (16, 96, 16, 48))
+    assert isinstance(i, w.IntSlider) and i.value == 48
+    dd = widgets.make_control("kind", ["OP", "DP"], default="DP")
+    assert isinstance(dd, w.Dropdown) and dd.value == "DP"
+    assert isinstance(widgets.make_control("log", True), w.Checkbox)
+
+
+def test_make_control_bad_input():
+    with pytest.raises(ValueError, match="min < max"):
+        widgets.make_control("a", (2.0, 1.0, 0.1))
+    with pytest.raises(ValueError, match="step"):
+        widgets.make_control("a", (0.0, 1.0, 0.0))
+    with pytest.raises(ValueError, match="outside"):
+        widgets.make_control("a", (0.0, 1.0, 0.1, 3.0))
+    with pytest.raises(ValueError, match="empty"):
+        widgets.make_control("a", [])
+    with pytest.raises(TypeError):
+        widgets.make_control("a", object())
+
+
+def test_explorer_redraws_through_the_library_function():
+    exp = widgets.build_explorer(_draw, fixed={"kind": "DP"}, alpha=(0.1, 2.0, 0.1), d=(16, 96, 16))
+    assert exp.values == {"kind": "DP", "alpha": 0.5, "d": 32}  # draw's own defaults
+    mid = widgets.build_explorer(lambda n=1000: _draw(), n=(16, 96, 16))
+    assert mid.values == {"n": 48}  # default outside the range: mid-range
+    fig = exp.figure()
+    assert fig.axes[0].get_title() == "DP"
+    plt.close(fig)
+    calls = []
+    exp.draw = lambda **kw: (calls.append(kw), _draw(**kw))[1]
+    exp.controls["alpha"].value = 1.0  # the observer redraws through draw()
+    assert calls == [{"kind": "DP", "alpha": 1.0, "d": 32}]
+    plt.close("all")
+
+
+def test_explorer_rejects_unknown_parameters_and_non_figures():
+    with pytest.raises(TypeError, match="not a parameter"):
+        widgets.build_explorer(_draw, beta=(0.0, 1.0, 0.1))
+    with pytest.raises(ValueError, match="at least one control"):
+        widgets.build_explorer(_draw)
+    exp = widgets.build_explorer(lambda a=1.0: None, a=(0.0, 2.0, 0.5))
+    with pytest.raises(TypeError, match="Figure"):
+        exp.figure()
+
+
+def test_explorer_displays_static_png_then_controls(monkeypatch):
+    shown = []
+    monkeypatch.setattr("IPython.display.display", lambda obj: shown.append(obj))
+    assert widgets.explorer(_draw, alpha=(0.1, 2.0, 0.1)) is None
+    assert isinstance(shown[0], Figure)  # the static default figure first
+    assert isinstance(shown[1], w.VBox)  # then the live controls and output area
+    plt.close("all")
+
+
+# --- device ---
+
+
+def test_get_device_auto_and_explicit():
+    expected = "cuda" if torch.cuda.is_available() else "cpu"
+    assert dev.get_device().type == expected
+    assert dev.get_device("auto").type == expected
+    assert dev.get_device("cpu") == torch.device("cpu")
+    assert dev.get_device(torch.device("cpu")) == torch.device("cpu")
+
+
+def test_get_device_bad_input(monkeypatch):
+    with pytest.raises(ValueError, match="not a torch device"):
+        dev.get_device("gpu-please")
+    with pytest.raises(TypeError):
+        dev.get_device(3)  # type: ignore[arg-type]
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(ValueError, match="no CUDA"):
+        dev.get_device("cuda")
+    assert dev.get_device(None).type == "cpu"
+
+
+def test_configure_threads(monkeypatch):
+    before = torch.get_num_threads()
+    try:
+        assert dev.configure_threads(1) == 1
+        monkeypatch.setenv("ASSOCMEM_THREADS", "2")
+        assert dev.configure_threads() == 2
+        monkeypatch.setenv("ASSOCMEM_THREADS", "many")
+        with pytest.raises(ValueError, match="ASSOCMEM_THREADS"):
+            dev.configure_threads()
+        with pytest.raises(ValueError):
+            dev.configure_threads(0)
+    finally:
+        torch.set_num_threads(before)
+    assert dev.describe_device("cpu").startswith("cpu (")
