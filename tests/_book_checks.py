@@ -92,13 +92,14 @@ def check_colab_cell(md: Path, url: str) -> list[str]:
         problems.append(f"{md.name}: first code cell lacks the Colab guard `if {GUARD}:`")
     tags = first.metadata.get("tags", [])
     if "remove-cell" not in tags:
-        problems.append(f"{md.name}: first code cell must be tagged remove-cell (hidden in the HTML)")
+        problems.append(f"{md.name}: first code cell must be tagged remove-cell (hidden in HTML)")
     urls = re.findall(r"git\+([^\s\"'@]+)", first.source)
     if not urls:
         problems.append(f"{md.name}: first code cell installs nothing from git+{url}")
     for found in urls:
         if found.rstrip("/") != url:
             problems.append(
-                f"{md.name}: Colab cell installs from {found}, but _config.yml repository.url is {url}"
+                f"{md.name}: Colab cell installs from {found}, "
+                f"but _config.yml repository.url is {url}"
             )
     return problems

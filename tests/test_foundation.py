@@ -11,10 +11,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 import torch
-from matplotlib.figure import Figure
-
 from assocmem import device as dev
 from assocmem import plotting, widgets
+from matplotlib.figure import Figure
 
 # --- plotting ---
 

@@ -88,6 +88,21 @@ def _route(route, mathjax_root: Path) -> None:
         route.abort()  # offline: no other request leaves the machine
 
 
+# What the browser reports of one page (a JavaScript arrow function evaluated in the page).
+_PROBE = """() => ({
+    math: document.querySelectorAll('.math').length,
+    rendered: document.querySelectorAll('mjx-container').length,
+    merrors: Array.from(document.querySelectorAll('mjx-merror')).map(e => e.textContent),
+    images: Array.from(document.images).map(
+        i => [i.getAttribute('src'), i.complete && i.naturalWidth > 0]),
+    outputs: Array.from(document.querySelectorAll('.cell_output, .output')).map(
+        e => e.innerText),
+    tracebacks: document.querySelectorAll('.output.traceback, .output-traceback').length,
+    colab: Array.from(document.querySelectorAll('a[href*="colab.research.google.com"]')).map(
+        a => a.href),
+})"""
+
+
 def _inspect(browser, page_path: Path) -> dict:
     mathjax_root = _mathjax_root()
     assert mathjax_root is not None
@@ -102,17 +117,7 @@ def _inspect(browser, page_path: Path) -> dict:
     if has_mathjax:
         page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
         page.evaluate("() => MathJax.startup.promise")
-    info = page.evaluate(
-        """() => ({
-        math: document.querySelectorAll('.math').length,
-        rendered: document.querySelectorAll('mjx-container').length,
-        merrors: Array.from(document.querySelectorAll('mjx-merror')).map(e => e.textContent),
-        images: Array.from(document.images).map(i => [i.getAttribute('src'), i.complete && i.naturalWidth > 0]),
-        outputs: Array.from(document.querySelectorAll('.cell_output, .output')).map(e => e.innerText),
-        tracebacks: document.querySelectorAll('.output.traceback, .output-traceback').length,
-        colab: Array.from(document.querySelectorAll('a[href*="colab.research.google.com"]')).map(a => a.href),
-    })"""
-    )
+    info = page.evaluate(_PROBE)
     info["has_mathjax"] = has_mathjax
     info["page_errors"] = errors
     page.close()
