@@ -1,0 +1,218 @@
+"""Speed of the batched training engine against a plain PyTorch loop and the matmul peak.
+
+Prints, at d = 64, 128, 256 (load alpha = 0.5 by default):
+
+* ``train_memory`` with 4 seeds batched (analytic gradients, Adam written out, float32):
+  steps/s per problem and achieved GFLOP/s (counting 4 p^2 d + 4 p d^2 flops per problem-step);
+* a plain PyTorch loop as a user would write it (one problem at a time, autograd,
+  ``torch.optim.Adam``, ``F.cross_entropy``, accuracy checked every 32 steps): steps/s;
+* the machine's float32 matmul throughput (square GEMM), and the engine's share of it.
+
+Then the time to result of a capacity sweep (d = 64, 10 loads, 4 seeds) with ``capacity_sweep``
+(early stop at perfect recall, stall stop) against the plain loop with a fixed 4096-step budget and
+no early stop (the protocol of Nichani, Lee & Bietti's public notebook); the plain loop's time is
+extrapolated from timed steps unless ``--full``. Finally the DP's memory: the competitor tensor's
+size, the measured peak, and the error raised before allocating a DP that cannot fit.
+
+Usage::
+
+    python benchmarks/train_speed.py [--device cpu|cuda] [--threads N] [--quick] [--full]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
+
+from assocmem.capacity import capacity_sweep  # noqa: E402
+from assocmem.device import configure_threads, describe_device, get_device  # noqa: E402
+from assocmem.problems import (  # noqa: E402
+    MemoryProblem,
+    dp_memory_bytes,
+    pairs_for_load,
+    sample_problems,
+)
+from assocmem.training import train_memory, training_flops  # noqa: E402
+
+
+def _sync(dev: torch.device) -> None:
+    if dev.type == "cuda":
+        torch.cuda.synchronize(dev)
+
+
+def matmul_gflops(dev: torch.device, n: int = 2048, reps: int = 10) -> float:
+    """Float32 GEMM throughput (GFLOP/s) of an n x n product."""
+    a = torch.randn(n, n, device=dev)
+    b = torch.randn(n, n, device=dev)
+    c = a @ b
+    _sync(dev)
+    t = time.perf_counter()
+    for _ in range(reps):
+        torch.matmul(a, b, out=c)
+    _sync(dev)
+    return 2 * n**3 * reps / (time.perf_counter() - t) / 1e9
+
+
+def plain_loop(prob: MemoryProblem, steps: int, lr: float, check_every: int = 32) -> float:
+    """One problem, autograd + torch.optim.Adam + F.cross_entropy; returns seconds."""
+    e, u = prob.inputs, prob.targets
+    d, p = prob.d, prob.p
+    target = torch.arange(p, device=e.device)
+    W = torch.zeros(d, d, device=e.device, requires_grad=True)
+    opt = torch.optim.Adam([W], lr=lr)
+    _sync(e.device)
+    t = time.perf_counter()
+    for step in range(steps):
+        logits = (e @ W.T) @ u.T
+        loss = F.cross_entropy(logits, target)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        if step % check_every == 0:
+            _ = (logits.argmax(1) == target).float().mean().item()
+    _sync(e.device)
+    return time.perf_counter() - t
+
+
+def engine_time(batch: MemoryProblem, steps: int, lr: float) -> float:
+    """Seconds for ``steps`` batched steps: a (steps + 1)-step run minus a 1-step run, which
+    removes the set-up and the final recall evaluation."""
+    times = []
+    for n in (1, steps + 1):
+        _sync(batch.device)
+        t = time.perf_counter()
+        train_memory(batch, steps=n, lr=lr, early_stop=False, check_every=n)
+        _sync(batch.device)
+        times.append(time.perf_counter() - t)
+    return times[1] - times[0]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--device", default=None)
+    ap.add_argument("--threads", type=int, default=None)
+    ap.add_argument("--alpha", type=float, default=0.5)
+    ap.add_argument("--quick", action="store_true", help="fewer timed steps")
+    ap.add_argument("--full", action="store_true", help="run the whole plain-loop sweep")
+    args = ap.parse_args()
+    dev = get_device(args.device)
+    if dev.type == "cpu":
+        configure_threads(args.threads)
+    print(f"device: {describe_device(dev)}; torch {torch.__version__}")
+    peak = matmul_gflops(dev)
+    print(f"float32 matmul peak (2048^3 GEMM): {peak:8.1f} GFLOP/s\n")
+
+    seeds = [0, 1, 2, 3]
+    lr = 5.0
+    timed = {64: (60, 20), 128: (12, 6), 256: (3, 2)}  # (engine steps, plain steps)
+    if args.quick:
+        timed = {64: (20, 10), 128: (4, 3), 256: (2, 1)}
+    if dev.type == "cuda":
+        timed = {64: (400, 200), 128: (200, 100), 256: (100, 50)}
+    hdr = (
+        f"{'d':>4} {'p':>6} | {'engine steps/s/prob':>19} {'GFLOP/s':>8} {'% peak':>6} | "
+        f"{'plain steps/s':>13} {'GFLOP/s':>8} | {'speed-up':>8}"
+    )
+    print(hdr)
+    print("-" * len(hdr))
+    for d, (n_eng, n_plain) in timed.items():
+        p = pairs_for_load(args.alpha, d)
+        batch = sample_problems(p, d, seeds, device=dev)
+        engine_time(batch, 1, lr)  # warm-up
+        t_eng = engine_time(batch, n_eng, lr)
+        eng_rate = n_eng * len(seeds) / t_eng  # problem-steps per second
+        plain_loop(batch[0], 2, lr)  # warm-up
+        t_plain = sum(plain_loop(batch[i], n_plain, lr) for i in range(len(seeds)))
+        plain_rate = n_plain * len(seeds) / t_plain
+        fl = training_flops(p, d)
+        g_eng, g_plain = eng_rate * fl / 1e9, plain_rate * fl / 1e9
+        print(
+            f"{d:>4} {p:>6} | {eng_rate:>19.1f} {g_eng:>8.1f} {100 * g_eng / peak:>5.0f}% | "
+            f"{plain_rate:>13.1f} {g_plain:>8.1f} | {eng_rate / plain_rate:>7.1f}x"
+        )
+        del batch
+
+    # ---- capacity sweep: time to result ------------------------------------------------------
+    d = 64
+    alphas = np.linspace(0.5, 1.4, 10)
+    print(f"\ncapacity sweep d = {d}, 10 loads {alphas.round(2).tolist()}, 4 seeds")
+    t = time.perf_counter()
+    table = capacity_sweep(d, alphas, seeds=seeds, device=dev, progress=False)
+    t_sweep = time.perf_counter() - t
+    steps_run = table.column("steps")
+    print(
+        f"  capacity_sweep (lr 5, early stop, stall stop 1000): {t_sweep:7.1f} s "
+        f"({int(steps_run.sum())} problem-steps in total)"
+    )
+    budget = 4096
+    if args.full:
+        t = time.perf_counter()
+        for a in alphas:
+            batch = sample_problems(pairs_for_load(float(a), d), d, seeds, device=dev)
+            for i in range(len(seeds)):
+                plain_loop(batch[i], budget, lr)
+        t_plain_sweep = time.perf_counter() - t
+        how = "measured"
+    else:
+        t_plain_sweep = 0.0
+        for a in alphas:
+            batch = sample_problems(pairs_for_load(float(a), d), d, seeds[:1], device=dev)
+            n = 10 if not args.quick else 4
+            plain_loop(batch[0], 2, lr)
+            t_plain_sweep += plain_loop(batch[0], n, lr) / n * budget * len(seeds)
+        how = "extrapolated from 10 timed steps per load"
+    print(f"  plain loop, fixed {budget} steps, no early stop:     {t_plain_sweep:7.1f} s ({how})")
+    print(f"  time-to-result ratio: {t_plain_sweep / t_sweep:.1f}x")
+
+    # ---- DP memory ---------------------------------------------------------------------------
+    print("\nDP memory (competitor tensor = 4 B p (p-1) d bytes for a batch of B problems)")
+    for dd, a in ((64, 1.0), (128, 1.0), (256, 1.0)):
+        pp = pairs_for_load(a, dd)
+        print(
+            f"  d = {dd:3d}, alpha = {a}: p = {pp:5d}, one problem "
+            f"{dp_memory_bytes(pp, dd) / 2**20:9.1f} MiB, batch of 4 "
+            f"{dp_memory_bytes(pp, dd, 4) / 2**30:7.2f} GiB"
+        )
+    pp = pairs_for_load(1.0, 64)
+    if dev.type == "cuda":
+        torch.cuda.reset_peak_memory_stats(dev)
+    import psutil
+
+    proc = psutil.Process()
+    rss0 = proc.memory_info().rss
+    batch = sample_problems(pp, 64, seeds, decoupled=True, device=dev)
+    rss1 = proc.memory_info().rss
+    train_memory(batch, steps=5, early_stop=False)
+    rss2 = proc.memory_info().rss
+    comp_mib = dp_memory_bytes(pp, 64, 4) / 2**20
+    if dev.type == "cuda":
+        peak_mb = torch.cuda.max_memory_allocated(dev) / 2**20
+        print(
+            f"  peak GPU memory, DP d = 64, alpha = 1, 4 seeds, 5 steps: {peak_mb:.0f} MiB "
+            f"(competitors {comp_mib:.0f} MiB)"
+        )
+    else:
+        print(
+            f"  DP d = 64, alpha = 1, 4 seeds: process memory +{(rss1 - rss0) / 2**20:.0f} MiB "
+            f"after sampling, +{(rss2 - rss0) / 2**20:.0f} MiB after 5 training steps "
+            f"(competitor tensor {comp_mib:.0f} MiB)"
+        )
+    del batch
+    try:
+        sample_problems(pairs_for_load(1.0, 256), 256, seeds, decoupled=True, device=dev)
+        print("  DP d = 256, alpha = 1, 4 seeds: allocated (fits on this device)")
+    except MemoryError as exc:
+        print(f"  DP d = 256, alpha = 1, 4 seeds refused before allocating: MemoryError: {exc}")
+    print(f"\n(speed table at load alpha = {args.alpha}; flops per problem-step 4 p^2 d + 4 p d^2)")
+
+
+if __name__ == "__main__":
+    main()

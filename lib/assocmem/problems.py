@@ -1,0 +1,589 @@
+"""Linear associative memory problems: load, sampling, score matrices and recall.
+
+A linear associative memory stores ``p`` associations ``e_mu -> u_mu`` (``mu = 0..p-1``,
+embeddings in ``R^d``) in one matrix ``W`` and recalls by winner-take-all decoding:
+input ``mu`` is recalled when its own target scores strictly higher than every other
+candidate output,
+
+    u_mu^T W e_mu > u_nu^T W e_mu   for all nu != mu.
+
+Two versions (chapter 1):
+
+* **original problem (OP)**: the competitors of input ``mu`` are the other targets ``u_nu``,
+  shared by all inputs;
+* **decoupled problem (DP)**: input ``mu`` has ``p - 1`` private competitors ``c_{mu,j}``, i.i.d.
+  with the targets and independent across inputs.
+
+Score-matrix convention (DESIGN.md): ``S[mu, nu]`` is the score of candidate ``nu`` for input
+``mu``; the target sits on the diagonal for OP and DP alike. For the DP the off-diagonal entries
+of row ``mu`` are the private competitors in order: ``S[mu, nu] = c_{mu, j}^T W e_mu`` with
+``j = nu`` for ``nu < mu`` and ``j = nu - 1`` for ``nu > mu``.
+
+Source: Giorlandino, Goldt & Maillard (arXiv:2605.10795), abstract and §1 (concepts); the
+formulas are a reconstruction (digest ``factual_recall.md`` §3; see chapter 1).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from assocmem.device import get_device
+
+__all__ = [
+    "MemoryProblem",
+    "pairs_for_load",
+    "load_for_pairs",
+    "sample_problem",
+    "sample_problems",
+    "stack_problems",
+    "dp_memory_bytes",
+    "check_memory",
+    "score_matrix",
+    "recalled",
+    "recall_accuracy",
+    "all_recalled",
+    "score_statistics",
+    "target_competitor_scores",
+]
+
+
+# ---------------------------------------------------------------------------------------------
+# validation helpers (private)
+# ---------------------------------------------------------------------------------------------
+def _check_int(name: str, value: object, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+    if value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value}")
+    return int(value)
+
+
+def _check_positive(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    v = float(value)
+    if not math.isfinite(v) or v <= 0:
+        raise ValueError(f"{name} must be a finite number > 0, got {value}")
+    return v
+
+
+# ---------------------------------------------------------------------------------------------
+# load <-> number of pairs
+# ---------------------------------------------------------------------------------------------
+def load_for_pairs(p: int, d: int) -> float:
+    """Load ``alpha = p log p / d^2`` of ``p`` associations in dimension ``d``.
+
+    Parameters
+    ----------
+    p : int
+        Number of associations, >= 2.
+    d : int
+        Embedding dimension, >= 2.
+
+    Returns
+    -------
+    float
+        ``p * log(p) / d**2`` (natural log).
+
+    Raises
+    ------
+    TypeError
+        If ``p`` or ``d`` is not an integer.
+    ValueError
+        If ``p < 2`` or ``d < 2``.
+
+    Notes
+    -----
+    Source: the load variable implied by ``p_c log p_c / d^2 = 1/2`` (arXiv:2605.10795, abstract).
+    """
+    p = _check_int("p", p, 2)
+    d = _check_int("d", d, 2)
+    return p * math.log(p) / d**2
+
+
+def pairs_for_load(alpha: float, d: int) -> int:
+    """Number of associations ``p`` with ``p log p = alpha d^2`` (nearest integer, at least 2).
+
+    Parameters
+    ----------
+    alpha : float
+        Load, > 0 and finite.
+    d : int
+        Embedding dimension, >= 2.
+
+    Returns
+    -------
+    int
+        ``max(2, round(p*))`` where ``p* log p* = alpha d^2``, i.e. ``p* = x / W0(x)`` with
+        ``x = alpha d^2`` and ``W0`` the principal Lambert function.
+
+    Raises
+    ------
+    TypeError
+        If ``alpha`` is not a real number or ``d`` not an integer.
+    ValueError
+        If ``alpha <= 0`` (or not finite) or ``d < 2``.
+
+    Notes
+    -----
+    Exact inverse of :func:`load_for_pairs` on integers: ``pairs_for_load(load_for_pairs(p, d), d)
+    == p`` for every ``p >= 2``.
+    """
+    from scipy.special import lambertw
+
+    alpha = _check_positive("alpha", alpha)
+    d = _check_int("d", d, 2)
+    x = alpha * d**2
+    p_star = x / float(np.real(lambertw(x))) if x > 0 else 1.0
+    # p log p is increasing for p >= 1: pick the nearer of the two neighbouring integers
+    lo = max(1, math.floor(p_star))
+    p = lo if p_star - lo <= 0.5 else lo + 1
+    return max(2, int(p))
+
+
+# ---------------------------------------------------------------------------------------------
+# problems
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class MemoryProblem:
+    """One association problem, or a batch of problems of equal size.
+
+    Attributes
+    ----------
+    inputs : torch.Tensor, float32, shape (p, d) or (B, p, d)
+        Input embeddings ``e_mu`` (rows).
+    targets : torch.Tensor, float32, shape (p, d) or (B, p, d)
+        Target embeddings ``u_mu`` (rows).
+    competitors : torch.Tensor or None, float32, shape (p, p-1, d) or (B, p, p-1, d)
+        DP only: the private competitors ``c_{mu, j}`` of each input; ``None`` for the OP.
+    seed : int or tuple of int or None
+        Seed(s) the problem was sampled with (``None`` when built by hand).
+
+    Properties ``p``, ``d``, ``decoupled``, ``batched``, ``batch_size``, ``load``.
+    """
+
+    inputs: torch.Tensor
+    targets: torch.Tensor
+    competitors: torch.Tensor | None = None
+    seed: int | tuple[int, ...] | None = None
+
+    def __post_init__(self) -> None:
+        e, u, c = self.inputs, self.targets, self.competitors
+        if not isinstance(e, torch.Tensor) or not isinstance(u, torch.Tensor):
+            raise TypeError("inputs and targets must be torch tensors")
+        if e.shape != u.shape or e.dim() not in (2, 3):
+            raise ValueError(
+                "inputs and targets must have the same shape (p, d) or (B, p, d), "
+                f"got {tuple(e.shape)} and {tuple(u.shape)}"
+            )
+        if e.shape[-2] < 2 or e.shape[-1] < 1:
+            raise ValueError(f"need p >= 2 associations and d >= 1, got shape {tuple(e.shape)}")
+        if c is not None:
+            p, d = e.shape[-2], e.shape[-1]
+            want = (*e.shape[:-2], p, p - 1, d)
+            if not isinstance(c, torch.Tensor) or tuple(c.shape) != want:
+                got = tuple(c.shape) if isinstance(c, torch.Tensor) else type(c).__name__
+                raise ValueError(f"competitors must have shape {want}, got {got}")
+
+    @property
+    def p(self) -> int:
+        """Number of associations."""
+        return int(self.inputs.shape[-2])
+
+    @property
+    def d(self) -> int:
+        """Embedding dimension."""
+        return int(self.inputs.shape[-1])
+
+    @property
+    def decoupled(self) -> bool:
+        """True for the decoupled problem (private competitors)."""
+        return self.competitors is not None
+
+    @property
+    def batched(self) -> bool:
+        """True when the tensors carry a leading batch dimension."""
+        return self.inputs.dim() == 3
+
+    @property
+    def batch_size(self) -> int:
+        """Number of problems in the batch (1 for an unbatched problem)."""
+        return int(self.inputs.shape[0]) if self.batched else 1
+
+    @property
+    def load(self) -> float:
+        """``alpha = p log p / d^2``."""
+        return load_for_pairs(self.p, self.d) if self.d >= 2 else float("nan")
+
+    @property
+    def device(self) -> torch.device:
+        """Device holding the tensors."""
+        return self.inputs.device
+
+    def __getitem__(self, i: int) -> MemoryProblem:
+        """The ``i``-th problem of a batch (unbatched view)."""
+        if not self.batched:
+            raise TypeError("indexing needs a batched MemoryProblem")
+        seed = self.seed[i] if isinstance(self.seed, tuple) else None
+        c = None if self.competitors is None else self.competitors[i]
+        return MemoryProblem(self.inputs[i], self.targets[i], c, seed)
+
+    def __len__(self) -> int:
+        return self.batch_size
+
+    def to(self, device: str | torch.device | None) -> MemoryProblem:
+        """Copy to another device (``None``/"auto" as in :func:`assocmem.device.get_device`)."""
+        dev = get_device(device)
+        c = None if self.competitors is None else self.competitors.to(dev)
+        return MemoryProblem(self.inputs.to(dev), self.targets.to(dev), c, self.seed)
+
+
+def dp_memory_bytes(p: int, d: int, batch: int = 1) -> int:
+    """Bytes of the DP competitor tensor(s): ``batch * p * (p-1) * d`` float32 numbers.
+
+    Parameters
+    ----------
+    p, d : int
+        Problem size (``p >= 2``, ``d >= 1``).
+    batch : int
+        Number of problems held at once (>= 1).
+
+    Returns
+    -------
+    int
+        Size in bytes. Example: ``p = 1000, d = 64`` needs 256 MB per problem.
+    """
+    p = _check_int("p", p, 2)
+    d = _check_int("d", d, 1)
+    batch = _check_int("batch", batch, 1)
+    return 4 * batch * p * (p - 1) * d
+
+
+def _available_bytes(device: torch.device) -> int:
+    if device.type == "cuda":
+        free, _ = torch.cuda.mem_get_info(device)
+        return int(free)
+    import psutil
+
+    return int(psutil.virtual_memory().available)
+
+
+def check_memory(
+    nbytes: int,
+    device: str | torch.device | None = None,
+    *,
+    what: str = "tensor",
+    fraction: float = 0.8,
+) -> None:
+    """Raise ``MemoryError`` if ``nbytes`` exceeds ``fraction`` of the memory free on ``device``.
+
+    Parameters
+    ----------
+    nbytes : int
+        Bytes about to be allocated.
+    device : str, torch.device or None
+        Where: CPU (``psutil`` available memory) or CUDA (``torch.cuda.mem_get_info``).
+    what : str
+        Name used in the message.
+    fraction : float
+        Share of the free memory allowed, in (0, 1].
+
+    Raises
+    ------
+    MemoryError
+        With the requested and available sizes, before anything is allocated.
+    """
+    dev = get_device(device)
+    avail = _available_bytes(dev)
+    if nbytes > fraction * avail:
+        raise MemoryError(
+            f"{what} needs {nbytes / 2**30:.2f} GiB but only {avail / 2**30:.2f} GiB are free on "
+            f"{dev} (limit {fraction:.0%} of free memory); reduce p, d or the batch of seeds"
+        )
+
+
+def _gen_problem(p: int, d: int, decoupled: bool, seed: int) -> tuple[torch.Tensor, ...]:
+    g = torch.Generator(device="cpu").manual_seed(int(seed))
+    scale = 1.0 / math.sqrt(d)
+    e = torch.randn(p, d, generator=g, dtype=torch.float32).mul_(scale)
+    u = torch.randn(p, d, generator=g, dtype=torch.float32).mul_(scale)
+    if not decoupled:
+        return e, u
+    c = torch.randn(p, p - 1, d, generator=g, dtype=torch.float32).mul_(scale)
+    return e, u, c
+
+
+def sample_problem(
+    p: int,
+    d: int,
+    *,
+    decoupled: bool = False,
+    seed: int = 0,
+    device: str | torch.device | None = None,
+) -> MemoryProblem:
+    """Sample one OP or DP instance with i.i.d. ``N(0, I_d / d)`` embeddings.
+
+    Parameters
+    ----------
+    p : int
+        Number of associations, >= 2.
+    d : int
+        Embedding dimension, >= 2.
+    decoupled : bool
+        If True also draw the private competitors (DP), shape (p, p-1, d).
+    seed : int
+        Seed; the numbers are drawn on the CPU in float32 (inputs, then targets, then competitors)
+        and then moved, so a seed gives the same problem on every device, and the OP and DP with
+        the same seed share inputs and targets.
+    device : str, torch.device or None
+        Where the tensors live (:func:`assocmem.device.get_device`).
+
+    Returns
+    -------
+    MemoryProblem
+
+    Raises
+    ------
+    TypeError, ValueError
+        For non-integer or too small ``p``/``d`` or a non-integer seed.
+    MemoryError
+        DP only: if the competitor tensor (``4 p (p-1) d`` bytes) would exceed 80 % of the free
+        memory of the target device (checked before allocating).
+
+    Notes
+    -----
+    Source: embedding law N(0, I/d) is the digest's convention (factual_recall.md §3.1,
+    reconstruction; see chapter 1).
+    """
+    return sample_problems(p, d, [seed], decoupled=decoupled, device=device)[0]
+
+
+def sample_problems(
+    p: int,
+    d: int,
+    seeds: Sequence[int],
+    *,
+    decoupled: bool = False,
+    device: str | torch.device | None = None,
+) -> MemoryProblem:
+    """Sample a batch of problems; problem ``i`` equals ``sample_problem(seed=seeds[i])``.
+
+    Parameters
+    ----------
+    p, d : int
+        Problem size (``p >= 2``, ``d >= 2``).
+    seeds : sequence of int
+        One seed per problem (non-empty).
+    decoupled : bool
+        OP (False) or DP (True).
+    device : str, torch.device or None
+        Target device.
+
+    Returns
+    -------
+    MemoryProblem
+        Batched: inputs/targets (B, p, d), competitors (B, p, p-1, d) for the DP.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Bad sizes or seeds.
+    MemoryError
+        If the DP competitors for the whole batch would not fit (see :func:`check_memory`).
+    """
+    p = _check_int("p", p, 2)
+    d = _check_int("d", d, 2)
+    seeds_t = tuple(_check_int("seed", s, 0) for s in seeds)
+    if not seeds_t:
+        raise ValueError("seeds must contain at least one seed")
+    dev = get_device(device)
+    b = len(seeds_t)
+    if decoupled:
+        check_memory(dp_memory_bytes(p, d, b), dev, what=f"DP competitors (B={b}, p={p}, d={d})")
+    e = torch.empty(b, p, d, dtype=torch.float32, device=dev)
+    u = torch.empty_like(e)
+    c = torch.empty(b, p, p - 1, d, dtype=torch.float32, device=dev) if decoupled else None
+    for i, s in enumerate(seeds_t):
+        parts = _gen_problem(p, d, decoupled, s)
+        e[i].copy_(parts[0])
+        u[i].copy_(parts[1])
+        if c is not None:
+            c[i].copy_(parts[2])
+    return MemoryProblem(e, u, c, seeds_t)
+
+
+def stack_problems(problems: Sequence[MemoryProblem]) -> MemoryProblem:
+    """Stack unbatched problems of equal (p, d) and kind into one batched problem (copies).
+
+    Raises
+    ------
+    ValueError
+        If the list is empty or sizes/kinds differ.
+    """
+    probs = list(problems)
+    if not probs:
+        raise ValueError("problems must not be empty")
+    flat: list[MemoryProblem] = []
+    for pr in probs:
+        if not isinstance(pr, MemoryProblem):
+            raise TypeError(f"expected MemoryProblem, got {type(pr).__name__}")
+        flat.extend([pr[i] for i in range(pr.batch_size)] if pr.batched else [pr])
+    p, d, dec = flat[0].p, flat[0].d, flat[0].decoupled
+    if any((q.p, q.d, q.decoupled) != (p, d, dec) for q in flat):
+        raise ValueError("all problems must share p, d and decoupled to be batched")
+    c = torch.stack([q.competitors for q in flat]) if dec else None  # type: ignore[misc]
+    seeds = tuple(q.seed if isinstance(q.seed, int) else -1 for q in flat)
+    return MemoryProblem(
+        torch.stack([q.inputs for q in flat]), torch.stack([q.targets for q in flat]), c, seeds
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# scores and recall
+# ---------------------------------------------------------------------------------------------
+def _as_weight(W: torch.Tensor | np.ndarray, problem: MemoryProblem) -> torch.Tensor:
+    if isinstance(W, np.ndarray):
+        W = torch.from_numpy(W)
+    if not isinstance(W, torch.Tensor):
+        raise TypeError(f"W must be a torch tensor or numpy array, got {type(W).__name__}")
+    d = problem.d
+    if W.dim() not in (2, 3) or W.shape[-2:] != (d, d):
+        raise ValueError(f"W must have shape (d, d) or (B, d, d) with d={d}, got {tuple(W.shape)}")
+    if problem.batched and W.dim() == 3 and W.shape[0] != problem.batch_size:
+        raise ValueError(f"W has batch {W.shape[0]} but the problem has batch {problem.batch_size}")
+    return W.to(device=problem.device, dtype=problem.inputs.dtype)
+
+
+def target_competitor_scores(
+    W: torch.Tensor | np.ndarray, problem: MemoryProblem
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Target scores and competitor scores in the "target first" layout.
+
+    Returns
+    -------
+    target : torch.Tensor, shape (..., p)
+        ``u_mu^T W e_mu``.
+    competitors : torch.Tensor, shape (..., p, p-1)
+        Row ``mu``: scores of the ``p - 1`` competitors of input ``mu`` (OP: the other targets in
+        increasing order of ``nu``; DP: the private competitors).
+    """
+    Wt = _as_weight(W, problem)
+    h = torch.matmul(problem.inputs, Wt.transpose(-1, -2))  # (..., p, d): rows W e_mu
+    tgt = (h * problem.targets).sum(-1)
+    p = problem.p
+    if problem.competitors is None:
+        S = torch.matmul(h, problem.targets.transpose(-1, -2))
+        off = ~torch.eye(p, dtype=torch.bool, device=S.device)
+        comp = S[..., off].reshape(*S.shape[:-2], p, p - 1)
+    else:
+        comp = torch.matmul(problem.competitors, h.unsqueeze(-1)).squeeze(-1)
+    return tgt, comp
+
+
+def score_matrix(W: torch.Tensor | np.ndarray, problem: MemoryProblem) -> torch.Tensor:
+    """Score matrix ``S[mu, nu]`` (candidate ``nu`` for input ``mu``; target on the diagonal).
+
+    Parameters
+    ----------
+    W : torch.Tensor or numpy.ndarray, shape (d, d) or (B, d, d)
+        Memory matrix(ces). A batched ``W`` with an unbatched problem scores every ``W`` on the
+        same problem; with a batched problem the batches are paired.
+    problem : MemoryProblem
+        OP or DP, unbatched or batched.
+
+    Returns
+    -------
+    torch.Tensor, float32, shape (p, p) or (B, p, p)
+        OP: ``S[mu, nu] = u_nu^T W e_mu``. DP: diagonal ``u_mu^T W e_mu``; off-diagonal entries of
+        row ``mu`` are the private competitor scores ``c_{mu,j}^T W e_mu`` with ``j = nu`` for
+        ``nu < mu`` and ``j = nu - 1`` for ``nu > mu``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``W`` is not a tensor/array of shape (d, d) or (B, d, d) matching the problem.
+    """
+    Wt = _as_weight(W, problem)
+    if problem.competitors is None:
+        h = torch.matmul(problem.inputs, Wt.transpose(-1, -2))
+        return torch.matmul(h, problem.targets.transpose(-1, -2))
+    tgt, comp = target_competitor_scores(Wt, problem)
+    p = problem.p
+    S = torch.empty(*tgt.shape[:-1], p, p, dtype=tgt.dtype, device=tgt.device)
+    off = ~torch.eye(p, dtype=torch.bool, device=S.device)
+    S[..., off] = comp.reshape(*comp.shape[:-2], p * (p - 1))
+    S.diagonal(dim1=-2, dim2=-1).copy_(tgt)
+    return S
+
+
+def recalled(W: torch.Tensor | np.ndarray, problem: MemoryProblem) -> torch.Tensor:
+    """Which associations are recalled: target score strictly above every competitor.
+
+    Returns
+    -------
+    torch.Tensor, bool, shape (p,) or (B, p)
+        Ties count as failures (so ``W = 0`` recalls nothing).
+    """
+    tgt, comp = target_competitor_scores(W, problem)
+    return tgt > comp.max(-1).values
+
+
+def recall_accuracy(W: torch.Tensor | np.ndarray, problem: MemoryProblem) -> float | np.ndarray:
+    """Fraction of the ``p`` associations recalled (strict winner-take-all).
+
+    Returns
+    -------
+    float, or numpy.ndarray of shape (B,) for batched input
+    """
+    r = recalled(W, problem).float().mean(-1)
+    return float(r) if r.dim() == 0 else r.cpu().numpy()
+
+
+def all_recalled(W: torch.Tensor | np.ndarray, problem: MemoryProblem) -> bool | np.ndarray:
+    """True when every association is recalled (perfect storage).
+
+    Returns
+    -------
+    bool, or numpy.ndarray of bool of shape (B,) for batched input
+    """
+    r = recalled(W, problem).all(-1)
+    return bool(r) if r.dim() == 0 else r.cpu().numpy()
+
+
+def score_statistics(W: torch.Tensor | np.ndarray, problem: MemoryProblem) -> dict[str, np.ndarray]:
+    """Target scores and per-input maximal competitor score, in units of ``sigma_W``.
+
+    ``sigma_W = ||W||_F / d`` is the standard deviation of a competitor score ``c^T W e`` for
+    ``c, e ~ N(0, I/d)`` (digest §6, reconstruction).
+
+    Parameters
+    ----------
+    W : torch.Tensor or numpy.ndarray, shape (d, d)
+    problem : MemoryProblem, unbatched
+
+    Returns
+    -------
+    dict with numpy float64 arrays
+        ``"target"`` (p,), ``"max_competitor"`` (p,), ``"competitor"`` (p * (p-1),) and the
+        scalar ``"sigma_w"`` (as a 0-d array).
+    """
+    if problem.batched:
+        raise ValueError("score_statistics needs an unbatched problem")
+    Wt = _as_weight(W, problem)
+    if Wt.dim() != 2:
+        raise ValueError("score_statistics needs an unbatched W of shape (d, d)")
+    sigma = float(torch.linalg.norm(Wt)) / problem.d
+    if sigma == 0:
+        raise ValueError("W is zero: scores have no scale")
+    tgt, comp = target_competitor_scores(Wt, problem)
+    return {
+        "target": (tgt / sigma).double().cpu().numpy(),
+        "max_competitor": (comp.max(-1).values / sigma).double().cpu().numpy(),
+        "competitor": (comp / sigma).double().cpu().numpy().ravel(),
+        "sigma_w": np.asarray(sigma),
+    }

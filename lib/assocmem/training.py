@@ -1,0 +1,583 @@
+"""Storing associations: cross-entropy training (batched, analytic gradients), Hebbian rule, LP.
+
+* :func:`train_memory` — full-batch softmax cross-entropy over all ``p`` candidates of each input,
+  Adam, ``W_0 = 0`` (or a factored ``W = Q R^T`` of rank ``m``), early stop at perfect recall.
+  Several problems (seeds) train as one batched computation of shape (B, d, d) with the gradient
+  written out analytically, so no autograd graph is built.
+* :func:`hebbian_memory` — the correlation-matrix memory ``W = sum_mu u_mu e_mu^T``.
+* :func:`lp_feasible` — exact test of perfect storage by linear programming (small ``d``).
+
+Sources: the training protocol is the digest's recommendation (``factual_recall.md`` §9,
+reconstruction; the paper's protocol could not be read); Nichani, Lee & Bietti (ICLR 2025) use the
+same loss. The LP is the perfect-storage condition of the digest §3.2-3.3 (reconstruction, see
+chapter 1).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from assocmem.device import get_device
+from assocmem.problems import (
+    MemoryProblem,
+    _check_int,
+    _check_positive,
+    recall_accuracy,
+    stack_problems,
+)
+
+__all__ = [
+    "TrainResult",
+    "train_memory",
+    "hebbian_memory",
+    "lp_feasible",
+    "lp_size",
+    "LP_MAX_ENTRIES",
+    "training_flops",
+]
+
+#: Largest LP handled by :func:`lp_feasible`: (number of constraints p(p-1)) x (d^2 variables).
+#: 2.5e7 dense coefficients is about 200 MB in float64 (HiGHS copies it into a sparse matrix);
+#: e.g. d = 16 up to alpha ~ 4, d = 20 up to alpha ~ 2.2, d = 24 up to alpha ~ 1.3.
+LP_MAX_ENTRIES: int = 25_000_000
+
+# exp(-80) = 1.8e-35: smallest softmax weight kept; avoids subnormal float32 arithmetic
+_EXP_FLOOR = -80.0
+
+
+@dataclass
+class TrainResult:
+    """Outcome of :func:`train_memory`.
+
+    Attributes
+    ----------
+    weights : torch.Tensor, float32, shape (d, d) or (B, d, d)
+        The memory. With ``early_stop=True``: for problems that reached perfect recall, ``W`` at
+        the first step where every association was recalled (a snapshot), otherwise ``W`` at the
+        last step run. With ``early_stop=False``: ``W`` after the whole budget. On the training
+        device.
+    accuracy : float or numpy.ndarray (B,)
+        Recall accuracy of ``weights`` (strict winner-take-all, see
+        :func:`assocmem.problems.recall_accuracy`).
+    perfect_step : int or None, or list of (int or None)
+        First step ``t`` (number of Adam updates applied) at which every association was recalled;
+        ``None`` if never within the budget.
+    steps : int or numpy.ndarray (B,)
+        Number of Adam updates run for each problem (``perfect_step`` when it stopped early).
+    history : dict of numpy arrays
+        ``"step"`` (n,), ``"loss"`` (n,) or (n, B) and ``"accuracy"`` (n,) or (n, B), recorded
+        every ``check_every`` steps; NaN after a problem has stopped.
+    factors : tuple of torch.Tensor or None
+        For ``rank=m``: ``(Q, R)`` with shapes (d, m) or (B, d, m) and ``weights = Q R^T``.
+    """
+
+    weights: torch.Tensor
+    accuracy: float | np.ndarray
+    perfect_step: int | None | list[int | None]
+    steps: int | np.ndarray
+    history: dict[str, np.ndarray] = field(default_factory=dict)
+    factors: tuple[torch.Tensor, torch.Tensor] | None = None
+
+    @property
+    def perfect(self) -> bool | np.ndarray:
+        """Whether perfect recall was reached (bool, or bool array for a batch)."""
+        if isinstance(self.perfect_step, list):
+            return np.array([s is not None for s in self.perfect_step])
+        return self.perfect_step is not None
+
+
+def _as_batched(problems: MemoryProblem | Sequence[MemoryProblem]) -> tuple[MemoryProblem, bool]:
+    if isinstance(problems, MemoryProblem):
+        return (problems, True) if problems.batched else (stack_problems([problems]), False)
+    if isinstance(problems, (list, tuple)):
+        return stack_problems(problems), True
+    raise TypeError(
+        f"problems must be a MemoryProblem or a sequence of them, got {type(problems).__name__}"
+    )
+
+
+def _forward(
+    W: torch.Tensor,
+    E: torch.Tensor,
+    U: torch.Tensor,
+    C: torch.Tensor | None,
+    need_grad: bool = True,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor | None]:
+    """Scores, recall, per-input loss and the CE gradient for a batch (B, d, d).
+
+    Returns (recalled (B, p) bool, loss per input (B, p), gradient (B, d, d) or None, ...).
+    The loss per input is ``logsumexp_nu S[mu, nu] - S[mu, mu]``; the gradient is that of the
+    mean over ``mu``: ``dL/dW = (1/p) sum_mu (sum_nu P[mu,nu] v_nu - u_mu) e_mu^T`` with
+    ``P = softmax(S)`` row-wise and ``v_nu`` the candidate outputs.
+    """
+    p = E.shape[-2]
+    H = torch.matmul(E, W.transpose(-1, -2))  # (B, p, d), rows W e_mu
+    if C is None:
+        # Row blocks of the score matrix: each (B, k, p) block is scored, soft-maxed and
+        # back-projected while it is still in cache (CPU), and memory stays O(B k p).
+        block = _row_block(p, E.shape[0], E.device)
+        Bn = E.shape[0]
+        rec = torch.empty(Bn, p, dtype=torch.bool, device=E.device)
+        loss = torch.empty(Bn, p, dtype=E.dtype, device=E.device)
+        tgt = torch.empty(Bn, p, dtype=E.dtype, device=E.device)
+        V = torch.empty_like(E) if need_grad else None
+        Ut = U.transpose(-1, -2)
+        for s in range(0, p, block):
+            e = min(s + block, p)
+            S = torch.matmul(H[:, s:e], Ut)  # (B, k, p): rows s..e-1, target at column s + i
+            diag = S.diagonal(offset=s, dim1=-2, dim2=-1)
+            t_blk = diag.clone()
+            diag.fill_(-math.inf)
+            cmax = S.amax(-1)
+            diag.copy_(t_blk)
+            rec[:, s:e] = t_blk > cmax
+            tgt[:, s:e] = t_blk
+            rowmax = torch.maximum(t_blk, cmax)
+            # in place: S holds exp(S - rowmax); the clamp keeps exp() out of the subnormal
+            # range (< 1e-38), 10-50x slower on CPUs, and changes the softmax by < 1e-34
+            S.sub_(rowmax.unsqueeze(-1)).clamp_(min=_EXP_FLOOR).exp_()
+            Z = S.sum(-1)
+            loss[:, s:e] = torch.log(Z) + rowmax - t_blk
+            if V is not None:
+                S.div_(Z.unsqueeze(-1))  # softmax P
+                S.diagonal(offset=s, dim1=-2, dim2=-1).sub_(1.0)  # P - onehot
+                if e - s == p:
+                    V = torch.matmul(S, U)
+                else:
+                    V[:, s:e] = torch.matmul(S, U)
+        if V is None:
+            return rec, loss, tgt, None
+    else:
+        tgt = (H * U).sum(-1)  # (B, p)
+        # vector-on-the-left products stream C once in its stored layout (memory bound)
+        comp = torch.matmul(H.unsqueeze(-2), C.transpose(-1, -2)).squeeze(-2)  # (B, p, p-1)
+        cmax = comp.amax(-1)
+        rec = tgt > cmax
+        rowmax = torch.maximum(tgt, cmax)
+        comp.sub_(rowmax.unsqueeze(-1)).clamp_(min=_EXP_FLOOR).exp_()
+        et = torch.exp(tgt - rowmax)
+        Z = comp.sum(-1) + et
+        loss = torch.log(Z) + rowmax - tgt
+        if not need_grad:
+            return rec, loss, tgt, None
+        comp.div_(Z.unsqueeze(-1))
+        coef_t = et / Z - 1.0  # (B, p)
+        V = torch.matmul(comp.unsqueeze(-2), C).squeeze(-2)  # (B, p, d)
+        V.addcmul_(coef_t.unsqueeze(-1), U)
+    grad = torch.matmul(V.transpose(-1, -2), E).mul_(1.0 / p)  # (B, d, d)
+    return rec, loss, tgt, grad
+
+
+def _row_block(p: int, batch: int, device: torch.device) -> int:
+    """Rows of the (B, p, p) score matrix processed at once: ~1 MB per problem on the CPU
+    (cache resident), up to 2^28 scores in all on a GPU."""
+    budget = 2**18 if device.type == "cpu" else 2**28 // max(batch, 1)
+    return max(16, min(p, budget // p))
+
+
+class _Adam:
+    """Adam written out on plain tensors (same update as ``torch.optim.Adam``, no weight decay)."""
+
+    def __init__(self, params: list[torch.Tensor], lr: float, betas: tuple[float, float], eps):
+        self.params = params
+        self.m = [torch.zeros_like(x) for x in params]
+        self.v = [torch.zeros_like(x) for x in params]
+        self.lr, self.b1, self.b2, self.eps = lr, betas[0], betas[1], eps
+        self.t = 0
+
+    def step(self, grads: list[torch.Tensor], lr: float) -> None:
+        self.t += 1
+        c1 = 1.0 - self.b1**self.t
+        c2 = 1.0 - self.b2**self.t
+        for x, g, m, v in zip(self.params, grads, self.m, self.v, strict=True):
+            m.mul_(self.b1).add_(g, alpha=1.0 - self.b1)
+            v.mul_(self.b2).addcmul_(g, g, value=1.0 - self.b2)
+            denom = v.sqrt().div_(math.sqrt(c2)).add_(self.eps)
+            x.addcdiv_(m, denom, value=-lr / c1)
+
+    def select(self, keep: torch.Tensor) -> None:
+        self.params = [x[keep] for x in self.params]
+        self.m = [x[keep] for x in self.m]
+        self.v = [x[keep] for x in self.v]
+
+
+def train_memory(
+    problems: MemoryProblem | Sequence[MemoryProblem],
+    *,
+    rank: int | None = None,
+    steps: int = 4000,
+    lr: float | None = None,
+    check_every: int = 25,
+    betas: tuple[float, float] = (0.9, 0.999),
+    eps: float = 1e-8,
+    init_scale: float = 0.1,
+    seed: int = 0,
+    early_stop: bool = True,
+    patience: int | None = None,
+    device: str | torch.device | None = None,
+    progress: bool = False,
+) -> TrainResult:
+    """Train a linear memory by full-batch softmax cross-entropy and Adam, batched over problems.
+
+    Loss (per problem), over all ``p`` candidates of each input (OP: all targets; DP: the target
+    and its ``p - 1`` private competitors):
+
+        L(W) = -(1/p) sum_mu log softmax_nu(S[mu, :])[mu],   S = score_matrix(W, problem).
+
+    Parameters
+    ----------
+    problems : MemoryProblem or sequence of MemoryProblem
+        One problem, a batched problem (:func:`assocmem.problems.sample_problems`) or a list of
+        problems with equal ``p``, ``d`` and kind; all train together as one (B, d, d) computation.
+    rank : int or None
+        ``None``: full-rank ``W``, ``W_0 = 0``. ``m`` (1 <= m <= d): factored ``W = Q R^T`` with
+        ``Q, R`` of shape (d, m), initialised i.i.d. ``N(0, init_scale^2 / d)`` from ``seed`` (the
+        factors of problem ``i`` use ``seed + i``); Adam on ``Q`` and ``R`` (chapter 4).
+    steps : int
+        Budget of Adam updates (>= 1).
+    lr : float or None
+        Adam learning rate (> 0), constant; ``None`` means 5.0 for full rank and 0.5 for
+        ``rank=m`` (about the fastest at d = 32 in both cases). The full-rank 5.0 suits ``W`` with
+        N(0, I/d) embeddings: the problem is scale free and perfect recall needs a large
+        ``||W||`` (a soft-max at low temperature), so a large rate gets there in fewer steps; at
+        d = 12-16 it found every instance the exact LP calls feasible within 4000 steps, and
+        at d = 32 it needed 3-10x fewer steps than lr = 1 or 20 near capacity. For ``rank`` (two
+        factors, quadratic in the step) 2.0 was already 10-40x slower than 0.5 at d = 32.
+    check_every : int
+        Interval (>= 1) at which the history is recorded and finished problems are removed from
+        the batch. Recall itself is checked at *every* step on the scores the gradient step computes
+        anyway, so ``perfect_step`` is exact and the returned ``W`` of a successful problem is the
+        first perfect one (snapshot), even if later updates would lose a constraint again.
+    betas, eps : Adam constants.
+    init_scale : float
+        Scale of the factor initialisation (``rank`` only).
+    seed : int
+        Seed of the factor initialisation (``rank`` only; full rank is deterministic).
+    early_stop : bool
+        Stop each problem at its first perfect step and return that ``W`` (True), or run the
+        whole budget and return the final ``W`` (False; ``perfect_step`` is still recorded).
+    patience : int or None
+        Stall stop: an unsolved problem whose lowest loss (at check steps) has not dropped by at
+        least 1 % within the last ``patience`` steps is stopped as "not stored". On a separable
+        problem the loss keeps falling (``||W||`` grows), on a non-separable one it settles at the
+        finite minimum of the cross-entropy within a few hundred steps, so this saves most of the
+        budget above capacity. ``None`` (default) runs the full budget. Checked at check steps, so
+        use a multiple of ``check_every``. (Validated against :func:`lp_feasible` at d = 12, 16 in
+        the tests; a heuristic, not a proof of infeasibility.)
+    device : str, torch.device or None
+        Device of the computation; problems are moved there if needed.
+    progress : bool
+        Show a tqdm bar over steps.
+
+    Returns
+    -------
+    TrainResult
+        Unbatched fields for a single unbatched problem, batched (B, ...) otherwise.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Bad arguments (``steps``/``check_every`` < 1, ``lr`` <= 0, ``rank`` outside [1, d], ...).
+
+    Notes
+    -----
+    Cost per step and problem ~ ``4 p^2 d + 4 p d^2`` flops (plus ``4 d^2 m`` for ``rank``), in
+    float32. Memory: the OP score matrix is processed in row blocks (about 1 MB per problem on
+    the CPU), so beyond the problem itself training needs O(B p d) numbers; for the DP, removing
+    finished problems from the batch copies the remaining competitors once, so the peak can reach
+    twice the competitor tensor at that moment. Adam's step size is scale free while ``||W||``
+    grows on separable data, so the relative step shrinks over time (an implicit annealing): this
+    is what lets a constant ``lr`` settle into narrow feasible regions near capacity.
+    Source: protocol of the digest §9 (reconstruction; lr and stopping rules tuned here).
+    """
+    steps = _check_int("steps", steps, 1)
+    check_every = _check_int("check_every", check_every, 1)
+    lr = _check_positive("lr", lr if lr is not None else (5.0 if rank is None else 0.5))
+    eps = _check_positive("eps", eps)
+    init_scale = _check_positive("init_scale", init_scale)
+    seed = _check_int("seed", seed, 0)
+    if patience is not None:
+        patience = _check_int("patience", patience, 1)
+    if len(betas) != 2 or not all(0.0 <= b < 1.0 for b in betas):
+        raise ValueError(f"betas must be two numbers in [0, 1), got {betas!r}")
+    batch, was_batched = _as_batched(problems)
+    d, B = batch.d, batch.batch_size
+    if rank is not None:
+        rank = _check_int("rank", rank, 1)
+        if rank > d:
+            raise ValueError(f"rank must be in [1, d={d}], got {rank}")
+    dev = get_device(device) if device is not None else batch.device
+    if batch.device != dev:
+        batch = batch.to(dev)
+
+    E, U, C = batch.inputs, batch.targets, batch.competitors
+    idx = torch.arange(B, device=dev)  # global index of each active problem
+    first = torch.full((B,), -1, dtype=torch.long, device=dev)
+    W_out = torch.zeros(B, d, d, dtype=torch.float32, device=dev)
+    Q_out = R_out = None
+    if rank is None:
+        W = torch.zeros(B, d, d, dtype=torch.float32, device=dev)
+        params = [W]
+    else:
+        Q = torch.empty(B, d, rank, dtype=torch.float32)
+        R = torch.empty(B, d, rank, dtype=torch.float32)
+        for i in range(B):
+            g = torch.Generator().manual_seed(seed + i)
+            Q[i] = torch.randn(d, rank, generator=g) * (init_scale / math.sqrt(d))
+            R[i] = torch.randn(d, rank, generator=g) * (init_scale / math.sqrt(d))
+        params = [Q.to(dev), R.to(dev)]
+        Q_out = torch.zeros(B, d, rank, dtype=torch.float32, device=dev)
+        R_out = torch.zeros_like(Q_out)
+    opt = _Adam(params, lr, betas, eps)
+    snaps = [torch.zeros_like(x) for x in params]
+    a_first = first.clone()
+    stalled_at = torch.full((B,), -1, dtype=torch.long, device=dev)  # global; -1: not stalled
+    best = torch.full((B,), math.inf, dtype=torch.float64, device=dev)  # active problems
+    best_step = torch.zeros(B, dtype=torch.long, device=dev)
+    hist_step: list[int] = []
+    hist_loss: list[np.ndarray] = []
+    hist_acc: list[np.ndarray] = []
+
+    def _write_out(sel: torch.Tensor, use_snap: bool) -> None:
+        src = snaps if use_snap else opt.params
+        gi = idx[sel]
+        if rank is None:
+            W_out[gi] = src[0][sel]
+        else:
+            assert Q_out is not None and R_out is not None
+            Q_out[gi], R_out[gi] = src[0][sel], src[1][sel]
+            W_out[gi] = torch.matmul(src[0][sel], src[1][sel].transpose(-1, -2))
+        first[gi] = a_first[sel]
+
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=steps, desc="train_memory", leave=False)
+    t = 0
+    while True:
+        Wt = opt.params[0] if rank is None else torch.matmul(*_qr(opt.params))
+        rec, loss, _, grad = _forward(Wt, E, U, C, need_grad=t < steps)
+        perf = rec.all(-1)
+        newly = perf & (a_first < 0)
+        a_first = torch.where(newly, torch.full_like(a_first, t), a_first)
+        # snapshot the first perfect W (on the CPU only when needed: the test costs no sync)
+        if dev.type != "cpu" or bool(newly.any()):
+            for s, x in zip(snaps, opt.params, strict=True):
+                s.copy_(torch.where(newly.view(-1, *([1] * (x.dim() - 1))), x, s))
+        last = t >= steps
+        if t % check_every == 0 or last:
+            lo = torch.full((B,), math.nan, dtype=torch.float64)
+            ac = torch.full((B,), math.nan, dtype=torch.float64)
+            lo[idx.cpu()] = loss.mean(-1).double().cpu()
+            ac[idx.cpu()] = rec.double().mean(-1).cpu()
+            hist_step.append(t)
+            hist_loss.append(lo.numpy())
+            hist_acc.append(ac.numpy())
+            done = a_first >= 0
+            stall = torch.zeros_like(done)
+            if patience is not None:
+                lm = loss.mean(-1).double()
+                better = lm < 0.99 * best
+                best = torch.where(better, lm, best)
+                best_step = torch.where(better, torch.full_like(best_step, t), best_step)
+                stall = (~done) & (t - best_step >= patience)
+            if (early_stop and bool(done.any())) or bool(stall.any()):
+                if early_stop and bool(done.any()):
+                    _write_out(done, use_snap=True)
+                else:
+                    done = torch.zeros_like(done)
+                if bool(stall.any()):
+                    _write_out(stall, use_snap=False)
+                    stalled_at[idx[stall]] = t
+                keep = ~(done | stall)
+                best, best_step = best[keep], best_step[keep]
+                idx, a_first, E, U = idx[keep], a_first[keep], E[keep], U[keep]
+                C = None if C is None else C[keep]
+                opt.select(keep)
+                grad = None if grad is None else grad[keep]
+                snaps = [s[keep] for s in snaps]
+                if idx.numel() == 0:
+                    break
+        if last:
+            break
+        assert grad is not None
+        if rank is None:
+            grads = [grad]
+        else:
+            Qa, Ra = opt.params
+            grads = [torch.matmul(grad, Ra), torch.matmul(grad.transpose(-1, -2), Qa)]
+        opt.step(grads, lr)
+        t += 1
+        if bar is not None:
+            bar.update(1)
+    if bar is not None:
+        bar.close()
+    if idx.numel() > 0:  # still active at the end of the budget
+        done = a_first >= 0 if early_stop else torch.zeros_like(a_first, dtype=torch.bool)
+        if bool(done.any()):
+            _write_out(done, use_snap=True)
+        if bool((~done).any()):
+            _write_out(~done, use_snap=False)
+
+    first_np = first.cpu().numpy()
+    perfect_step = [int(s) if s >= 0 else None for s in first_np]
+    stall_np = stalled_at.cpu().numpy()
+    steps_run = np.where(stall_np >= 0, stall_np, steps)
+    if early_stop:
+        steps_run = np.where(first_np >= 0, first_np, steps_run)
+    acc = recall_accuracy(W_out, batch)
+    history = {
+        "step": np.asarray(hist_step),
+        "loss": np.stack(hist_loss),
+        "accuracy": np.stack(hist_acc),
+    }
+    factors = None if Q_out is None or R_out is None else (Q_out, R_out)
+    if was_batched:
+        return TrainResult(W_out, np.asarray(acc), perfect_step, steps_run, history, factors)
+    return TrainResult(
+        W_out[0],
+        float(np.asarray(acc).ravel()[0]),
+        perfect_step[0],
+        int(steps_run[0]),
+        {
+            "step": history["step"],
+            "loss": history["loss"][:, 0],
+            "accuracy": history["accuracy"][:, 0],
+        },
+        None if factors is None else (factors[0][0], factors[1][0]),
+    )
+
+
+def _qr(params: list[torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+    return params[0], params[1].transpose(-1, -2)
+
+
+def training_flops(p: int, d: int, rank: int | None = None) -> float:
+    """Floating-point operations of one :func:`train_memory` step for one problem.
+
+    ``4 p^2 d`` (scores and their back-projection) ``+ 4 p d^2`` (``W e`` and the outer-product
+    sum), ``+ 6 d^2 m`` for a factored ``W = Q R^T``; elementwise work is not counted.
+    """
+    p = _check_int("p", p, 2)
+    d = _check_int("d", d, 1)
+    extra = 0.0 if rank is None else 6.0 * d * d * _check_int("rank", rank, 1)
+    return 4.0 * p * p * d + 4.0 * p * d * d + extra
+
+
+def hebbian_memory(problem: MemoryProblem) -> torch.Tensor:
+    """Hebbian (correlation-matrix) memory ``W = sum_mu u_mu e_mu^T``.
+
+    Parameters
+    ----------
+    problem : MemoryProblem
+        Unbatched or batched; the competitors of a DP are not used.
+
+    Returns
+    -------
+    torch.Tensor, float32, shape (d, d) or (B, d, d)
+
+    Notes
+    -----
+    Source: digest §5.1; Barnfield et al. (arXiv:2605.05189) prove its perfect-recall threshold
+    ``d^2 = 8 p log p`` (alpha = 1/8).
+    """
+    if not isinstance(problem, MemoryProblem):
+        raise TypeError(f"problem must be a MemoryProblem, got {type(problem).__name__}")
+    return torch.matmul(problem.targets.transpose(-1, -2), problem.inputs)
+
+
+def lp_size(p: int, d: int) -> int:
+    """Number of LP coefficients of :func:`lp_feasible`: ``p (p-1)`` constraints x ``d^2``."""
+    return _check_int("p", p, 2) * (p - 1) * _check_int("d", d, 1) ** 2
+
+
+def lp_feasible(
+    problem: MemoryProblem, margin: float = 1.0, *, max_entries: int = LP_MAX_ENTRIES
+) -> bool:
+    """Exact test of perfect storage: is there a ``W`` with every target ahead by ``margin``?
+
+    Solves the feasibility LP (zero objective, HiGHS via :func:`scipy.optimize.linprog`)
+
+        (u_mu - v)^T W e_mu >= margin   for every input mu and every competitor v of mu
+
+    (OP: ``v = u_nu, nu != mu``; DP: the private competitors). The constraints are homogeneous
+    in ``W``, so any ``margin > 0`` gives the same answer: strict separability.
+
+    Parameters
+    ----------
+    problem : MemoryProblem
+        Unbatched OP or DP instance.
+    margin : float
+        Right-hand side, > 0 (only rescales ``W``).
+    max_entries : int
+        Size limit on ``p (p-1) d^2`` (default :data:`LP_MAX_ENTRIES`).
+
+    Returns
+    -------
+    bool
+        True if feasible (perfect storage possible), False if infeasible.
+
+    Raises
+    ------
+    TypeError
+        If ``problem`` is not a MemoryProblem.
+    ValueError
+        If the problem is batched, ``margin <= 0``, or ``p (p-1) d^2 > max_entries`` (the message
+        names the size; the dense constraint matrix alone would take 8 bytes per entry).
+    RuntimeError
+        If HiGHS stops without deciding (e.g. numerical trouble).
+
+    Notes
+    -----
+    Cost grows quickly: at d = 12-16 a feasible instance takes about a second, an infeasible one
+    near capacity up to a minute on 2 cores (digest §9). Source: digest §3.2-3.3 (reconstruction).
+    """
+    from scipy.optimize import linprog
+
+    if not isinstance(problem, MemoryProblem):
+        raise TypeError(f"problem must be a MemoryProblem, got {type(problem).__name__}")
+    if problem.batched:
+        raise ValueError("lp_feasible takes one (unbatched) problem")
+    margin = _check_positive("margin", margin)
+    p, d = problem.p, problem.d
+    n_entries = lp_size(p, d)
+    if n_entries > max_entries:
+        raise ValueError(
+            f"LP too large: p(p-1) x d^2 = {p * (p - 1)} x {d * d} = {n_entries:.3g} coefficients "
+            f"exceeds max_entries={max_entries:.3g} (p={p}, d={d}); use a smaller d or load, "
+            "or train_memory"
+        )
+    e = problem.inputs.double().cpu().numpy()
+    u = problem.targets.double().cpu().numpy()
+    if problem.competitors is None:
+        off = ~np.eye(p, dtype=bool)
+        comp = np.broadcast_to(u[None, :, :], (p, p, d))[off].reshape(p, p - 1, d)
+    else:
+        comp = problem.competitors.double().cpu().numpy()
+    diff = u[:, None, :] - comp  # (p, p-1, d)
+    A = -(diff[:, :, :, None] * e[:, None, None, :]).reshape(p * (p - 1), d * d)
+    n = p * (p - 1)
+    b = np.full(n, -margin)
+    # interior point decides (in)feasibility reliably here; dual simplex as a second opinion
+    for method in ("highs-ipm", "highs-ds"):
+        res = linprog(np.zeros(d * d), A_ub=A, b_ub=b, bounds=(None, None), method=method)
+        if res.status == 0:
+            return True
+        if res.status == 2:
+            return False
+    # last resort: max-margin LP with |W_ij| <= 1 (always feasible and bounded); t* > 0 iff
+    # the strict system is feasible
+    A2 = np.hstack([A, np.ones((n, 1))])
+    cost = np.zeros(d * d + 1)
+    cost[-1] = -1.0
+    bounds = [(-1.0, 1.0)] * (d * d) + [(None, 1.0)]
+    res = linprog(cost, A_ub=A2, b_ub=np.zeros(n), bounds=bounds, method="highs")
+    if res.status == 0:
+        return bool(res.x[-1] > 1e-7)
+    raise RuntimeError(f"HiGHS did not decide feasibility (status {res.status}): {res.message}")

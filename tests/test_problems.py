@@ -1,0 +1,199 @@
+"""Tests of assocmem.problems: load <-> pairs, sampling, score matrices, recall."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from assocmem.problems import (
+    MemoryProblem,
+    all_recalled,
+    check_memory,
+    dp_memory_bytes,
+    load_for_pairs,
+    pairs_for_load,
+    recall_accuracy,
+    sample_problem,
+    sample_problems,
+    score_matrix,
+    score_statistics,
+    stack_problems,
+)
+
+
+@pytest.mark.parametrize("d", [2, 8, 64])
+def test_pairs_for_load_inverts_load_for_pairs(d: int) -> None:
+    for p in range(2, 3000):
+        assert pairs_for_load(load_for_pairs(p, d), d) == p
+
+
+def test_pairs_for_load_known_values() -> None:
+    # p log p = alpha d^2: 109 log 109 = 511.4 ~ 0.5 * 32^2 = 512
+    assert pairs_for_load(0.5, 32) == 109
+    assert load_for_pairs(109, 32) == pytest.approx(109 * math.log(109) / 1024)
+    # tiny loads clip to 2
+    assert pairs_for_load(1e-6, 4) == 2
+    for alpha, d in [(0.3, 20), (1.7, 48), (0.5, 128)]:
+        p = pairs_for_load(alpha, d)
+        x = alpha * d * d
+        # nearest integer: |p log p - x| at most half the slope of p log p
+        assert abs(p * math.log(p) - x) <= 0.5 * (math.log(p) + 1) + 1e-9
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: pairs_for_load(0.0, 16),
+        lambda: pairs_for_load(-1.0, 16),
+        lambda: pairs_for_load(float("nan"), 16),
+        lambda: pairs_for_load(float("inf"), 16),
+        lambda: pairs_for_load(0.5, 1),
+        lambda: load_for_pairs(1, 16),
+        lambda: load_for_pairs(10, 1),
+        lambda: sample_problem(1, 8),
+        lambda: sample_problem(8, 1),
+        lambda: sample_problem(8, 8, seed=-1),
+        lambda: sample_problems(8, 8, []),
+        lambda: stack_problems([]),
+    ],
+)
+def test_bad_inputs_raise_value_error(call) -> None:
+    with pytest.raises(ValueError):
+        call()
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: pairs_for_load("1", 16),
+        lambda: pairs_for_load(0.5, 16.0),
+        lambda: load_for_pairs(True, 16),
+        lambda: sample_problem(8.0, 8),
+    ],
+)
+def test_bad_types_raise_type_error(call) -> None:
+    with pytest.raises(TypeError):
+        call()
+
+
+def test_sampling_is_seeded_and_shapes() -> None:
+    a = sample_problem(7, 5, seed=3)
+    b = sample_problem(7, 5, seed=3)
+    c = sample_problem(7, 5, seed=4)
+    dp = sample_problem(7, 5, decoupled=True, seed=3)
+    assert a.inputs.shape == (7, 5) and a.targets.shape == (7, 5) and a.competitors is None
+    assert dp.competitors is not None and dp.competitors.shape == (7, 6, 5)
+    assert a.inputs.dtype == torch.float32
+    assert torch.equal(a.inputs, b.inputs) and torch.equal(a.targets, b.targets)
+    assert not torch.equal(a.inputs, c.inputs)
+    # OP and DP with the same seed share inputs and targets
+    assert torch.equal(a.inputs, dp.inputs) and torch.equal(a.targets, dp.targets)
+    assert (a.p, a.d, a.decoupled, dp.decoupled, a.batched) == (7, 5, False, True, False)
+    batch = sample_problems(7, 5, [3, 4], decoupled=True)
+    assert batch.batched and batch.batch_size == 2 and batch.seed == (3, 4)
+    assert torch.equal(batch[0].competitors, dp.competitors)
+    assert torch.equal(batch[1].inputs, c.inputs)
+
+
+def test_embedding_law_is_n_0_identity_over_d() -> None:
+    prob = sample_problem(4000, 50, seed=0)
+    x = prob.inputs.double()
+    assert float(x.mean()) == pytest.approx(0.0, abs=3e-3)
+    assert float(x.var()) == pytest.approx(1 / 50, rel=0.02)
+    assert float((x.pow(2).sum(1)).mean()) == pytest.approx(1.0, rel=0.01)  # |e| ~ 1
+
+
+def _explicit_scores(W: np.ndarray, prob: MemoryProblem) -> np.ndarray:
+    e = prob.inputs.double().numpy()
+    u = prob.targets.double().numpy()
+    p = prob.p
+    S = np.zeros((p, p))
+    for mu in range(p):
+        for nu in range(p):
+            if prob.competitors is None or nu == mu:
+                v = u[nu]
+            else:
+                j = nu if nu < mu else nu - 1
+                v = prob.competitors[mu, j].double().numpy()
+            S[mu, nu] = v @ W @ e[mu]
+    return S
+
+
+@pytest.mark.parametrize("decoupled", [False, True])
+def test_score_matrix_equals_explicit_loop(decoupled: bool) -> None:
+    prob = sample_problem(6, 4, decoupled=decoupled, seed=1)
+    W = torch.randn(4, 4, generator=torch.Generator().manual_seed(0))
+    S = score_matrix(W, prob)
+    assert S.shape == (6, 6)
+    np.testing.assert_allclose(
+        S.double().numpy(), _explicit_scores(W.double().numpy(), prob), rtol=1e-5, atol=1e-6
+    )
+    # numpy W accepted
+    np.testing.assert_allclose(score_matrix(W.numpy(), prob).numpy(), S.numpy())
+    # recall = strict argmax on the diagonal
+    Sn = S.numpy()
+    expected = np.mean(Sn.argmax(1) == np.arange(6))
+    assert recall_accuracy(W, prob) == pytest.approx(expected)
+    assert all_recalled(W, prob) == bool(expected == 1.0)
+
+
+@pytest.mark.parametrize("decoupled", [False, True])
+def test_score_matrix_batched(decoupled: bool) -> None:
+    batch = sample_problems(5, 3, [0, 1, 2], decoupled=decoupled)
+    W = torch.randn(3, 3, 3, generator=torch.Generator().manual_seed(1))
+    S = score_matrix(W, batch)
+    assert S.shape == (3, 5, 5)
+    for i in range(3):
+        torch.testing.assert_close(S[i], score_matrix(W[i], batch[i]))
+    # several W on one problem
+    S1 = score_matrix(W, batch[0])
+    torch.testing.assert_close(S1[2], score_matrix(W[2], batch[0]))
+    acc = recall_accuracy(W, batch)
+    assert isinstance(acc, np.ndarray) and acc.shape == (3,)
+    assert all_recalled(W, batch).dtype == bool
+
+
+def test_recall_is_strict_and_identity_like_memory_recalls() -> None:
+    prob = sample_problem(5, 64, seed=0)
+    assert recall_accuracy(torch.zeros(64, 64), prob) == 0.0  # ties are failures
+    # few nearly orthogonal pairs: W = U^T E recalls everything (p << d)
+    W = prob.targets.T @ prob.inputs
+    assert all_recalled(W, prob) is True
+    assert recall_accuracy(-W, prob) == 0.0
+
+
+def test_score_matrix_shape_errors() -> None:
+    prob = sample_problem(5, 4, seed=0)
+    with pytest.raises(ValueError):
+        score_matrix(torch.zeros(3, 3), prob)
+    with pytest.raises(ValueError):
+        score_matrix(torch.zeros(2, 4, 4), sample_problems(5, 4, [0, 1, 2]))
+    with pytest.raises(TypeError):
+        score_matrix([[0.0]], prob)
+    with pytest.raises(ValueError):
+        MemoryProblem(torch.zeros(5, 4), torch.zeros(5, 3))
+    with pytest.raises(ValueError):
+        MemoryProblem(torch.zeros(5, 4), torch.zeros(5, 4), torch.zeros(5, 5, 4))
+
+
+def test_score_statistics_units() -> None:
+    prob = sample_problem(300, 32, decoupled=True, seed=0)
+    q, _ = torch.linalg.qr(torch.randn(32, 32, generator=torch.Generator().manual_seed(0)))
+    W = 3.0 * q  # orthogonal W: |W e| = 3 |e| exactly, so only the embeddings fluctuate
+    st = score_statistics(W, prob)
+    # competitor scores have unit variance in units of sigma_W = |W|_F / d
+    assert np.var(st["competitor"]) == pytest.approx(1.0, rel=0.05)
+    assert st["target"].shape == (300,) and st["max_competitor"].shape == (300,)
+    with pytest.raises(ValueError):
+        score_statistics(torch.zeros(32, 32), prob)
+
+
+def test_dp_memory_limit() -> None:
+    assert dp_memory_bytes(1000, 64) == 4 * 1000 * 999 * 64
+    with pytest.raises(MemoryError, match="GiB"):
+        sample_problem(200_000, 512, decoupled=True)
+    with pytest.raises(MemoryError):
+        check_memory(10**18, "cpu", what="test")
+    check_memory(1024, "cpu")

@@ -1,0 +1,207 @@
+"""Tests of assocmem.training: CE + Adam engine, Hebbian rule, LP feasibility."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from assocmem.problems import (
+    all_recalled,
+    pairs_for_load,
+    recall_accuracy,
+    sample_problem,
+    sample_problems,
+    score_matrix,
+)
+from assocmem.training import (
+    _forward,
+    hebbian_memory,
+    lp_feasible,
+    lp_size,
+    train_memory,
+    training_flops,
+)
+
+
+@pytest.mark.parametrize(("decoupled", "p"), [(False, 20), (True, 20), (False, 700)])
+def test_analytic_gradient_matches_autograd(decoupled: bool, p: int) -> None:
+    # p = 700 > 512: the OP score matrix is processed in several row blocks on the CPU
+    batch = sample_problems(p, 6, [0, 1], decoupled=decoupled)
+    W = torch.randn(2, 6, 6, generator=torch.Generator().manual_seed(0), requires_grad=True)
+    S = score_matrix(W, batch)
+    target = torch.arange(p).repeat(2)
+    loss = F.cross_entropy(S.reshape(-1, p), target, reduction="none").view(2, p).mean(-1)
+    loss.sum().backward()
+    rec, loss_mu, _, grad = _forward(
+        W.detach().clone(), batch.inputs, batch.targets, batch.competitors
+    )
+    assert grad is not None
+    torch.testing.assert_close(grad, W.grad, rtol=1e-4, atol=1e-6)
+    torch.testing.assert_close(loss_mu.mean(-1), loss.detach(), rtol=1e-5, atol=1e-6)
+    rec_ref = S.detach().argmax(-1) == torch.arange(p)
+    assert torch.equal(rec, rec_ref)
+
+
+def test_hebbian_equals_explicit_sum() -> None:
+    prob = sample_problem(9, 5, seed=2)
+    W = hebbian_memory(prob)
+    ref = sum(torch.outer(prob.targets[m], prob.inputs[m]) for m in range(9))
+    torch.testing.assert_close(W, ref)
+    batch = sample_problems(9, 5, [2, 3])
+    torch.testing.assert_close(hebbian_memory(batch)[0], W)
+    with pytest.raises(TypeError):
+        hebbian_memory(W)
+
+
+@pytest.mark.parametrize("decoupled", [False, True])
+def test_training_stores_below_capacity(decoupled: bool) -> None:
+    d = 32
+    p = pairs_for_load(0.5, d)
+    batch = sample_problems(p, d, [0, 1], decoupled=decoupled)
+    res = train_memory(batch, steps=1000)
+    assert all(s is not None for s in res.perfect_step)
+    np.testing.assert_array_equal(res.accuracy, 1.0)
+    assert np.all(all_recalled(res.weights, batch))
+    assert np.all(res.steps == np.array(res.perfect_step))
+    assert res.perfect.all()
+    # history: accuracy 0 at W_0 = 0, loss log p at W_0 = 0
+    assert res.history["accuracy"][0, 0] == 0.0
+    assert res.history["loss"][0, 0] == pytest.approx(np.log(p), rel=1e-5)
+
+
+def test_training_fails_above_capacity() -> None:
+    d = 32
+    p = pairs_for_load(2.0, d)
+    batch = sample_problems(p, d, [0, 1])
+    res = train_memory(batch, steps=1500, patience=200)
+    assert res.perfect_step == [None, None]
+    assert np.all(res.accuracy < 0.5)
+    assert np.all(res.steps < 1000)  # stall stop saved most of the budget
+    dp = sample_problem(pairs_for_load(2.0, 16), 16, decoupled=True, seed=0)
+    r = train_memory(dp, steps=600, patience=300)
+    assert r.perfect_step is None and r.accuracy < 0.6
+
+
+def test_batched_equals_one_at_a_time() -> None:
+    d = 24
+    p = pairs_for_load(0.8, d)
+    seeds = [0, 1, 2]
+    batch = sample_problems(p, d, seeds, decoupled=True)
+    rb = train_memory(batch, steps=400, check_every=20)
+    for i, s in enumerate(seeds):
+        r1 = train_memory(sample_problem(p, d, decoupled=True, seed=s), steps=400, check_every=20)
+        assert r1.perfect_step == rb.perfect_step[i]
+        assert r1.steps == rb.steps[i]
+        torch.testing.assert_close(r1.weights, rb.weights[i], rtol=1e-3, atol=1e-3)
+        assert r1.accuracy == pytest.approx(rb.accuracy[i])
+
+
+def test_perfect_step_is_exact_and_snapshot_is_perfect() -> None:
+    d = 16
+    p = pairs_for_load(0.8, d)
+    prob = sample_problem(p, d, seed=0)
+    coarse = train_memory(prob, steps=500, check_every=100)
+    fine = train_memory(prob, steps=500, check_every=1)
+    assert coarse.perfect_step == fine.perfect_step is not None
+    torch.testing.assert_close(coarse.weights, fine.weights)
+    assert all_recalled(coarse.weights, prob)
+    # one step fewer than the perfect step is not perfect
+    before = train_memory(prob, steps=fine.perfect_step - 1, check_every=1)
+    assert before.perfect_step is None and before.accuracy < 1.0
+
+
+def test_early_stop_off_runs_full_budget() -> None:
+    prob = sample_problem(pairs_for_load(0.4, 16), 16, seed=0)
+    r = train_memory(prob, steps=300, early_stop=False, check_every=50)
+    assert r.steps == 300 and r.perfect_step is not None
+    assert list(r.history["step"]) == [0, 50, 100, 150, 200, 250, 300]
+    # the final W (larger norm than the first perfect one), still perfect on this easy problem
+    first = train_memory(prob, steps=300)
+    assert float(r.weights.norm()) > float(first.weights.norm())
+    assert r.accuracy == 1.0
+
+
+def test_rank_constrained_training() -> None:
+    d, m = 32, 8
+    prob = sample_problem(pairs_for_load(0.2, d), d, seed=0)
+    r = train_memory(prob, rank=m, steps=2000)
+    assert r.factors is not None
+    Q, R = r.factors
+    assert Q.shape == (d, m) and R.shape == (d, m)
+    torch.testing.assert_close(r.weights, Q @ R.T)
+    assert int(torch.linalg.matrix_rank(r.weights)) <= m
+    assert r.perfect_step is not None
+    # reproducible initialisation
+    r2 = train_memory(prob, rank=m, steps=2000)
+    torch.testing.assert_close(r.weights, r2.weights)
+    # rank 1 cannot store many pairs at this load
+    r1 = train_memory(prob, rank=1, steps=300, patience=200)
+    assert r1.perfect_step is None
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "exc"),
+    [
+        ({"steps": 0}, ValueError),
+        ({"lr": 0.0}, ValueError),
+        ({"lr": -1.0}, ValueError),
+        ({"check_every": 0}, ValueError),
+        ({"rank": 0}, ValueError),
+        ({"rank": 9}, ValueError),
+        ({"patience": 0}, ValueError),
+        ({"betas": (0.9, 1.0)}, ValueError),
+        ({"steps": 1.5}, TypeError),
+    ],
+)
+def test_train_memory_bad_inputs(kwargs: dict, exc: type) -> None:
+    prob = sample_problem(10, 8, seed=0)
+    with pytest.raises(exc):
+        train_memory(prob, **kwargs)
+
+
+def test_train_memory_rejects_mixed_batches() -> None:
+    with pytest.raises(ValueError):
+        train_memory([sample_problem(10, 8), sample_problem(11, 8)], steps=5)
+    with pytest.raises(TypeError):
+        train_memory("problem", steps=5)
+
+
+@pytest.mark.parametrize("decoupled", [False, True])
+def test_lp_feasibility_matches_capacity(decoupled: bool) -> None:
+    d = 12
+    p_low, p_high = pairs_for_load(0.6, d), pairs_for_load(1.6, d)
+    for seed in range(2):
+        assert lp_feasible(sample_problem(p_low, d, decoupled=decoupled, seed=seed)) is True
+        assert lp_feasible(sample_problem(p_high, d, decoupled=decoupled, seed=seed)) is False
+
+
+def test_lp_agrees_with_a_constructed_solution() -> None:
+    # a trained W that recalls everything is a certificate: the LP must be feasible
+    prob = sample_problem(pairs_for_load(0.7, 10), 10, seed=0)
+    r = train_memory(prob, steps=2000)
+    assert r.perfect_step is not None and all_recalled(r.weights, prob)
+    assert lp_feasible(prob, margin=0.1) is True
+
+
+def test_lp_errors() -> None:
+    with pytest.raises(ValueError, match="LP too large"):
+        lp_feasible(sample_problem(400, 16, seed=0))
+    with pytest.raises(ValueError):
+        lp_feasible(sample_problem(10, 4), margin=0.0)
+    with pytest.raises(ValueError):
+        lp_feasible(sample_problems(10, 4, [0, 1]))
+    with pytest.raises(TypeError):
+        lp_feasible(None)
+    assert lp_size(10, 4) == 90 * 16
+
+
+def test_training_flops_formula() -> None:
+    assert training_flops(100, 10) == 4 * 100**2 * 10 + 4 * 100 * 10**2
+    assert training_flops(100, 10, rank=2) == training_flops(100, 10) + 6 * 100 * 2
+
+
+def test_accuracy_of_trained_weights_matches_recall_accuracy() -> None:
+    prob = sample_problem(pairs_for_load(1.5, 16), 16, seed=1)
+    r = train_memory(prob, steps=200)
+    assert r.accuracy == pytest.approx(recall_accuracy(r.weights, prob))
