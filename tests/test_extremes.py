@@ -1,0 +1,91 @@
+"""Tests for assocmem.extremes: Gaussian maxima (exact, expansion, sampling)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from assocmem.extremes import (
+    EULER_GAMMA,
+    expected_max,
+    expected_max_expansion,
+    gumbel_location,
+    gumbel_scale,
+    sample_max,
+    sample_top_order_statistics,
+)
+
+
+def test_expected_max_small_n_closed_forms():
+    assert expected_max(1) == pytest.approx(0.0, abs=1e-10)
+    assert expected_max(2) == pytest.approx(1 / math.sqrt(math.pi), rel=1e-10)
+    assert expected_max(3) == pytest.approx(1.5 / math.sqrt(math.pi), rel=1e-10)
+    # E max of 5 Gaussians (classical table value 1.16296)
+    assert expected_max(5) == pytest.approx(1.1629644736, rel=1e-8)
+
+
+@pytest.mark.parametrize("n", [10, 100, 1000])
+def test_expected_max_agrees_with_brute_sampling(n):
+    rng = np.random.default_rng(n)
+    m = rng.standard_normal((200_000 // n * 10, n)).max(axis=1)
+    err = m.std() / math.sqrt(m.size)
+    assert abs(m.mean() - expected_max(n)) < 4 * err
+
+
+def test_sample_max_agrees_with_quadrature_at_large_n():
+    n = 10**7
+    x = sample_max(n, 100_000, seed=3)
+    err = x.std() / math.sqrt(x.size)
+    assert abs(x.mean() - expected_max(n)) < 4 * err
+    # Gumbel spread: std -> pi b_n / sqrt(6), within 15 % at this n
+    assert x.std() == pytest.approx(math.pi * gumbel_scale(n) / math.sqrt(6), rel=0.15)
+
+
+def test_top_order_statistics_match_sorted_samples():
+    n, k = 50, 4
+    top = sample_top_order_statistics(n, k, 100_000, seed=1)
+    assert top.shape == (100_000, k)
+    assert np.all(np.diff(top, axis=1) <= 0)
+    ref = -np.sort(-np.random.default_rng(2).standard_normal((100_000, n)), axis=1)[:, :k]
+    err = np.sqrt(top.var(0) / 1e5 + ref.var(0) / 1e5)
+    assert np.all(np.abs(top.mean(0) - ref.mean(0)) < 4 * err)
+    # k = n: the whole sample, whose mean is 0
+    full = sample_top_order_statistics(5, 5, 50_000, seed=0)
+    assert abs(full.mean()) < 0.01
+
+
+def test_expansion_converges_to_quadrature():
+    errs = [
+        abs(expected_max_expansion(n) - expected_max(n)) / expected_max(n) for n in (1e4, 1e8, 1e16)
+    ]
+    assert errs[0] < 0.01 and errs[1] < 0.002 and errs[2] < 0.0005
+    assert errs[0] > errs[1] > errs[2]
+    # leading order sqrt(2 log n), location + gamma * scale
+    n = 1e12
+    assert expected_max_expansion(n) == pytest.approx(
+        gumbel_location(n) + EULER_GAMMA / math.sqrt(2 * math.log(n)), rel=1e-14
+    )
+
+
+def test_same_seed_same_numbers():
+    assert np.array_equal(sample_max(100, 10, seed=7), sample_max(100, 10, seed=7))
+
+
+@pytest.mark.parametrize("bad", [0, 0.5, -3, float("nan"), float("inf")])
+def test_bad_n_raises(bad):
+    with pytest.raises(ValueError):
+        expected_max(bad)
+
+
+def test_bad_arguments_raise():
+    with pytest.raises(TypeError):
+        expected_max("10")  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        gumbel_location(2)
+    with pytest.raises(ValueError):
+        gumbel_scale(1)
+    with pytest.raises(ValueError):
+        sample_top_order_statistics(10, 11, 5)
+    with pytest.raises(ValueError):
+        sample_top_order_statistics(10, 0, 5)

@@ -1,0 +1,286 @@
+"""Tests for assocmem.replica: q -> 1 cost, finite-size capacity, RS free entropy."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from assocmem.replica import (
+    cost,
+    cost_solution,
+    critical_load,
+    expected_cost,
+    expected_cost_expansion,
+    finite_size_capacity,
+    finite_size_capacity_estimate,
+    finite_size_capacity_expansion,
+    rs_energetic_term,
+    rs_free_entropy,
+    rs_saddle,
+)
+from scipy.optimize import minimize_scalar
+
+
+def _brute_cost(row: np.ndarray, margin: float) -> float:
+    def f(T: float) -> float:
+        return max(T - row[0], 0.0) ** 2 + float(np.sum(np.maximum(row[1:] + margin - T, 0.0) ** 2))
+
+    lo, hi = row.min() - 1.0, row.max() + margin + 1.0
+    grid = np.linspace(lo, hi, 2001)
+    vals = np.maximum(grid - row[0], 0) ** 2 + np.sum(
+        np.maximum(row[1:, None] + margin - grid[None, :], 0) ** 2, axis=0
+    )
+    T0 = grid[np.argmin(vals)]
+    res = minimize_scalar(
+        f, bounds=(T0 - 0.01, T0 + 0.01), method="bounded", options={"xatol": 1e-12}
+    )
+    return float(min(res.fun, f(T0)))
+
+
+@pytest.mark.parametrize("margin", [0.0, 0.7])
+@pytest.mark.parametrize("p", [2, 3, 9, 40])
+def test_cost_equals_brute_force(p, margin):
+    rng = np.random.default_rng(p)
+    t = rng.standard_normal((60, p)) * 1.3
+    t[:5, 0] -= 3.0  # target far below: many active competitors
+    exact = cost(t, margin)
+    brute = np.array([_brute_cost(r, margin) for r in t])
+    np.testing.assert_allclose(exact, brute, rtol=1e-9, atol=1e-10)
+
+
+def test_cost_solution_is_consistent():
+    rng = np.random.default_rng(0)
+    t = rng.standard_normal((500, 30))
+    sol = cost_solution(t, 0.2)
+    c = t[:, 1:] + 0.2
+    # exactly the competitors above T* are active, and the cost is recomputed from T*
+    assert np.array_equal(sol.n_active, np.sum(c > sol.level[:, None], axis=1))
+    recomputed = (sol.level - t[:, 0]).clip(0) ** 2 + np.sum(
+        np.maximum(c - sol.level[:, None], 0) ** 2, axis=1
+    )
+    np.testing.assert_allclose(sol.cost, recomputed, rtol=1e-12)
+    # stationarity: T* - t0 = sum of pushes
+    active = sol.n_active > 0
+    np.testing.assert_allclose(
+        (sol.level - t[:, 0])[active],
+        np.sum(np.maximum(c - sol.level[:, None], 0), axis=1)[active],
+        rtol=1e-10,
+    )
+
+
+def test_cost_zero_when_target_wins_by_margin():
+    t = np.array([[3.0, 1.0, 2.0, 2.4], [0.0, -1.0, -0.5, -0.5]])
+    np.testing.assert_array_equal(cost(t, 0.5), [0.0, 0.0])
+    assert cost([1.0, 0.0])[0] == 0.0
+    # one active competitor: C = (gap + margin)^2 / 2
+    assert cost([0.0, 1.0], margin=0.5)[0] == pytest.approx(1.5**2 / 2)
+    # p = 2 closed form and a tie of many competitors: all pushed to (t0 + k c) / (k + 1)
+    assert cost([0.0, 1.0, 1.0, 1.0])[0] == pytest.approx(0.75)
+
+
+def test_expected_cost_methods_agree_and_statistical_dimension():
+    m1, e1 = expected_cost(60, n_samples=20_000, seed=1)
+    m2, e2 = expected_cost(60, n_samples=20_000, seed=2, method="full")
+    assert abs(m1 - m2) < 4 * math.hypot(e1, e2)
+    # E[C] = E[# active] (Stein identity for the squared distance to a convex cone, margin 0)
+    sol = cost_solution(np.random.default_rng(3).standard_normal((20_000, 60)))
+    diff = sol.cost - sol.n_active
+    assert abs(diff.mean()) < 4 * diff.std() / math.sqrt(diff.size)
+
+
+def test_expected_cost_p2_closed_form():
+    # p = 2: C = (t1 - t0)_+^2 / 2, E = E[(sqrt(2) z)_+^2] / 2 = 1/2
+    m, e = expected_cost(2, n_samples=50_000, seed=0)
+    assert abs(m - 0.5) < 4 * e
+
+
+def test_stderr_shrinks_as_inverse_sqrt_n():
+    _, e1 = expected_cost(1000, n_samples=2_000, seed=0)
+    _, e2 = expected_cost(1000, n_samples=32_000, seed=0)
+    assert e1 / e2 == pytest.approx(4.0, rel=0.1)
+
+
+def test_same_seed_same_numbers():
+    assert expected_cost(500, n_samples=100, seed=4) == expected_cost(500, n_samples=100, seed=4)
+    assert expected_cost(500, n_samples=100, seed=4) != expected_cost(500, n_samples=100, seed=5)
+
+
+def test_order_statistics_sampler_extension_is_exact():
+    from assocmem.replica import _sample_solutions
+
+    # k0 = 2 forces the exact Gamma-Dirichlet extension (several doublings) on most draws
+    p, n = 300, 20_000
+    ext = _sample_solutions(p, n, 0.5, np.random.default_rng(1), k0=2)
+    assert np.mean(ext.n_active >= 2) > 0.5
+    full = cost_solution(np.random.default_rng(2).standard_normal((n, p)), 0.5)
+    for a, b in ((ext.cost, full.cost), (ext.n_active, full.n_active), (ext.level, full.level)):
+        err = math.hypot(a.std(), b.std()) / math.sqrt(n)
+        assert abs(a.mean() - b.mean()) < 4 * err
+    # and the default path agrees with full sampling with a margin
+    m1, e1 = expected_cost(400, n_samples=4_000, seed=1, margin=3.0)
+    m2, e2 = expected_cost(400, n_samples=4_000, seed=2, margin=3.0, method="full")
+    assert abs(m1 - m2) < 4 * math.hypot(e1, e2)
+
+
+def test_finite_size_capacity_decreases_towards_half():
+    ps = [10, 100, 10**4, 10**6, 10**8]
+    est = [finite_size_capacity_estimate(p, seed=i) for i, p in enumerate(ps)]
+    alphas = [a for a, _ in est]
+    assert all(a > 0.5 for a in alphas)
+    for (a1, e1), (a2, e2) in zip(est, est[1:], strict=False):
+        assert a1 - a2 > 2 * math.hypot(e1, e2)
+    # default settings give <= 0.5 % relative standard error (adaptive sample size)
+    assert all(e / a < 0.0051 for a, e in est)
+    assert finite_size_capacity(10**6) == pytest.approx(est[3][0], rel=0.03)
+
+
+@pytest.mark.parametrize("p", [10**6, 10**8])
+def test_expansion_agrees_with_monte_carlo_within_stated_error(p):
+    mean, err = expected_cost(p, n_samples=8000, seed=p % 97)
+    log_p = math.log(p)
+    # E[C_p] expansion: neglected terms O((log log p)^2 / log p)
+    assert abs(expected_cost_expansion(p) - mean) < math.log(log_p) ** 2 / log_p + 3 * err
+    alpha, a_err = finite_size_capacity_estimate(p, n_samples=8000, seed=p % 97)
+    stated = (math.log(log_p) / log_p) ** 2
+    assert abs(finite_size_capacity_expansion(p) - alpha) < stated * alpha + 3 * a_err
+    assert abs(finite_size_capacity_expansion(p, order="first") - alpha) < 2 * stated + 3 * a_err
+
+
+def test_expansion_limits():
+    assert finite_size_capacity_expansion(1e300) == pytest.approx(0.5, abs=0.01)
+    assert float(finite_size_capacity_expansion(1e300, order="first")) == pytest.approx(
+        0.5, abs=0.01
+    )
+
+
+def test_critical_load():
+    assert critical_load() == 0.5
+    assert critical_load(3) == 0.5
+    for bad in (0.0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError):
+            critical_load(bad)
+    with pytest.raises(TypeError):
+        critical_load("1")  # type: ignore[arg-type]
+
+
+def test_critical_load_below_one_delegates_to_spectra():
+    spectra = pytest.importorskip("assocmem.spectra")
+    if not hasattr(spectra, "critical_load_closed_form"):
+        pytest.skip("chapter-4 formula not available")
+    a = critical_load(0.5)
+    assert 0 < a < 0.5
+    assert a == pytest.approx(float(spectra.critical_load_closed_form(0.5)))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: expected_cost(1, n_samples=10),
+        lambda: expected_cost(0, n_samples=10),
+        lambda: finite_size_capacity(1),
+        lambda: finite_size_capacity(2.5),
+        lambda: expected_cost(10, n_samples=10, margin=-1.0),
+        lambda: expected_cost(10, n_samples=10, method="grid"),
+        lambda: cost(np.zeros((3, 1))),
+        lambda: cost([0.0, np.nan]),
+        lambda: finite_size_capacity_expansion(2),
+        lambda: rs_energetic_term([1.0], 10),
+        lambda: rs_free_entropy([0.5], -1.0, 10),
+    ],
+)
+def test_bad_input_raises(call):
+    with pytest.raises(ValueError):
+        call()
+
+
+def test_rs_energetic_term_limits():
+    p = 50
+    g, e = rs_energetic_term([0.0, 0.5, 0.99, 0.9999], p, n_samples=40, seed=0)
+    # q = 0: the target beats p - 1 exchangeable fields with probability 1/p
+    assert g[0] == pytest.approx(-math.log(p), abs=1e-7)
+    assert np.all(np.diff(g) < 0)
+    # q -> 1: 2 (1 - q) log Z -> -C(t), on the same quenched draws
+    t = np.random.default_rng(0).standard_normal((40, p))
+    assert 2 * (1 - 0.9999) * g[-1] == pytest.approx(-cost(t).mean(), rel=0.01)
+
+
+def test_rs_saddle_behaviour():
+    p = 30
+    alpha_c = math.log(p) / cost(np.random.default_rng(0).standard_normal((60, p))).mean()
+    q_small, phi_small = rs_saddle(0.05 * alpha_c, p, n_samples=60, seed=0, n_grid=24)
+    q_mid, phi_mid = rs_saddle(0.5 * alpha_c, p, n_samples=60, seed=0, n_grid=24)
+    q_big, phi_big = rs_saddle(0.97 * alpha_c, p, n_samples=60, seed=0, n_grid=24)
+    assert 0 <= q_small < q_mid < q_big < 1
+    assert q_small < 0.15 and q_big > 0.9
+    assert 0 > phi_small > phi_mid > phi_big  # volume shrinks with the load
+    # the saddle is a minimum of Phi_RS over q (n -> 0 replica limit)
+    qs = np.array([0.3, 0.6, 0.9])
+    phis = rs_free_entropy(qs, 0.5 * alpha_c, p, n_samples=60, seed=0)
+    assert np.all(phis >= phi_mid - 1e-6)
+
+
+def _synthetic_table(successes, n=8, d=12, decoupled=True):
+    from assocmem.capacity import CapacityTable
+    from assocmem.problems import pairs_for_load
+
+    rows = []
+    for alpha, k in successes:
+        p = pairs_for_load(alpha, d)
+        for s in range(n):
+            rows.append(
+                {
+                    "method": "lp",
+                    "decoupled": decoupled,
+                    "d": d,
+                    "alpha": alpha,
+                    "load": p * math.log(p) / d**2,
+                    "p": p,
+                    "seed": s,
+                    "accuracy": math.nan,
+                    "perfect": s < k,
+                    "steps": 0,
+                    "seconds": 0.0,
+                }
+            )
+    return CapacityTable(rows)
+
+
+def test_measured_transition_and_comparison():
+    pytest.importorskip("assocmem.capacity")
+    from assocmem.replica import measured_transition, transition_comparison
+
+    table = _synthetic_table([(0.8, 8), (0.9, 8), (1.0, 6), (1.1, 2), (1.2, 0)])
+    loads = sorted(set(table.column("load")))
+    alpha, err = measured_transition(table)
+    # 6/8 -> 2/8 between the 3rd and 4th loads: crossing half-way
+    assert alpha == pytest.approx((loads[2] + loads[3]) / 2, rel=1e-12)
+    assert 0 < err < loads[4] - loads[0]
+    comp = transition_comparison({"DP, exact LP": table})
+    assert comp["d"] == [12] and comp["seeds per load"] == [8]
+    assert comp["measured alpha_c"][0] == pytest.approx(alpha)
+    assert comp["predicted alpha_c"][0] == pytest.approx(1.02, abs=0.03)
+    p_meas = comp["p at measured"][0]
+    assert p_meas * math.log(p_meas) / 144 == pytest.approx(alpha, rel=1e-9)
+    assert comp["difference"][0] == pytest.approx(alpha - comp["predicted alpha_c"][0])
+
+
+def test_gardner_and_shortcut():
+    from assocmem.replica import gardner_capacity, shortcut_capacity
+
+    assert float(gardner_capacity(0.0)) == pytest.approx(2.0, rel=1e-12)  # Gardner's alpha_c = 2
+    k = 6.0
+    assert float(gardner_capacity(k)) == pytest.approx(1 / (k**2 + 1), rel=1e-6)
+    s = shortcut_capacity([1e2, 1e6, 1e30])
+    assert np.all(np.diff(s) < 0) and s[-1] == pytest.approx(0.5, abs=0.02)
+    with pytest.raises(ValueError):
+        shortcut_capacity(1.0)
+
+
+def test_finite_size_table_columns():
+    from assocmem.replica import finite_size_table
+
+    tab = finite_size_table([100, 10**6], n_samples=2000)
+    assert tab["p"].tolist() == [100.0, 1e6]
+    assert np.all(tab["alpha_c(p)"] > 0.5) and tab["alpha_c(p)"][0] > tab["alpha_c(p)"][1]
+    np.testing.assert_allclose(tab["alpha_c(p)"], np.log(tab["p"]) / tab["E[C_p]"], rtol=0.03)
