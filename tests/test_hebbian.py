@@ -1,0 +1,138 @@
+"""Tests of assocmem.hebbian: exact score moments, recall theory, thresholds, bad inputs."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from assocmem.hebbian import recall_probability, score_moments, simulate_scores, threshold
+
+
+@pytest.mark.parametrize("embedding", ["gaussian", "spherical"])
+@pytest.mark.parametrize(("p", "d"), [(10, 8), (40, 16)])
+def test_moments_match_simulation(embedding: str, p: int, d: int) -> None:
+    sim = simulate_scores(p, d, embedding=embedding, n_instances=3000, seed=1)
+    mom = score_moments(p, d, embedding=embedding)
+    # instance means are independent: standard errors from the spread of per-instance estimates
+    for kind in ("target", "nontarget"):
+        x = sim[kind].reshape(3000, -1).numpy()
+        mean_i, var_i = x.mean(1), x.var(1)
+        se_mean = mean_i.std(ddof=1) / math.sqrt(len(mean_i))
+        # pooled variance about the known mean, per instance, then averaged
+        m0 = mom[f"{kind}_mean"]
+        pooled = ((x - m0) ** 2).mean(1)
+        se_var = pooled.std(ddof=1) / math.sqrt(len(pooled))
+        assert abs(mean_i.mean() - m0) < 4 * se_mean + 1e-12
+        assert abs(pooled.mean() - mom[f"{kind}_var"]) < 4 * se_var, (kind, pooled.mean())
+        assert var_i.mean() > 0
+
+
+def test_moments_exact_values_and_issue_formula_rejected() -> None:
+    m = score_moments(10, 8)
+    assert m["target_mean"] == 1.0 and m["nontarget_mean"] == 0.0
+    assert m["target_var"] == pytest.approx(13 / 64 + 0.5)
+    assert m["nontarget_var"] == pytest.approx(12 / 64 + 0.25)
+    # the O(1/d^2)-truncated formulas ((p-1)/d^2 + 4/d, (p-2)/d^2 + 2/d) are off by 4/d^2: at
+    # d = 8 simulation resolves this (checked in test_moments_match_simulation with 4 s.e.)
+    sim = simulate_scores(10, 8, n_instances=6000, seed=3)
+    nt = sim["nontarget"].numpy()
+    truncated = 8 / 64 + 2 / 8
+    assert abs(nt.var() - m["nontarget_var"]) < abs(nt.var() - truncated)
+    s = score_moments(10, 8, embedding="spherical")
+    assert s["target_var"] == pytest.approx(9 / 64)
+    lead = score_moments(np.array([10, 20]), 8, embedding="leading")
+    np.testing.assert_allclose(lead["target_var"], [10 / 64, 20 / 64])
+    np.testing.assert_allclose(lead["sigma_w2"], [10 / 64, 20 / 64])
+
+
+def test_sigma_w_matches_expectation() -> None:
+    sim = simulate_scores(50, 20, n_instances=400, seed=2)
+    assert float((sim["sigma_w"] ** 2).mean()) == pytest.approx(50 / 400, rel=0.02)
+
+
+def test_recall_theory_against_simulation() -> None:
+    d = 64
+    for p, tol_typ, tol_all in [(60, 0.01, 0.12), (200, 0.03, 0.01)]:
+        sim = simulate_scores(p, d, n_instances=60, seed=5)
+        ok = sim["target"] > sim["nontarget"].max(-1).values
+        acc, perfect = ok.double().mean().item(), ok.all(-1).double().mean().item()
+        assert recall_probability(p, d, criterion="typical") == pytest.approx(acc, abs=tol_typ)
+        assert recall_probability(p, d, criterion="all") == pytest.approx(perfect, abs=tol_all)
+
+
+def test_recall_probability_monotone_in_p_and_criteria_ordered() -> None:
+    p = np.array([20, 50, 100, 200, 400])
+    typ = recall_probability(p, 64, criterion="typical")
+    allp = recall_probability(p, 64, criterion="all")
+    assert np.all(np.diff(typ) < 0) and np.all(np.diff(allp) <= 0)
+    assert np.all(allp <= typ)
+
+
+def test_thresholds_approach_asymptotes() -> None:
+    ps = [1e3, 1e5, 1e8, 1e12]
+    for crit, asym in (("all", 1 / 8), ("typical", 1 / 2)):
+        lead = [threshold(p, criterion=crit, embedding="leading") for p in ps]
+        assert np.all(np.diff(lead) < 0), (crit, lead)
+        assert all(x > asym for x in lead)
+        assert lead[-1] - asym < (0.012 if crit == "all" else 0.06)
+        # with the 1/d terms the thresholds are lower at small p and merge at large p
+        gauss = [threshold(p, criterion=crit, embedding="gaussian") for p in (1e3, 1e12)]
+        assert gauss[0] < lead[0]
+        assert gauss[1] == pytest.approx(lead[-1], abs=2e-3)
+        # decreasing toward the asymptote at large p
+        assert threshold(1e8, criterion=crit) > gauss[1] > asym
+    assert threshold(1e6, criterion="all") < threshold(1e6, criterion="typical") / 3
+
+
+def test_threshold_is_where_probability_is_one_half() -> None:
+    p = 500
+    for crit in ("all", "typical"):
+        a = threshold(p, criterion=crit)
+        d = math.sqrt(p * math.log(p) / a)
+        assert recall_probability(p, d, criterion=crit) == pytest.approx(0.5, abs=1e-4)
+
+
+def test_seed_reproducible() -> None:
+    a = simulate_scores(12, 6, n_instances=2, seed=4)
+    b = simulate_scores(12, 6, n_instances=2, seed=4)
+    assert np.array_equal(a["target"].numpy(), b["target"].numpy())
+    assert a["nontarget"].shape == (2, 12, 11)
+
+
+@pytest.mark.parametrize(
+    ("call", "exc"),
+    [
+        (lambda: score_moments(1, 8), ValueError),
+        (lambda: score_moments(10, 0), ValueError),
+        (lambda: score_moments(10, 8, embedding="uniform"), ValueError),
+        (lambda: recall_probability(10, 8, criterion="most"), ValueError),
+        (lambda: threshold(2), ValueError),
+        (lambda: threshold(1e40), ValueError),
+        (lambda: threshold(float("nan")), ValueError),
+        (lambda: threshold("100"), TypeError),  # type: ignore[arg-type]
+        (lambda: simulate_scores(10, 8, embedding="leading"), ValueError),
+        (lambda: simulate_scores(1, 8), ValueError),
+    ],
+)
+def test_bad_inputs_raise(call, exc) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(exc):
+        call()
+
+
+def test_score_densities_normalised_and_match_simulation() -> None:
+    from assocmem.hebbian import score_densities
+
+    p, d = 289, 64
+    x = np.linspace(-2.0, 4.0, 601)
+    den = score_densities(x, p, d)
+    for key in ("target", "max_competitor"):
+        assert np.trapezoid(den[key], x) == pytest.approx(1.0, abs=1e-3)
+    sim = simulate_scores(p, d, n_instances=20, seed=0)
+    m = sim["nontarget"].max(-1).values.numpy().ravel()
+    mean_th = np.trapezoid(x * den["max_competitor"], x)
+    sd_th = np.sqrt(np.trapezoid((x - mean_th) ** 2 * den["max_competitor"], x))
+    assert mean_th == pytest.approx(m.mean(), abs=0.02)
+    assert sd_th == pytest.approx(m.std(), rel=0.2)
+    with pytest.raises(ValueError):
+        score_densities(x, 1, d)

@@ -1,0 +1,92 @@
+"""Tests of assocmem.scores: score statistics on hand-built memories, batching, bad inputs."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from assocmem.problems import MemoryProblem, sample_problem, sample_problems
+from assocmem.scores import recall_vs_load, score_statistics, spread_summary
+from assocmem.training import hebbian_memory
+
+
+def _orthonormal_problem() -> MemoryProblem:
+    # p = 3 inputs and targets = standard basis vectors of R^3
+    eye = torch.eye(3)
+    return MemoryProblem(eye.clone(), eye.clone())
+
+
+def test_hand_built_identity_memory() -> None:
+    prob = _orthonormal_problem()
+    w = torch.eye(3)
+    st = score_statistics(w, prob)
+    sigma = math.sqrt(3) / 3  # ||I||_F / d
+    assert st["sigma_w"] == pytest.approx(sigma)
+    np.testing.assert_allclose(st["target"], np.full(3, 1 / sigma))
+    np.testing.assert_allclose(st["max_competitor"], np.zeros(3), atol=1e-12)
+    np.testing.assert_allclose(st["gap"], np.full(3, 1 / sigma))
+
+
+def test_hand_built_permutation_memory() -> None:
+    prob = _orthonormal_problem()
+    # W e_mu = 2 u_mu + u_{mu+1}: scores S[mu, mu] = 2, S[mu, mu+1] = 1; one input beaten
+    w = 2 * torch.eye(3) + torch.roll(torch.eye(3), 1, dims=0)
+    w[0, 2] = 5.0  # input 2 now scores 5 on target 0 > its target score 2
+    st = score_statistics(w, prob)
+    sigma = float(torch.linalg.norm(w)) / 3
+    np.testing.assert_allclose(st["target"] * sigma, [2, 2, 2], rtol=1e-6)
+    np.testing.assert_allclose(st["max_competitor"] * sigma, [1, 1, 5], rtol=1e-6)
+    s = spread_summary(st)
+    assert s["recalled"] == pytest.approx(2 / 3)
+    assert s["extreme_value_level"] == pytest.approx(math.sqrt(2 * math.log(3)))
+
+
+def test_batched_w_and_scale_invariance() -> None:
+    prob = sample_problem(30, 12, seed=0)
+    w = hebbian_memory(prob)
+    st = score_statistics(torch.stack([w, 3.0 * w]), prob)
+    assert st["target"].shape == (2, 30) and st["sigma_w"].shape == (2,)
+    np.testing.assert_allclose(st["target"][0], st["target"][1], rtol=1e-5)
+    np.testing.assert_allclose(st["sigma_w"][1] / st["sigma_w"][0], 3.0, rtol=1e-6)
+    single = score_statistics(w.numpy(), prob)
+    np.testing.assert_allclose(single["max_competitor"], st["max_competitor"][0], rtol=1e-5)
+
+
+def test_batched_problem_dp_and_random_w_units() -> None:
+    probs = sample_problems(200, 16, [0, 1], decoupled=True)
+    g = torch.Generator().manual_seed(0)
+    w = torch.randn(2, 16, 16, generator=g)
+    st = score_statistics(w, probs)
+    assert st["target"].shape == (2, 200)
+    # random W: target scores ~ N(0, 1) and the max of p - 1 ~ sqrt(2 log p) minus a correction
+    assert abs(st["target"].mean()) < 0.15
+    assert st["target"].std() == pytest.approx(1.0, abs=0.15)
+    assert 2.0 < st["max_competitor"].mean() < math.sqrt(2 * math.log(200))
+
+
+def test_recall_vs_load_hebbian_only() -> None:
+    res = recall_vs_load(24, [0.05, 1.5], seeds=[0, 1], steps=0, progress=False)
+    assert set(res) == {"hebbian"}
+    tab = res["hebbian"]
+    assert tab["accuracy"].shape == (2, 2) and tab["perfect"].dtype == bool
+    assert tab["accuracy"][0].mean() > tab["accuracy"][1].mean()
+    assert np.all(tab["p"] >= 2)
+
+
+@pytest.mark.parametrize(
+    ("call", "exc"),
+    [
+        (lambda: score_statistics(torch.zeros(3, 3), _orthonormal_problem()), ValueError),
+        (lambda: score_statistics(torch.eye(4), _orthonormal_problem()), ValueError),
+        (lambda: score_statistics([[1.0]], _orthonormal_problem()), TypeError),
+        (lambda: score_statistics(torch.eye(3), "problem"), TypeError),
+        (lambda: recall_vs_load(16, [], steps=0, progress=False), ValueError),
+        (lambda: recall_vs_load(16, [-0.1], steps=0, progress=False), ValueError),
+        (lambda: recall_vs_load(16, [0.5], steps=-1, progress=False), ValueError),
+    ],
+)
+def test_bad_inputs_raise(call, exc) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(exc):
+        call()
