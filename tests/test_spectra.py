@@ -1,0 +1,358 @@
+"""Tests of assocmem.spectra (quarter circle, truncated quarter circle, alpha_c(kappa)) and of the
+rank-constrained wrappers in assocmem.replica and assocmem.training (chapter 4)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from assocmem import replica, spectra
+from assocmem.spectra import (
+    critical_load_closed_form,
+    critical_load_marchenko_pastur,
+    critical_load_quadrature,
+    hebbian_critical_load,
+    marchenko_pastur_cdf,
+    marchenko_pastur_pdf,
+    quarter_circle_cdf,
+    quarter_circle_pdf,
+    quarter_circle_quantile,
+    singular_values,
+    spectrum_ks_distance,
+    truncated_quarter_circle_cdf,
+    truncated_quarter_circle_pdf,
+    truncated_quarter_circle_quantile,
+    truncated_second_moment,
+    truncation_point,
+)
+from scipy.integrate import quad
+
+KAPPAS = [
+    1e-9,
+    1e-6,
+    1e-3,
+    0.01,
+    0.1,
+    0.25,
+    0.3,
+    0.4,
+    0.45,
+    0.5,
+    0.55,
+    0.6,
+    0.75,
+    0.9,
+    0.99,
+    1 - 1e-9,
+]
+
+
+# ------------------------------------------------------------------------------------------------
+# alpha_c(kappa)
+# ------------------------------------------------------------------------------------------------
+
+
+def test_alpha_c_full_rank_is_one_half():
+    assert critical_load_closed_form(1.0) == 0.5
+    assert critical_load_quadrature(1.0) == 0.5
+    assert replica.critical_load(1.0) == 0.5
+    for k in (1.5, 3, 1e6):
+        assert critical_load_closed_form(k) == 0.5
+        assert replica.critical_load(k) == 0.5
+    # continuity at kappa = 1 from below
+    assert critical_load_closed_form(1 - 1e-6) == pytest.approx(0.5, abs=1e-12)
+
+
+@pytest.mark.parametrize("kappa", KAPPAS)
+def test_closed_form_equals_quadrature(kappa):
+    a = critical_load_closed_form(kappa)
+    b = critical_load_quadrature(kappa)
+    c = critical_load_marchenko_pastur(kappa)
+    assert abs(a - b) < 1e-10 * max(1.0, a) and abs(a - b) <= 1e-12 * a + 1e-300
+    assert abs(a - c) <= 1e-12 * a + 1e-300
+
+
+def test_known_values():
+    # kappa = 1/2: the edge solves x - sin x = pi/2 (x = 2.309881460010057),
+    # alpha = (2x - sin 2x)/(4 pi) -- values computed independently by mpmath to 30 digits
+    assert critical_load_closed_form(0.5) == pytest.approx(0.4468653969390270, abs=1e-14)
+    assert truncation_point(0.5) == pytest.approx(2 * math.cos(2.309881460010057 / 2), abs=1e-13)
+    # the median of the quarter circle is the kappa = 1/2 edge
+    assert quarter_circle_cdf(truncation_point(0.5)) == pytest.approx(0.5, abs=1e-14)
+
+
+def test_alpha_c_vectorised_and_increasing():
+    k = np.linspace(1e-4, 1.2, 2001)
+    a = critical_load_closed_form(k)
+    assert a.shape == k.shape and a.dtype == np.float64
+    assert np.all(np.diff(a[k < 1]) > 0)
+    assert np.all(a[k >= 1] == 0.5)
+    assert np.all(a <= 2 * k + 1e-15)  # alpha_c(kappa) <= 2 kappa (singular values <= 2)
+    # concave (decreasing marginal gain): second differences negative below kappa = 1
+    assert np.all(np.diff(a[k < 1], 2) < 0)
+    # elementwise agreement with the scalar path
+    for i in (0, 500, 1500):
+        assert a[i] == pytest.approx(critical_load_closed_form(float(k[i])), rel=1e-15)
+
+
+def test_small_kappa_asymptote():
+    ks = np.array([1e-2, 1e-4, 1e-6, 1e-8])
+    ratio = critical_load_closed_form(ks) / ks
+    assert np.all(np.diff(np.abs(ratio - 2)) < 0)
+    assert abs(ratio[-1] - 2) < 1e-4
+    # next order: 2 - alpha/kappa ~ c kappa^{2/3} (edge distance ~ kappa^{2/3})
+    c = (2 - ratio) / ks ** (2 / 3)
+    assert c[-1] == pytest.approx(c[-2], rel=1e-3)
+
+
+def test_hebbian_is_quarter():
+    assert hebbian_critical_load(1.0) == 0.125
+    assert replica.hebbian_critical_load(1.0) == 0.125
+    assert replica.hebbian_critical_load(0.5) == pytest.approx(0.4468653969390270 / 4, abs=1e-14)
+    k = np.array([0.1, 0.3, 0.9])
+    np.testing.assert_allclose(hebbian_critical_load(k), critical_load_closed_form(k) / 4)
+
+
+def test_replica_wrappers_agree():
+    for k in (0.05, 0.3, 0.7):
+        assert replica.critical_load(k) == critical_load_closed_form(k)
+        assert replica.critical_load_quadrature(k) == pytest.approx(
+            replica.critical_load(k), abs=1e-13
+        )
+
+
+@pytest.mark.parametrize("bad", [0.0, -0.1, -1, math.inf, -math.inf, math.nan])
+def test_bad_kappa_raises(bad):
+    with pytest.raises(ValueError, match="kappa"):
+        critical_load_closed_form(bad)
+    with pytest.raises(ValueError, match="kappa"):
+        critical_load_quadrature(bad)
+    with pytest.raises(ValueError, match="kappa"):
+        replica.critical_load(bad)
+    with pytest.raises(ValueError, match="kappa"):
+        replica.hebbian_critical_load(bad)
+    with pytest.raises(ValueError, match="kappa"):
+        truncated_quarter_circle_pdf(1.0, bad)
+    with pytest.raises(ValueError, match="kappa"):
+        critical_load_closed_form(np.array([0.5, bad]))
+
+
+def test_bad_kappa_types():
+    with pytest.raises(TypeError):
+        critical_load_closed_form("half")
+    with pytest.raises(TypeError):
+        critical_load_closed_form(True)
+    with pytest.raises(TypeError):
+        replica.critical_load("0.5")
+    with pytest.raises(TypeError):
+        critical_load_quadrature(np.array([0.2, 0.3]))
+
+
+# ------------------------------------------------------------------------------------------------
+# densities
+# ------------------------------------------------------------------------------------------------
+
+
+def test_quarter_circle_normalised_and_unit_second_moment():
+    mass, _ = quad(quarter_circle_pdf, 0, 2)
+    m2, _ = quad(lambda s: s * s * quarter_circle_pdf(s), 0, 2)
+    assert mass == pytest.approx(1.0, abs=1e-9)
+    assert m2 == pytest.approx(1.0, abs=1e-9)
+    assert quarter_circle_pdf(0.0) == pytest.approx(2 / math.pi)
+    assert quarter_circle_pdf(np.array([-0.1, 2.1])).tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("kappa", [0.05, 0.25, 0.5, 0.75, 1.0, 2.0])
+def test_truncated_density_integrates_to_one_with_mass_kappa_above_edge(kappa):
+    s_k = truncation_point(kappa)
+    mass, _ = quad(lambda s: truncated_quarter_circle_pdf(s, kappa), s_k, 2, limit=200)
+    assert mass == pytest.approx(1.0, abs=1e-9)
+    # the full quarter circle has mass kappa above s_kappa
+    tail, _ = quad(quarter_circle_pdf, s_k, 2)
+    assert tail == pytest.approx(min(kappa, 1.0), abs=1e-9)
+    assert truncated_quarter_circle_pdf(s_k - 1e-9, kappa) == 0.0 or kappa >= 1
+    # mean square 2 alpha_c / kappa
+    m2, _ = quad(lambda s: s * s * truncated_quarter_circle_pdf(s, kappa), s_k, 2, limit=200)
+    assert m2 == pytest.approx(truncated_second_moment(kappa), abs=1e-9)
+    # unit-rms version: mass 1 and mean square 1
+    hi = 2 / math.sqrt(truncated_second_moment(kappa))
+    lo = s_k / math.sqrt(truncated_second_moment(kappa))
+    f = lambda s: truncated_quarter_circle_pdf(s, kappa, unit_rms=True)  # noqa: E731
+    assert quad(f, lo, hi, limit=200)[0] == pytest.approx(1.0, abs=1e-9)
+    assert quad(lambda s: s * s * f(s), lo, hi, limit=200)[0] == pytest.approx(1.0, abs=1e-9)
+
+
+def test_cdfs_and_quantiles_are_inverse():
+    q = np.linspace(0, 1, 101)
+    np.testing.assert_allclose(quarter_circle_cdf(quarter_circle_quantile(q)), q, atol=1e-13)
+    s = np.linspace(0, 2, 41)
+    np.testing.assert_allclose(quarter_circle_quantile(quarter_circle_cdf(s)), s, atol=1e-7)
+    for k in (0.1, 0.5, 0.8):
+        for unit in (False, True):
+            x = truncated_quarter_circle_quantile(q, k, unit_rms=unit)
+            np.testing.assert_allclose(
+                truncated_quarter_circle_cdf(x, k, unit_rms=unit), q, atol=1e-12
+            )
+            assert np.all(np.diff(x) > 0)
+        assert truncated_quarter_circle_quantile(0.0, k) == pytest.approx(
+            truncation_point(k), abs=1e-13
+        )
+        assert truncated_quarter_circle_quantile(1.0, k) == pytest.approx(2.0, abs=1e-13)
+    # CDF = integral of the pdf (checked by quadrature at a few points)
+    for s0 in (0.3, 1.0, 1.7):
+        assert quarter_circle_cdf(s0) == pytest.approx(
+            quad(quarter_circle_pdf, 0, s0)[0], abs=1e-10
+        )
+        val = quad(lambda s: truncated_quarter_circle_pdf(s, 0.7), truncation_point(0.7), s0)[0]
+        if s0 > truncation_point(0.7):
+            assert truncated_quarter_circle_cdf(s0, 0.7) == pytest.approx(val, abs=1e-10)
+    with pytest.raises(ValueError, match="q"):
+        quarter_circle_quantile(1.2)
+
+
+def test_marchenko_pastur_is_image_of_quarter_circle():
+    mass = quad(marchenko_pastur_pdf, 0, 4, limit=200)[0]
+    mean = quad(lambda x: x * marchenko_pastur_pdf(x), 0, 4)[0]
+    assert mass == pytest.approx(1.0, abs=1e-7)
+    assert mean == pytest.approx(1.0, abs=1e-9)
+    x = np.linspace(0.05, 3.95, 30)
+    np.testing.assert_allclose(
+        marchenko_pastur_pdf(x), quarter_circle_pdf(np.sqrt(x)) / (2 * np.sqrt(x)), rtol=1e-13
+    )
+    np.testing.assert_allclose(marchenko_pastur_cdf(x), quarter_circle_cdf(np.sqrt(x)), rtol=1e-13)
+
+
+# ------------------------------------------------------------------------------------------------
+# empirical singular values
+# ------------------------------------------------------------------------------------------------
+
+
+def test_singular_values_of_gaussian_matrix_follow_quarter_circle():
+    rng = np.random.default_rng(0)
+    W = rng.standard_normal((3, 200, 200))
+    s = singular_values(W)
+    assert s.shape == (3, 200)
+    np.testing.assert_allclose(np.mean(s**2, axis=-1), 1.0, rtol=1e-12)
+    assert np.all(np.diff(s, axis=-1) <= 0)
+    assert spectrum_ks_distance(s, 1.0) < 0.03
+    # a clearly different law is rejected: uniform singular values
+    assert spectrum_ks_distance(np.sqrt(3) * rng.uniform(size=600), 1.0) > 0.05
+    # torch input, unnormalised
+    Wt = torch.from_numpy(W[0]).float()
+    s_t = singular_values(Wt, normalize=False)
+    np.testing.assert_allclose(s_t, np.linalg.svd(W[0], compute_uv=False), rtol=1e-4)
+
+
+def test_truncated_gaussian_matrix_follows_truncated_quarter_circle():
+    # rank-m SVD truncation of a Gaussian matrix: its top m singular values follow the
+    # truncated quarter circle (the exact statement behind the rank-constrained spectrum)
+    rng = np.random.default_rng(1)
+    d, kappa = 240, 0.25
+    m = int(kappa * d)
+    G = rng.standard_normal((2, d, d))
+    U, S, Vt = np.linalg.svd(G)
+    Wm = (U[..., :m] * S[..., None, :m]) @ Vt[..., :m, :]
+    s = singular_values(Wm, rank=m)
+    assert s.shape == (2, m)
+    assert spectrum_ks_distance(s, kappa) < 0.06
+    assert spectrum_ks_distance(s, 1.0) > 0.3  # not the full quarter circle
+    # the d - m remaining singular values are numerical zeros
+    assert singular_values(Wm, normalize=False)[..., m:].max() < 1e-8
+
+
+def test_singular_values_errors():
+    with pytest.raises(ValueError, match="shape"):
+        singular_values(np.ones(5))
+    with pytest.raises(ValueError, match="rank"):
+        singular_values(np.eye(4), rank=5)
+    with pytest.raises(ValueError, match="zero"):
+        singular_values(np.zeros((3, 3)))
+    with pytest.raises(TypeError):
+        singular_values(np.eye(3), rank=1.5)
+
+
+# ------------------------------------------------------------------------------------------------
+# rank-constrained training W = Q R^T
+# ------------------------------------------------------------------------------------------------
+
+
+def test_train_memory_rank_stores_small_problem():
+    from assocmem.problems import all_recalled, pairs_for_load, sample_problems
+    from assocmem.training import train_memory
+
+    d, m = 16, 6
+    p = pairs_for_load(0.25, d)
+    problems = sample_problems(p, d, [0, 1])
+    res = train_memory(problems, rank=m, steps=3000, lr=0.02, check_every=50, seed=0)
+    assert np.all(res.perfect)
+    assert np.all(all_recalled(res.weights, problems))
+    s = singular_values(res.weights, normalize=False)
+    assert np.all(s[:, m:] <= 1e-5 * s[:, :1])  # rank <= m
+    assert np.all(s[:, m - 1] > 1e-3 * s[:, 0])  # and the rank is used
+    Q, R = res.factors
+    assert Q.shape == (2, d, m) and R.shape == (2, d, m)
+    torch.testing.assert_close(res.weights, Q @ R.transpose(-1, -2))
+
+
+def test_rank_one_cannot_store_many_pairs():
+    # a rank-1 memory W = q r^T scores candidate nu for input mu as (u_nu . q)(r . e_mu): every
+    # input picks either the argmax or the argmin of u . q, so at most 2 associations are recalled
+    from assocmem.problems import sample_problem
+    from assocmem.training import train_memory
+
+    problem = sample_problem(12, 16, seed=3)
+    res = train_memory(problem, rank=1, steps=300, lr=0.02)
+    assert not res.perfect
+    assert res.accuracy <= 2 / 12 + 1e-6
+
+
+def test_spectra_plots_return_figures():
+    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
+
+    rng = np.random.default_rng(0)
+    figs = [
+        spectra.plot_critical_load(measured={0.5: (0.7, 0.05), 1.0: (0.9, 0.05)}),
+        spectra.plot_singular_values({1.0: singular_values(rng.standard_normal((60, 60)))[0]}),
+        spectra.plot_rank_truncation(0.3),
+    ]
+    for f in figs:
+        assert isinstance(f, Figure)
+        plt.close(f)
+
+
+def test_finite_size_critical_load_heuristic():
+    from assocmem.problems import load_for_pairs
+
+    a1, p1 = spectra.finite_size_critical_load(1.0, 32)
+    a_half, p_half = spectra.finite_size_critical_load(0.5, 32)
+    # self-consistent: alpha is the load of p, and the full-rank value exceeds the asymptote 1/2
+    assert load_for_pairs(p1, 32) == pytest.approx(a1, rel=0.02)
+    assert 0.6 < a1 < 1.2
+    # kappa = 1/2 keeps the fraction 2 alpha_c(1/2) = 0.894 of the second moment
+    assert a_half < a1 and a_half / a1 == pytest.approx(0.8937, rel=0.05)
+    with pytest.raises(ValueError, match="d"):
+        spectra.finite_size_critical_load(0.5, 1)
+
+
+def test_rank_capacity_sweep_small():
+    import matplotlib.pyplot as plt
+
+    sweep = spectra.rank_capacity_sweep(
+        12, [0.5], [0.5, 3.0], seeds=2, steps=400, lr=0.05, progress=False
+    )
+    a, frac, err = sweep.success_probability(0.5)
+    assert a.shape == (2,) and np.all(np.diff(a) > 0)
+    assert frac[0] == 1.0 and frac[1] == 0.0  # far below / far above the transition
+    est, _ = sweep.capacity(0.5)
+    assert a[0] < est < a[1]
+    s = sweep.singular_values[0.5]
+    assert s.size == 2 * 6 and np.mean(s**2) == pytest.approx(1.0)
+    assert "kappa" in sweep.summary()
+    plt.close(spectra.plot_rank_success(sweep))
+    with pytest.raises(ValueError, match="kappas"):
+        spectra.rank_capacity_sweep(12, [1.5], [1.0], progress=False)
+    with pytest.raises(ValueError, match="relative_loads"):
+        spectra.rank_capacity_sweep(12, [0.5], [1.0, 0.5], progress=False)
