@@ -1,0 +1,493 @@
+"""Figures of chapter 5 (all return a matplotlib Figure; none calls plt.show())."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import torch
+from matplotlib.figure import Figure
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+
+from assocmem.context_gated.experiments import SeparationResult, sample_memories
+from assocmem.context_gated.model import Trajectory
+from assocmem.context_gated.theory import (
+    contraction_constant,
+    decompose_fixed_point,
+    gate_matrix,
+    retrieval_bound,
+    retrieval_threshold,
+    self_consistent_fixed_point,
+)
+from assocmem.context_gated.transitions import CoupledTransitionResult, GateTransitionResult
+from assocmem.plotting import color, finish, new_figure, sim_points, theory_line
+
+__all__ = [
+    "plot_architecture",
+    "plot_trajectory",
+    "plot_separation",
+    "plot_gap_scatter",
+    "plot_gate_transition",
+    "plot_coupled_transition",
+    "plot_fixed_point_terms",
+    "draw_fixed_point",
+]
+
+
+def plot_architecture() -> Figure:
+    """Schematic of the four layers and four hypersynapses (paper Fig. 1, redrawn).
+
+    Returns
+    -------
+    Figure
+    """
+    fig, ax = new_figure(width=6.4, height=3.4)
+    ax.set_axis_off()
+    ax.set_xlim(0, 10)
+    ax.set_ylim(0, 5.4)
+    boxes = {
+        "c": (
+            0.3,
+            3.4,
+            "context  $\\mathbf{c}\\in\\mathbb{R}^{d_c}$\n$\\hat{\\mathbf{c}}=\\mathbf{c}$",
+        ),
+        "s": (
+            5.6,
+            3.4,
+            "gates  $\\mathbf{s}\\in\\mathbb{R}^{N}$\n$\\hat{\\mathbf{s}}=\\mathbf{s}$",
+        ),
+        "q": (
+            0.3,
+            0.5,
+            "query  $\\mathbf{q}\\in\\mathbb{R}^{d}$\n$\\hat{\\mathbf{q}}=\\mathbf{q}$",
+        ),
+        "r": (
+            5.6,
+            0.5,
+            "retrieval  $\\mathbf{r}\\in\\mathbb{R}^{N}$\n"
+            "$\\hat{\\mathbf{r}}=\\mathrm{softmax}(\\beta\\mathbf{r})$",
+        ),
+    }
+    w, h = 3.3, 1.3
+    for i, (x, y, text) in enumerate(boxes.values()):
+        ax.add_patch(
+            FancyBboxPatch(
+                (x, y),
+                w,
+                h,
+                boxstyle="round,pad=0.08",
+                facecolor=color(i),
+                alpha=0.18,
+                edgecolor=color(i),
+                linewidth=1.5,
+            )
+        )
+        ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=9.5)
+
+    def link(p0: tuple[float, float], p1: tuple[float, float], label: str) -> None:
+        ax.add_patch(
+            FancyArrowPatch(p0, p1, arrowstyle="<->", mutation_scale=12, color="0.25", lw=1.4)
+        )
+        ax.text((p0[0] + p1[0]) / 2, (p0[1] + p1[1]) / 2 + 0.18, label, ha="center", fontsize=9)
+
+    link((3.7, 4.05), (5.5, 4.05), "$h_1$: $-\\hat{\\mathbf{s}}^\\top W_{h_1}\\hat{\\mathbf{c}}$")
+    link((3.7, 1.15), (5.5, 1.15), "$h_4$: $-\\hat{\\mathbf{q}}^\\top Z^\\top\\hat{\\mathbf{r}}$")
+    ax.add_patch(
+        FancyArrowPatch(
+            (7.25, 3.3), (7.25, 1.9), arrowstyle="<->", mutation_scale=12, color="0.25", lw=1.4
+        )
+    )
+    ax.text(
+        7.4, 2.55, "$h_3$: $-\\lambda\\,\\hat{\\mathbf{s}}^\\top\\hat{\\mathbf{r}}$", fontsize=9
+    )
+    ax.add_patch(
+        FancyArrowPatch(
+            (8.95, 4.35),
+            (8.95, 3.75),
+            connectionstyle="arc3,rad=-1.6",
+            arrowstyle="-|>",
+            mutation_scale=10,
+            color="0.25",
+            lw=1.2,
+        )
+    )
+    ax.text(
+        9.3,
+        5.05,
+        "$h_2$: $\\frac{\\alpha}{2}\\hat{\\mathbf{s}}^\\top W_{h_2}\\hat{\\mathbf{s}}$",
+        fontsize=9,
+        ha="center",
+    )
+    ax.text(
+        2.0,
+        2.55,
+        "stage 1: context → gates\nstage 2: query → retrieval",
+        fontsize=8.5,
+        ha="center",
+        color="0.35",
+    )
+    return finish(fig)
+
+
+def plot_trajectory(traj: Trajectory, *, target: int | None = None, beta: float = 1.0) -> Figure:
+    """Energy along integrated trajectories, and the retrieval distribution.
+
+    Parameters
+    ----------
+    traj : Trajectory
+        From :meth:`ContextGatedMemory.integrate` with ``record_states=True``.
+    target : int, optional
+        Memory index whose probability r̂_μ(t) is drawn in the second panel.
+    beta : float
+        Inverse temperature used for r̂ = softmax(β r).
+
+    Returns
+    -------
+    Figure
+    """
+    fig, axes = new_figure(1, 2)
+    E = traj.energy.detach().cpu().numpy()
+    for b in range(E.shape[1]):
+        theory_line(
+            axes[0],
+            traj.t,
+            E[:, b],
+            label="trajectory" if b == 0 else "_",
+            color=color(b % 6),
+            linewidth=1.2,
+        )
+    axes[0].set_xlabel("time $t$ / $\\tau$")
+    axes[0].set_ylabel("total energy $E$")
+    axes[0].set_title("energy descends to a fixed point")
+    if traj.states is not None:
+        p = torch.softmax(beta * traj.states.r[:, 0], dim=-1).detach().cpu().numpy()
+        for mu in range(p.shape[1]):
+            lw = 2.2 if mu == target else 0.6
+            c = color(1) if mu == target else "0.6"
+            axes[1].plot(
+                traj.t,
+                p[:, mu],
+                color=c,
+                linewidth=lw,
+                label="target $\\hat r_\\mu$" if mu == target else "_",
+            )
+        axes[1].set_xlabel("time $t$ / $\\tau$")
+        axes[1].set_ylabel("retrieval probability $\\hat r_\\nu$ (trial 0)")
+        if target is not None:
+            axes[1].legend()
+    return finish(fig)
+
+
+def plot_separation(
+    results: Mapping[str, SeparationResult] | SeparationResult,
+    *,
+    ncols: int | None = None,
+    sharey: bool = True,
+) -> Figure:
+    """Accuracy vs query noise σ_q, one curve per λ; one panel per result (paper Fig. 2a).
+
+    Parameters
+    ----------
+    results : SeparationResult or mapping title -> SeparationResult
+    ncols : int, optional
+        Panels per row (default 2).
+    sharey : bool
+
+    Returns
+    -------
+    Figure
+    """
+    res = {"": results} if isinstance(results, SeparationResult) else dict(results)
+    nc = min(len(res), 2) if ncols is None else ncols
+    nr = -(-len(res) // nc)
+    fig, axes = new_figure(nr, nc, sharey=sharey, height=3.0 * nr + 0.4)
+    axes_list = [axes] if len(res) == 1 else list(np.ravel(axes))
+    for ax in axes_list[len(res) :]:
+        ax.set_axis_off()
+    for ax, (title, r) in zip(axes_list, res.items(), strict=True):
+        for li, lam in enumerate(r.lams):
+            sim_points(
+                ax,
+                r.sigma_q,
+                r.accuracy[li],
+                r.accuracy_se[li],
+                color=color(li),
+                label=f"λ = {lam:g}",
+                linestyle="-",
+                linewidth=1.0,
+                markersize=3.5,
+            )
+        ax.set_xlabel("query noise $\\sigma_q$")
+        ax.set_title(title, fontsize=9)
+        ax.set_ylim(0, 1.03)
+    for ax in axes_list[::nc]:
+        ax.set_ylabel("accuracy (simulation)")
+    axes_list[0].legend(fontsize=8)
+    return finish(fig)
+
+
+def plot_gap_scatter(
+    result: SeparationResult,
+    *,
+    eps: float = 0.05,
+    max_points: int = 4000,
+    xlim: tuple[float, float] = (-3.0, 6.0),
+    seed: int = 0,
+) -> Figure:
+    """Target probability vs score gap Δ with the bound and the threshold (paper Fig. 2c).
+
+    Parameters
+    ----------
+    result : SeparationResult
+    eps : float
+        Error level of the threshold line (paper: 0.05 → 1.95 for N = 50, β = 3.5).
+    max_points : int
+        Points drawn per λ (random subsample).
+    xlim : tuple of float
+        Range of Δ shown (gaps with strong feedback reach hundreds; they sit at p = 0 or 1).
+    seed : int
+        Subsampling seed.
+
+    Returns
+    -------
+    Figure
+    """
+    N, beta = int(result.params["N"]), float(result.params["beta"])
+    rng = np.random.default_rng(seed)
+    fig, ax = new_figure()
+    for li, lam in enumerate(result.lams):
+        d = result.delta[li].ravel()
+        p = result.target_prob[li].ravel()
+        k = rng.choice(d.size, size=min(max_points, d.size), replace=False)
+        ax.scatter(
+            d[k],
+            p[k],
+            s=3,
+            alpha=0.25,
+            color=color(li),
+            label=f"simulation λ = {lam:g}",
+            rasterized=True,
+        )
+    x = np.linspace(xlim[0], xlim[1], 400)
+    theory_line(
+        ax, x, retrieval_bound(x, N, beta), color="k", label="bound $1/(1+(N-1)e^{-\\beta\\Delta})$"
+    )
+    th = retrieval_threshold(N, beta, eps)
+    ax.axvline(
+        th, color="k", linestyle="--", linewidth=1.0, label=f"threshold (ε = {eps:g}): {th:.2f}"
+    )
+    ax.set_xlabel("score gap $\\Delta = r_\\mu - \\max_{\\nu\\neq\\mu} r_\\nu$")
+    ax.set_ylabel("target probability $\\hat r_\\mu$")
+    ax.set_xlim(*xlim)
+    ax.legend(fontsize=7.5, markerscale=3, loc="lower right")
+    return finish(fig)
+
+
+def plot_gate_transition(
+    result: GateTransitionResult, *, show_alphas: tuple[float, ...] = (0.5, 1.0, 1.1, 1.3)
+) -> Figure:
+    """Peak gate probability vs α (paper Fig. 3a) and example gate distributions (Fig. 3c).
+
+    Returns
+    -------
+    Figure
+    """
+    N = int(result.params["N"])
+    fig, axes = new_figure(1, 2)
+    m = result.peak.mean(1)
+    se = (
+        result.peak.std(1, ddof=1) / np.sqrt(result.peak.shape[1])
+        if result.peak.shape[1] > 1
+        else None
+    )
+    sim_points(
+        axes[0],
+        result.alphas,
+        m,
+        se,
+        label="simulation (mean over trials)",
+        color=color(0),
+        markersize=3,
+    )
+    ac = float(np.median(result.alpha_crit))
+    axes[0].axvline(
+        ac, color="k", linestyle="--", linewidth=1.0, label=f"theory $\\alpha_{{crit}}$ = {ac:.2f}"
+    )
+    axes[0].axhline(1 / N, color="0.5", linestyle=":", linewidth=1.0, label="$1/N$")
+    axes[0].set_xlabel("gate competition $\\alpha$")
+    axes[0].set_ylabel("peak gate probability $\\max_i p_i$")
+    axes[0].legend(fontsize=8, loc="upper left")
+    for k, a in enumerate(show_alphas):
+        i = int(np.argmin(np.abs(result.alphas - a)))
+        axes[1].plot(
+            np.arange(N),
+            np.sort(result.example[i])[::-1],
+            marker="o",
+            markersize=2.5,
+            color=color(k),
+            label=f"α = {result.alphas[i]:.2f}",
+        )
+    axes[1].set_yscale("log")
+    axes[1].set_ylim(1e-6, 1.5)
+    axes[1].set_xlabel("gate rank (sorted)")
+    axes[1].set_ylabel("gate probability $p_i$ (trial 0)")
+    axes[1].legend(fontsize=8)
+    return finish(fig)
+
+
+def plot_coupled_transition(result: CoupledTransitionResult, *, which: str = "gate") -> Figure:
+    """Order parameter vs α for each λ with the predicted α_crit(1 − λ²β/N) (paper Fig. 3d).
+
+    Parameters
+    ----------
+    result : CoupledTransitionResult
+    which : {"gate", "retrieval"}
+        Peak gate probability or peak retrieval probability.
+
+    Returns
+    -------
+    Figure
+
+    Raises
+    ------
+    ValueError
+        If ``which`` is not "gate" or "retrieval".
+    """
+    if which not in ("gate", "retrieval"):
+        raise ValueError(f"which must be 'gate' or 'retrieval', got {which!r}")
+    data = result.peak_gate if which == "gate" else result.peak_retrieval
+    fig, axes = new_figure(1, 2)
+    for li, lam in enumerate(result.lams):
+        m = data[li].mean(-1)
+        sim_points(
+            axes[0],
+            result.alphas,
+            m,
+            color=color(li),
+            label=f"λ = {lam:g}",
+            marker=".",
+            linestyle="-",
+            linewidth=1.0,
+        )
+        axes[0].axvline(result.predicted[li], color=color(li), linestyle="--", linewidth=0.8)
+    axes[0].set_xlabel("gate competition $\\alpha$")
+    axes[0].set_ylabel(f"peak {which} probability (simulation)")
+    axes[0].set_title("dashed: theory $\\alpha_{crit}(1-\\lambda^2\\beta/N)$", fontsize=9)
+    axes[0].legend(fontsize=8)
+    theory_line(
+        axes[1],
+        result.lams,
+        result.predicted,
+        color="k",
+        marker="s",
+        label="theory $\\alpha_{crit}(1-\\lambda^2\\beta/N)$",
+    )
+    sim_points(
+        axes[1],
+        result.lams,
+        result.measured,
+        color=color(1),
+        label=f"simulation (crossing of {result.level:g})",
+    )
+    axes[1].set_xlabel("coupling $\\lambda$")
+    axes[1].set_ylabel("transition point $\\alpha^\\lambda_{crit}$")
+    axes[1].legend(fontsize=8)
+    return finish(fig)
+
+
+def plot_fixed_point_terms(
+    terms: Mapping[str, torch.Tensor], p: torch.Tensor, *, target: int | None = None, top: int = 12
+) -> Figure:
+    """Bar chart of the three terms of r* (query, context, feedback) and p* for one trial.
+
+    Parameters
+    ----------
+    terms : mapping with keys "query", "context", "feedback", each of shape (N,)
+    p : torch.Tensor, shape (N,)
+        p* = softmax(β r*).
+    target : int, optional
+        Index of the target memory (marked with a star).
+    top : int
+        Show the ``top`` memories with the largest r*.
+
+    Returns
+    -------
+    Figure
+    """
+    q = terms["query"].detach().cpu().numpy()
+    c = terms["context"].detach().cpu().numpy()
+    f = terms["feedback"].detach().cpu().numpy()
+    r = q + c + f
+    order = np.argsort(-r)[:top]
+    x = np.arange(order.size)
+    fig, axes = new_figure(1, 2)
+    w = 0.27
+    for k, (name, v) in enumerate(
+        (
+            ("query evidence $b$", q),
+            ("context $\\lambda A^{-1}u$", c),
+            ("feedback $\\lambda^2 A^{-1}p^*$", f),
+        )
+    ):
+        axes[0].bar(x + (k - 1) * w, v[order], width=w, color=color(k), label=name)
+    axes[0].plot(x, r[order], "k_", markersize=14, label="$r^*$ (sum)")
+    labels = [f"{i}{'*' if i == target else ''}" for i in order]
+    axes[0].set_xticks(x, labels, fontsize=7.5)
+    axes[0].set_xlabel("memory ν (sorted by $r^*_\\nu$; * = target)")
+    axes[0].set_ylabel("contribution to $r^*_\\nu$")
+    axes[0].legend(fontsize=7.5)
+    axes[1].bar(x, p.detach().cpu().numpy()[order], color=color(4))
+    axes[1].set_xticks(x, labels, fontsize=7.5)
+    axes[1].set_xlabel("memory ν")
+    axes[1].set_ylabel("retrieval probability $p^*_\\nu$")
+    return finish(fig)
+
+
+def draw_fixed_point(
+    alpha: float = 0.1,
+    lam: float = 0.5,
+    beta: float = 3.5,
+    noise: float = 1.0,
+    sigma_c: float = 0.3,
+    N: int = 50,
+    d: int = 10,
+    seed: int = 0,
+) -> Figure:
+    """Explorer view: the self-consistent fixed point of one noisy retrieval trial.
+
+    Memories from :func:`sample_memories`; target μ = 0; q = ζ⁰ + noise·ε, c = ζ⁰ + σ_c η with
+    ε, η ~ N(0, I_d/d); fixed point of Eq. (6) iterated from the first-order scores.
+
+    Returns
+    -------
+    Figure
+    """
+    g = torch.Generator().manual_seed(seed)
+    Z = sample_memories(N, d, seed=g)
+    eps = torch.randn(d, generator=g, dtype=torch.float64) / np.sqrt(d)
+    eta = torch.randn(d, generator=g, dtype=torch.float64) / np.sqrt(d)
+    q = Z[0] + noise * eps
+    c = Z[0] + sigma_c * eta
+    A = gate_matrix(Z, alpha)
+    L = contraction_constant(Z, alpha, lam, beta)
+    if not np.isfinite(L):
+        fig, ax = new_figure()
+        ax.text(
+            0.5,
+            0.5,
+            f"α = {alpha:g} ≥ α_crit: A(α) is not positive definite,\n"
+            "the gate subsystem has no stable fixed point",
+            ha="center",
+            va="center",
+        )
+        ax.set_axis_off()
+        return finish(fig)
+    fp = self_consistent_fixed_point(Z @ q, Z @ c, A, lam=lam, beta=beta, max_iter=2000)
+    terms = decompose_fixed_point(Z @ q, Z @ c, A, fp.p, lam=lam)
+    fig = plot_fixed_point_terms(terms, fp.p, target=0)
+    state = "unique (contraction)" if L < 1 else "uniqueness not guaranteed"
+    return finish(
+        fig,
+        title=f"α={alpha:g}, λ={lam:g}, β={beta:g}, σ_q={noise:g}\nβλ²/(2η_min) = {L:.2f}: "
+        f"{state}; iteration {'converged' if bool(fp.converged.all()) else 'NOT converged'}",
+    )

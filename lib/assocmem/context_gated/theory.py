@@ -1,0 +1,479 @@
+"""Closed forms of the context-gated associative memory (gate matrix, thresholds, fixed points).
+
+Notation (Choraria et al. 2026, arXiv:2605.10970, §3): memories ζ^μ are the rows of ``memories``
+(shape (N, d)); G is their Gram matrix; W_h2 = G − diag(G) (= G − I for unit-norm memories);
+A(α) = I + α W_h2 = (1 − α) I + α G; u = W_h1 c are the context inputs to the gates and
+b_μ = ⟨ζ^μ, q⟩ the query–memory similarities.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from scipy.special import expit
+
+__all__ = [
+    "as_memories",
+    "gram",
+    "competition_matrix",
+    "gate_matrix",
+    "eta_min",
+    "alpha_crit",
+    "coupled_alpha_crit",
+    "contraction_constant",
+    "retrieval_threshold",
+    "retrieval_bound",
+    "first_order_scores",
+    "FixedPoint",
+    "self_consistent_fixed_point",
+    "decompose_fixed_point",
+]
+
+
+def _check_real(name: str, value: float, *, low: float, strict: bool) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    v = float(value)
+    if not math.isfinite(v) or (v <= low if strict else v < low):
+        op = ">" if strict else ">="
+        raise ValueError(f"{name} must be finite and {op} {low}, got {value!r}")
+    return v
+
+
+def as_memories(
+    memories: np.ndarray | torch.Tensor,
+    *,
+    normalize: bool = False,
+    dtype: torch.dtype = torch.float64,
+    device: torch.device | str | None = None,
+) -> torch.Tensor:
+    """Validate a memory matrix and return it as a torch tensor.
+
+    Parameters
+    ----------
+    memories : array_like, shape (N, d)
+        One stored pattern ζ^μ per row, N >= 2, finite.
+    normalize : bool
+        Rescale every row to unit Euclidean norm (rows must then be non-zero).
+    dtype, device
+        Output dtype and device (``device=None`` keeps the input's device, CPU for numpy).
+
+    Returns
+    -------
+    torch.Tensor, shape (N, d)
+
+    Raises
+    ------
+    TypeError
+        If ``memories`` is not a numpy array or torch tensor.
+    ValueError
+        If it is not 2-D, has fewer than 2 rows, contains non-finite entries, or has a zero row
+        while ``normalize`` is set.
+    """
+    if isinstance(memories, np.ndarray):
+        z = torch.as_tensor(memories)
+    elif isinstance(memories, torch.Tensor):
+        z = memories
+    else:
+        raise TypeError(f"memories must be a numpy array or torch tensor, got {type(memories)}")
+    z = z.to(dtype=dtype, device=device if device is not None else z.device)
+    if z.ndim != 2:
+        raise ValueError(f"memories must have shape (N, d), got shape {tuple(z.shape)}")
+    if z.shape[0] < 2 or z.shape[1] < 1:
+        raise ValueError(f"memories needs N >= 2 rows and d >= 1 columns, got {tuple(z.shape)}")
+    if not bool(torch.isfinite(z).all()):
+        raise ValueError("memories contains non-finite entries (nan or inf)")
+    if normalize:
+        norms = z.norm(dim=1, keepdim=True)
+        if bool((norms == 0).any()):
+            raise ValueError("memories has a zero row; it cannot be normalised to unit norm")
+        z = z / norms
+    return z
+
+
+def gram(memories: np.ndarray | torch.Tensor) -> torch.Tensor:
+    """Gram matrix G_ij = ⟨ζ^i, ζ^j⟩, shape (N, N), float64 (paper §3.1.2)."""
+    z = as_memories(memories)
+    return z @ z.T
+
+
+def competition_matrix(memories: np.ndarray | torch.Tensor) -> torch.Tensor:
+    """Gate self-synapse W_h2: off-diagonal Gram entries, zero diagonal (paper §3.1.2 (ii)).
+
+    Returns
+    -------
+    torch.Tensor, shape (N, N), float64
+        G − diag(G); equal to G − I for unit-norm memories.
+    """
+    g = gram(memories)
+    return g - torch.diag(torch.diag(g))
+
+
+def gate_matrix(memories: np.ndarray | torch.Tensor, alpha: float) -> torch.Tensor:
+    """A(α) = I + α W_h2, the matrix of the linear gate dynamics τ_s ṡ = u − A(α) s.
+
+    Parameters
+    ----------
+    memories : array_like, shape (N, d)
+    alpha : float
+        Competition strength, >= 0.
+
+    Returns
+    -------
+    torch.Tensor, shape (N, N), float64
+
+    Raises
+    ------
+    ValueError
+        If ``alpha`` < 0 or not finite (and as :func:`as_memories`).
+
+    Notes
+    -----
+    Paper Thm 3.3 / App. C.2: A(α) = (1 − α) I + α G for unit-norm memories.
+    """
+    a = _check_real("alpha", alpha, low=0.0, strict=False)
+    w2 = competition_matrix(memories)
+    return torch.eye(w2.shape[0], dtype=w2.dtype) + a * w2
+
+
+def eta_min(memories: np.ndarray | torch.Tensor, alpha: float) -> float:
+    """Smallest eigenvalue η_min(α) of A(α), the stability margin of the gate subsystem (Eq. 32)."""
+    return float(torch.linalg.eigvalsh(gate_matrix(memories, alpha))[0])
+
+
+def alpha_crit(memories: np.ndarray | torch.Tensor) -> float:
+    """Critical competition strength of the isolated gate subsystem (paper Eq. 33).
+
+    Parameters
+    ----------
+    memories : array_like, shape (N, d)
+
+    Returns
+    -------
+    float
+        α_crit = −1/λ_min(W_h2), which is 1/(1 − μ_min(G)) for unit-norm memories; exactly 1.0 when
+        the memories are unit norm and N > d (then μ_min(G) = 0); ``inf`` when λ_min(W_h2) >= 0
+        (e.g. orthonormal memories: A(α) stays positive definite for every α).
+
+    Raises
+    ------
+    ValueError
+        As :func:`as_memories`.
+
+    Notes
+    -----
+    Thm 3.3 / Thm C.1 of the paper; the N > d statement is quoted on p.18.
+    """
+    z = as_memories(memories)
+    n, d = z.shape
+    norms = z.norm(dim=1)
+    if n > d and bool(torch.allclose(norms, torch.ones_like(norms), atol=1e-10)):
+        return 1.0
+    lam_min = float(torch.linalg.eigvalsh(competition_matrix(z))[0])
+    if lam_min >= 0:
+        return math.inf
+    return -1.0 / lam_min
+
+
+def coupled_alpha_crit(alpha_c: float, lam: float, beta: float, N: int) -> float:
+    """Predicted shift of the transition by retrieval feedback, α_crit^λ = α_crit (1 − λ²β/N).
+
+    Parameters
+    ----------
+    alpha_c : float
+        Gate-only critical point (> 0).
+    lam : float
+        Coupling λ >= 0.
+    beta : float
+        Inverse temperature > 0.
+    N : int
+        Number of memories >= 2.
+
+    Returns
+    -------
+    float
+        The predicted threshold; 0.0 when λ²β >= N (uniform state unstable for all α > 0).
+
+    Raises
+    ------
+    ValueError
+        On out-of-range arguments.
+
+    Notes
+    -----
+    Theorem C.2 (App. C.3, "preliminary"); the display is garbled in the extracted PDF and was
+    rebuilt from the derivation (digest §4.4). The paper says it is only qualitatively right.
+    """
+    ac = _check_real("alpha_c", alpha_c, low=0.0, strict=True)
+    la = _check_real("lam", lam, low=0.0, strict=False)
+    be = _check_real("beta", beta, low=0.0, strict=True)
+    if isinstance(N, bool) or not isinstance(N, (int, np.integer)) or N < 2:
+        raise ValueError(f"N must be an integer >= 2, got {N!r}")
+    return max(0.0, ac * (1.0 - la**2 * be / N))
+
+
+def contraction_constant(
+    memories: np.ndarray | torch.Tensor, alpha: float, lam: float, beta: float
+) -> float:
+    """Lipschitz constant βλ²/(2η_min(α)) of the self-consistent map Φ (Thm 3.4, Lemma C.4).
+
+    Returns
+    -------
+    float
+        Below 1 the coupled gate–retrieval subsystem has a unique fixed point; ``inf`` when
+        A(α) is not positive definite (η_min <= 0).
+
+    Raises
+    ------
+    ValueError
+        If α < 0, λ < 0 or β <= 0.
+    """
+    la = _check_real("lam", lam, low=0.0, strict=False)
+    be = _check_real("beta", beta, low=0.0, strict=True)
+    em = eta_min(memories, alpha)
+    if em <= 0:
+        return math.inf
+    return be * la**2 / (2.0 * em)
+
+
+def retrieval_threshold(N: int, beta: float, eps: float) -> float:
+    """Gap Δ needed for P(μ) >= 1 − ε: (1/β) ln((1 − ε)(N − 1)/ε) (paper Thm 3.1).
+
+    Parameters
+    ----------
+    N : int
+        Number of memories, >= 2.
+    beta : float
+        Inverse temperature, > 0.
+    eps : float
+        Allowed error probability, in (0, 1).
+
+    Returns
+    -------
+    float
+        The threshold (1.953 for N = 50, β = 3.5, ε = 0.05, the "1.95" of the paper's Fig. 2c).
+
+    Raises
+    ------
+    ValueError
+        On out-of-range arguments.
+    """
+    if isinstance(N, bool) or not isinstance(N, (int, np.integer)) or N < 2:
+        raise ValueError(f"N must be an integer >= 2, got {N!r}")
+    be = _check_real("beta", beta, low=0.0, strict=True)
+    e = _check_real("eps", eps, low=0.0, strict=True)
+    if e >= 1:
+        raise ValueError(f"eps must lie in (0, 1), got {eps!r}")
+    return math.log((1 - e) * (N - 1) / e) / be
+
+
+def retrieval_bound(delta: np.ndarray | float, N: int, beta: float) -> np.ndarray:
+    """Lower bound P(μ) >= 1/(1 + (N − 1) e^{−βΔ}) on the target probability (Eq. 22).
+
+    Parameters
+    ----------
+    delta : array_like
+        Score gap Δ (any real values).
+    N : int
+        Number of memories, >= 2.
+    beta : float
+        Inverse temperature, > 0.
+
+    Returns
+    -------
+    numpy.ndarray, same shape as ``delta``, float64 in (0, 1).
+
+    Raises
+    ------
+    ValueError
+        On out-of-range arguments.
+    """
+    if isinstance(N, bool) or not isinstance(N, (int, np.integer)) or N < 2:
+        raise ValueError(f"N must be an integer >= 2, got {N!r}")
+    be = _check_real("beta", beta, low=0.0, strict=True)
+    dl = np.asarray(delta, dtype=np.float64)
+    # 1/(1 + (N-1) e^{-βΔ}) written as a logistic function, stable for large |Δ|
+    return np.asarray(expit(be * dl - np.log(N - 1)), dtype=np.float64)
+
+
+def first_order_scores(
+    b: torch.Tensor, u: torch.Tensor, A: torch.Tensor, lam: float | torch.Tensor
+) -> torch.Tensor:
+    """First-order retrieval scores r = b + λ A(α)⁻¹ u (no retrieval→gate feedback).
+
+    Parameters
+    ----------
+    b : torch.Tensor, shape (..., N)
+        Query–memory similarities.
+    u : torch.Tensor, shape (..., N)
+        Context input to the gates, u = W_h1 c.
+    A : torch.Tensor, shape (N, N)
+        Gate matrix A(α), positive definite.
+    lam : float or torch.Tensor broadcastable to (..., 1)
+        Coupling λ.
+
+    Returns
+    -------
+    torch.Tensor, shape (..., N)
+
+    Notes
+    -----
+    The first two terms of Eq. (5) / the score S(μ, q) of the proof of Thm 3.1 with s = A⁻¹u.
+    """
+    if b.shape != u.shape or b.shape[-1] != A.shape[0]:
+        raise ValueError(
+            f"b and u must have the same shape (..., N) with N = {A.shape[0]}, "
+            f"got {tuple(b.shape)} and {tuple(u.shape)}"
+        )
+    s = torch.linalg.solve(A, u.unsqueeze(-1)).squeeze(-1)
+    return b + lam * s
+
+
+@dataclass
+class FixedPoint:
+    """Result of :func:`self_consistent_fixed_point` (all tensors batched like ``b``).
+
+    Attributes
+    ----------
+    p : torch.Tensor, shape (..., N)
+        p* = softmax(β r*), the retrieval distribution.
+    r : torch.Tensor, shape (..., N)
+        r* = b + λA⁻¹u + λ²A⁻¹p*.
+    s : torch.Tensor, shape (..., N)
+        s* = A⁻¹(u + λp*).
+    iterations : int
+        Iterations used.
+    converged : torch.Tensor of bool, shape (...)
+        ‖r^{k+1} − r^k‖_∞ < tol at the end, per trial.
+    residual : torch.Tensor, shape (...)
+        Final ‖r^{k+1} − r^k‖_∞ per trial.
+    contraction : float
+        βλ²/(2η_min); below 1 the fixed point is unique (Thm 3.4).
+    """
+
+    p: torch.Tensor
+    r: torch.Tensor
+    s: torch.Tensor
+    iterations: int
+    converged: torch.Tensor
+    residual: torch.Tensor
+    contraction: float
+
+    def report(self) -> str:
+        """One line: iterations, fraction converged, largest residual, contraction constant."""
+        frac = float(self.converged.double().mean())
+        return (
+            f"{self.iterations} iterations, {100 * frac:.1f}% converged, "
+            f"max residual {float(self.residual.max()):.2e}, "
+            f"contraction constant βλ²/(2η_min) = {self.contraction:.3g}"
+        )
+
+
+def self_consistent_fixed_point(
+    b: torch.Tensor,
+    u: torch.Tensor,
+    A: torch.Tensor,
+    *,
+    lam: float,
+    beta: float,
+    r0: torch.Tensor | None = None,
+    damping: float = 1.0,
+    max_iter: int = 500,
+    tol: float = 1e-10,
+) -> FixedPoint:
+    """Iterate the self-consistent map Φ of Eq. (6) in score space to its fixed point.
+
+    r^{k+1} = (1 − ω) r^k + ω [b + λA⁻¹u + λ²A⁻¹ softmax(β r^k)], with damping ω in (0, 1].
+
+    Parameters
+    ----------
+    b, u : torch.Tensor, shape (..., N)
+        Query similarities and context input (clamped query and context).
+    A : torch.Tensor, shape (N, N)
+        Gate matrix A(α), positive definite.
+    lam : float
+        Coupling λ >= 0.
+    beta : float
+        Inverse temperature > 0.
+    r0 : torch.Tensor, optional
+        Starting scores (default: the first-order scores b + λA⁻¹u).
+    damping : float
+        ω in (0, 1]; ω = 1 is the plain map of Eq. (6).
+    max_iter : int
+        Maximum iterations (>= 1).
+    tol : float
+        Stop when ‖r^{k+1} − r^k‖_∞ < tol for every trial.
+
+    Returns
+    -------
+    FixedPoint
+
+    Raises
+    ------
+    ValueError
+        On out-of-range arguments or shape mismatch; if A is not positive definite.
+
+    Notes
+    -----
+    Paper Thm 3.4 (Eq. 5–6). When βλ²/(2η_min) < 1, Φ is a contraction and the iteration converges
+    to the unique fixed point from any start; otherwise it may have several fixed points and the
+    one reached depends on r0 (see chapter 5).
+    """
+    la = _check_real("lam", lam, low=0.0, strict=False)
+    be = _check_real("beta", beta, low=0.0, strict=True)
+    om = _check_real("damping", damping, low=0.0, strict=True)
+    if om > 1:
+        raise ValueError(f"damping must lie in (0, 1], got {damping!r}")
+    if not isinstance(max_iter, int) or max_iter < 1:
+        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
+    if b.shape != u.shape or b.shape[-1] != A.shape[0] or A.shape[0] != A.shape[1]:
+        raise ValueError(
+            f"shapes must be b, u: (..., N) and A: (N, N); got {tuple(b.shape)}, "
+            f"{tuple(u.shape)}, {tuple(A.shape)}"
+        )
+    evals = torch.linalg.eigvalsh(A)
+    em = float(evals[0])
+    if em <= 0:
+        raise ValueError(f"A must be positive definite (alpha < alpha_crit); eta_min = {em:.3g}")
+    M = torch.linalg.inv(A)
+    bias = b + la * (u @ M.T)
+    r = bias.clone() if r0 is None else r0.to(b)
+    residual = torch.full(b.shape[:-1], math.inf, dtype=b.dtype, device=b.device)
+    it = 0
+    while it < max_iter:
+        it += 1
+        target = bias + la**2 * (torch.softmax(be * r, dim=-1) @ M.T)
+        new = (1 - om) * r + om * target
+        residual = (new - r).abs().amax(dim=-1)
+        r = new
+        if bool((residual < tol).all()):
+            break
+    p = torch.softmax(be * r, dim=-1)
+    s = (u + la * p) @ M.T
+    return FixedPoint(
+        p=p,
+        r=r,
+        s=s,
+        iterations=it,
+        converged=residual < tol,
+        residual=residual,
+        contraction=be * la**2 / (2 * em),
+    )
+
+
+def decompose_fixed_point(
+    b: torch.Tensor, u: torch.Tensor, A: torch.Tensor, p: torch.Tensor, *, lam: float
+) -> dict[str, torch.Tensor]:
+    """Three-term decomposition of r* (paper p.5, below Thm 3.4).
+
+    Returns
+    -------
+    dict with keys ``"query"`` (b), ``"context"`` (λA⁻¹u, first order) and ``"feedback"``
+    (λ²A⁻¹p*, second order), each of shape (..., N); their sum is r*.
+    """
+    la = _check_real("lam", lam, low=0.0, strict=False)
+    M = torch.linalg.inv(A)
+    return {"query": b, "context": la * (u @ M.T), "feedback": la**2 * (p @ M.T)}
