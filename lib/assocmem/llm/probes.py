@@ -1,0 +1,303 @@
+"""Probes of context-gated retrieval in a language model (paper §4; digest §6).
+
+Mapping (paper §4.1): memories zeta^mu = rows of the unembedding W_U (the whole vocabulary); query
+q = zero-shot last-token state; context vector c-bar^(l) = mean over n queries of
+h_ICL^(l) - h_zero^(l); gate projection P = I; alpha = 0 and the lambda^2 feedback term dropped,
+giving the additive (first-order) score r = W_U (h_zero^(L) + lambda c-bar^(l)).
+
+Final norm: every decoding here applies the model's final RMSNorm before W_U (logit lens), so the
+decoded logits at layer L are the model's own logits. For the additive score the norm's 1/rms
+factor is a positive scalar per query and leaves the argmax unchanged; the argmax therefore equals
+that of the linear score of Eq. (7) with memories zeta^mu = g * W_U[mu] (g = the norm's gain).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+from .models import LanguageModel
+
+__all__ = [
+    "final_norm",
+    "decode",
+    "effective_number",
+    "layer_profile",
+    "context_vector",
+    "additive_logits",
+    "label_accuracy",
+    "additive_accuracy",
+    "LamaEffect",
+    "lama_context_effect",
+]
+
+
+def _w_u(lm: LanguageModel) -> torch.Tensor:
+    """W_U as float32 on its own device (a float32 model's weight is used without a copy)."""
+    w = lm.unembedding.detach()
+    if w.dtype == torch.float32:
+        return w
+    cached = lm.__dict__.get("_w_u32")
+    if cached is None:
+        cached = w.float()
+        lm.__dict__["_w_u32"] = cached
+    return cached
+
+
+def _normed(lm: LanguageModel, h: torch.Tensor) -> torch.Tensor:
+    """RMSNorm_final(h) as float32 on the unembedding's device."""
+    norm = lm.base.norm
+    with torch.inference_mode():
+        out = norm(h.to(device=norm.weight.device, dtype=norm.weight.dtype))
+    return out.float().to(lm.unembedding.device)
+
+
+def final_norm(lm: LanguageModel, h: torch.Tensor) -> torch.Tensor:
+    """Apply the model's final RMSNorm to residual states h (..., d); returns float32 on CPU."""
+    return _normed(lm, h).cpu()
+
+
+def _logits(lm: LanguageModel, h: torch.Tensor, ids: torch.Tensor | None = None) -> torch.Tensor:
+    w = _w_u(lm)
+    if ids is not None:
+        w = w[ids.to(w.device)]
+    with torch.inference_mode():
+        return _normed(lm, h) @ w.T
+
+
+def decode(lm: LanguageModel, h: torch.Tensor, ids: torch.Tensor | None = None) -> torch.Tensor:
+    """Logit lens: W_U RMSNorm(h), shape (..., V), or (..., K) restricted to token ``ids``.
+
+    Computed on the model's device; returned as float32 on the CPU.
+    """
+    return _logits(lm, h, ids).cpu()
+
+
+def effective_number(logits: torch.Tensor, kind: str = "entropy") -> torch.Tensor:
+    """Effective number of memories of p = softmax(logits) over the last axis.
+
+    Parameters
+    ----------
+    logits : torch.Tensor, shape (..., V)
+    kind : {"entropy", "participation"}
+        ``"entropy"``: N_eff = exp(-sum p log p) (exp of the Shannon entropy);
+        ``"participation"``: N_eff = 1 / sum p^2 (participation ratio).
+
+    Returns
+    -------
+    torch.Tensor, float64, shape (...)
+        In [1, V]: 1 for a one-hot p, V for the uniform p.
+
+    Raises
+    ------
+    ValueError
+        Unknown kind.
+
+    Notes
+    -----
+    The paper's N_eff formula was not recovered (digest §6.3); both are standard choices.
+    """
+    logp = torch.log_softmax(logits.double(), dim=-1)
+    p = logp.exp()
+    if kind == "entropy":
+        return torch.exp(-(p * logp).nan_to_num().sum(-1))
+    if kind == "participation":
+        return 1.0 / (p * p).sum(-1)
+    raise ValueError(f"kind must be 'entropy' or 'participation', got {kind!r}")
+
+
+def layer_profile(
+    lm: LanguageModel,
+    h: torch.Tensor,
+    label_ids: torch.Tensor,
+    *,
+    chunk: int = 64,
+    progress: bool = False,
+) -> dict[str, np.ndarray]:
+    """Logit-lens statistics of states h (n, L + 1, d) at every layer.
+
+    Returns
+    -------
+    dict of numpy arrays, shape (n, L + 1)
+        ``neff_entropy``, ``neff_participation`` and ``label_mass`` (probability on the label
+        tokens, summed); plus ``label_logits`` of shape (n, L + 1, K).
+    """
+    flat = h.reshape(-1, h.shape[-1])
+    parts: dict[str, list[torch.Tensor]] = {
+        "neff_entropy": [],
+        "neff_participation": [],
+        "label_mass": [],
+        "label_logits": [],
+    }
+    for start in tqdm(range(0, len(flat), chunk), disable=not progress, desc="logit lens"):
+        logits = _logits(lm, flat[start : start + chunk])
+        ids = label_ids.to(logits.device)
+        parts["neff_entropy"].append(effective_number(logits, "entropy").cpu())
+        parts["neff_participation"].append(effective_number(logits, "participation").cpu())
+        p = torch.softmax(logits.double(), dim=-1)
+        parts["label_mass"].append(p[:, ids].sum(-1).cpu())
+        parts["label_logits"].append(logits[:, ids].cpu())
+    shape = h.shape[:-1]
+    out = {k: torch.cat(v).numpy().reshape(*shape, *v[0].shape[1:]) for k, v in parts.items()}
+    return out
+
+
+def context_vector(h_icl: torch.Tensor, h_zero: torch.Tensor) -> torch.Tensor:
+    """c-bar = mean over queries of (h_ICL - h_zero), paper Eq. (6) of §4.1.
+
+    Parameters
+    ----------
+    h_icl, h_zero : torch.Tensor, shape (n, ..., d)
+        Matched states of the same n queries with and without demonstrations.
+
+    Returns
+    -------
+    torch.Tensor, shape (..., d)
+
+    Raises
+    ------
+    ValueError
+        If the shapes differ or n = 0.
+    """
+    if h_icl.shape != h_zero.shape:
+        raise ValueError(f"h_icl {tuple(h_icl.shape)} and h_zero {tuple(h_zero.shape)} differ")
+    if h_icl.shape[0] == 0:
+        raise ValueError("need at least one query (n >= 1)")
+    return (h_icl - h_zero).mean(dim=0)
+
+
+def additive_logits(
+    lm: LanguageModel,
+    h_query: torch.Tensor,
+    c: torch.Tensor,
+    lambdas: Sequence[float] | np.ndarray,
+    ids: torch.Tensor,
+) -> torch.Tensor:
+    """Additive score r = W_U RMSNorm(h_query + lambda c) on tokens ``ids``.
+
+    Parameters
+    ----------
+    h_query : torch.Tensor, shape (n, d)
+        Zero-shot states at the query layer.
+    c : torch.Tensor, shape (d,)
+        Context vector from the context layer.
+    lambdas : sequence of float, length m
+    ids : torch.Tensor, int64, shape (K,)
+
+    Returns
+    -------
+    torch.Tensor, shape (m, n, K)
+    """
+    lam = torch.as_tensor(np.asarray(lambdas, dtype=np.float32))
+    x = h_query[None, :, :] + lam[:, None, None] * c[None, None, :]
+    return decode(lm, x, ids)
+
+
+def label_accuracy(label_logits: torch.Tensor | np.ndarray, labels: np.ndarray) -> float:
+    """Fraction of rows whose argmax over the K label logits is the correct label."""
+    pred = np.asarray(label_logits).argmax(-1)
+    return float((pred == np.asarray(labels)).mean())
+
+
+def additive_accuracy(
+    lm: LanguageModel,
+    c_bar: torch.Tensor,
+    h_query: torch.Tensor,
+    labels: np.ndarray,
+    label_ids: torch.Tensor,
+    layers: Sequence[int],
+    lambdas: Sequence[float] | np.ndarray,
+) -> np.ndarray:
+    """Accuracy of argmax_labels W_U(h_zero^(L) + lambda c-bar^(l)) per context layer and lambda.
+
+    Parameters
+    ----------
+    c_bar : torch.Tensor, shape (L + 1, d)
+        Context vectors of every layer (from held-out queries).
+    h_query : torch.Tensor, shape (n, d)
+        Zero-shot states of the evaluated queries at the query layer (L).
+    labels : numpy.ndarray, shape (n,)
+    layers : sequence of int in [0, L]
+    lambdas : sequence of float
+
+    Returns
+    -------
+    numpy.ndarray, shape (len(layers), len(lambdas))
+    """
+    for ell in layers:
+        if not 0 <= ell <= lm.n_layers:
+            raise ValueError(f"layers must lie in [0, {lm.n_layers}], got {ell}")
+    acc = np.empty((len(layers), len(lambdas)))
+    for i, ell in enumerate(layers):
+        logits = additive_logits(lm, h_query, c_bar[ell], lambdas, label_ids)
+        acc[i] = [label_accuracy(lg, labels) for lg in logits]
+    return acc
+
+
+@dataclass(frozen=True)
+class LamaEffect:
+    """Target statistics under supportive (+) and adversarial (-) context vectors.
+
+    Attributes
+    ----------
+    lambdas : numpy.ndarray, shape (m,)
+    energy, prob : numpy.ndarray, shape (2, L + 1, m)
+        Mean over queries of the target's energy -r_target (negative normed logit) and of its
+        softmax probability over the whole vocabulary; axis 0 is (+, -), axis 1 the context layer.
+    energy0, prob0 : float
+        The same at lambda = 0 (zero-shot).
+    """
+
+    lambdas: np.ndarray
+    energy: np.ndarray
+    prob: np.ndarray
+    energy0: float
+    prob0: float
+
+
+def lama_context_effect(
+    lm: LanguageModel,
+    h_query: torch.Tensor,
+    target_ids: torch.Tensor,
+    c_plus: torch.Tensor,
+    c_minus: torch.Tensor,
+    lambdas: Sequence[float] | np.ndarray,
+) -> LamaEffect:
+    """Energy and probability of each query's target under h + lambda c-bar_(+/-)^(l).
+
+    Parameters
+    ----------
+    h_query : torch.Tensor, shape (n, d)
+        Zero-shot states at the last layer.
+    target_ids : torch.Tensor, int64, shape (n,)
+        First token of " <capital>" for each query.
+    c_plus, c_minus : torch.Tensor, shape (L + 1, d)
+    lambdas : sequence of float, length m
+
+    Returns
+    -------
+    LamaEffect
+    """
+    lam = torch.as_tensor(np.asarray(lambdas, dtype=np.float32))
+    dev = lm.unembedding.device
+    rows, tgt = torch.arange(len(target_ids), device=dev), target_ids.to(dev)
+
+    def stats(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        logits = _logits(lm, x)  # (..., n, V)
+        logp = torch.log_softmax(logits, dim=-1)
+        energy = -logits[..., rows, tgt].mean(-1)
+        return energy.cpu(), logp[..., rows, tgt].exp().mean(-1).cpu()
+
+    e0, p0 = stats(h_query)
+    energy = np.empty((2, c_plus.shape[0], len(lam)))
+    prob = np.empty_like(energy)
+    for s, c in enumerate((c_plus, c_minus)):
+        for ell in range(c.shape[0]):
+            x = h_query[None] + lam[:, None, None] * c[ell][None, None, :]
+            e, p = stats(x)
+            energy[s, ell], prob[s, ell] = e.numpy(), p.numpy()
+    return LamaEffect(np.asarray(lambdas, float), energy, prob, float(e0), float(p0))
