@@ -18,9 +18,9 @@ from assocmem.problems import (
     sample_problem,
     sample_problems,
     score_matrix,
-    score_statistics,
     stack_problems,
 )
+from assocmem.scores import score_statistics
 
 
 @pytest.mark.parametrize("d", [2, 8, 64])

@@ -34,8 +34,8 @@ from assocmem.problems import (
     sample_problem,
     sample_problems,
     score_matrix,
-    score_statistics,
 )
+from assocmem.scores import score_statistics
 from assocmem.training import hebbian_memory, lp_feasible, train_memory
 
 __all__ = [

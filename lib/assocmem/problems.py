@@ -47,7 +47,6 @@ __all__ = [
     "recalled",
     "recall_accuracy",
     "all_recalled",
-    "score_statistics",
     "target_competitor_scores",
 ]
 
@@ -553,37 +552,3 @@ def all_recalled(W: torch.Tensor | np.ndarray, problem: MemoryProblem) -> bool |
     """
     r = recalled(W, problem).all(-1)
     return bool(r) if r.dim() == 0 else r.cpu().numpy()
-
-
-def score_statistics(W: torch.Tensor | np.ndarray, problem: MemoryProblem) -> dict[str, np.ndarray]:
-    """Target scores and per-input maximal competitor score, in units of ``sigma_W``.
-
-    ``sigma_W = ||W||_F / d`` is the standard deviation of a competitor score ``c^T W e`` for
-    ``c, e ~ N(0, I/d)`` (digest §6, reconstruction).
-
-    Parameters
-    ----------
-    W : torch.Tensor or numpy.ndarray, shape (d, d)
-    problem : MemoryProblem, unbatched
-
-    Returns
-    -------
-    dict with numpy float64 arrays
-        ``"target"`` (p,), ``"max_competitor"`` (p,), ``"competitor"`` (p * (p-1),) and the
-        scalar ``"sigma_w"`` (as a 0-d array).
-    """
-    if problem.batched:
-        raise ValueError("score_statistics needs an unbatched problem")
-    Wt = _as_weight(W, problem)
-    if Wt.dim() != 2:
-        raise ValueError("score_statistics needs an unbatched W of shape (d, d)")
-    sigma = float(torch.linalg.norm(Wt)) / problem.d
-    if sigma == 0:
-        raise ValueError("W is zero: scores have no scale")
-    tgt, comp = target_competitor_scores(Wt, problem)
-    return {
-        "target": (tgt / sigma).double().cpu().numpy(),
-        "max_competitor": (comp.max(-1).values / sigma).double().cpu().numpy(),
-        "competitor": (comp / sigma).double().cpu().numpy().ravel(),
-        "sigma_w": np.asarray(sigma),
-    }

@@ -61,8 +61,10 @@ def score_statistics(W: torch.Tensor | np.ndarray, problem: MemoryProblem) -> di
         ``target`` : ndarray float64, shape (p,) or (B, p) -- ``u_mu^T W e_mu / sigma_W``;
         ``max_competitor`` : same shape -- ``max_nu`` competitor score ``/ sigma_W`` (OP: the other
         targets; DP: the private competitors); ``gap`` = target - max_competitor (> 0 means
-        recalled); ``sigma_w`` : float or ndarray (B,) -- ``||W||_F / d`` in the units of the
-        scores; ``p`` and ``d`` (int).
+        recalled); ``competitor`` : ndarray float64, shape (p * (p-1),) or (B, p * (p-1)) -- all
+        competitor scores ``/ sigma_W``, input by input (row ``mu`` of
+        :func:`assocmem.problems.target_competitor_scores`, flattened); ``sigma_w`` : float or
+        ndarray (B,) -- ``||W||_F / d`` in the units of the scores; ``p`` and ``d`` (int).
 
     Raises
     ------
@@ -91,11 +93,13 @@ def score_statistics(W: torch.Tensor | np.ndarray, problem: MemoryProblem) -> di
         scale = scale.reshape(*scale.shape, *([1] * (tgt.dim() - scale.dim())))
     t = tgt.double() / scale
     m = comp.max(-1).values.double() / scale
+    c = comp.double() / scale.unsqueeze(-1)
     sig = sigma.numpy()
     return {
         "target": t.cpu().numpy(),
         "max_competitor": m.cpu().numpy(),
         "gap": (t - m).cpu().numpy(),
+        "competitor": c.reshape(*c.shape[:-2], -1).cpu().numpy(),
         "sigma_w": float(sig) if sig.ndim == 0 else sig,
         "p": problem.p,
         "d": problem.d,

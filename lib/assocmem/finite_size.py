@@ -1,0 +1,523 @@
+"""Finite-size storage capacity of the decoupled linear memory, and its test against simulation.
+
+The replica-symmetric volume vanishes when ``(p / d^2) E[C_p] = 1``, which gives the finite-size
+capacity ``alpha_c(p) = log p / E[C_p]`` (Monte Carlo of the q -> 1 cost of
+:mod:`assocmem.replica`), its large-p expansions, the shortcut estimate (a spherical perceptron
+with an extreme-value margin), and the predicted vs measured perfect-storage transition at
+embedding dimension d.
+
+Reconstruction following the paper digest (Giorlandino, Goldt & Maillard, arXiv:2605.10795,
+digest sections 4.2-4.3); see chapter 2 of the book. Conventions (fields ``t``, ``margin``) as in
+:mod:`assocmem.replica`. All names here are also importable from :mod:`assocmem.replica`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy import special
+
+from assocmem._replica_core import (
+    _LOG_SQRT_2PI,
+    _check_margin,
+    _check_p,
+    _check_samples,
+    _sample_solutions,
+)
+
+__all__ = [
+    "expected_cost_expansion",
+    "predicted_transition",
+    "finite_size_table",
+    "measured_transition",
+    "transition_comparison",
+    "finite_size_capacity",
+    "finite_size_capacity_estimate",
+    "finite_size_capacity_curve",
+    "finite_size_capacity_expansion",
+    "gardner_capacity",
+    "shortcut_capacity",
+]
+
+
+def finite_size_capacity_estimate(
+    p: int,
+    *,
+    n_samples: int | None = None,
+    seed: int | np.random.Generator = 0,
+    margin: float = 0.0,
+    rel_error: float = 0.005,
+) -> tuple[float, float]:
+    """Finite-size capacity ``alpha_c(p) = log p / E[C_p]`` with its standard error.
+
+    Parameters
+    ----------
+    p : int
+        Number of associations, ``p >= 2``.
+    n_samples : int, optional
+        Monte Carlo draws. Default (None): adaptive, a pilot of 2000 draws sets the number of
+        further draws needed for a relative standard error ``rel_error`` (capped at 10^6 draws
+        in all; about 2000-60000 draws, < 1 s, for any p since the cost does not grow with p).
+    seed : int or numpy.random.Generator
+        Seed (same seed -> same numbers).
+    margin : float
+        Margin kappa_0 >= 0.
+    rel_error : float
+        Target relative standard error of the adaptive default, in (0, 1).
+
+    Returns
+    -------
+    (alpha, stderr) : tuple of float
+        ``alpha_c(p)`` and its Monte Carlo standard error (delta method,
+        ``alpha * stderr(C) / mean(C)``).
+
+    Raises
+    ------
+    ValueError
+        As :func:`expected_cost`, or ``rel_error`` outside (0, 1).
+
+    Notes
+    -----
+    Reconstruction (digest section 4.3; chapter 2, eq. ``eq-alpha-p``): the RS volume
+    vanishes when ``(p / d^2) E[C_p] = 1``.
+    """
+    p = _check_p(p)
+    margin = _check_margin(margin)
+    if not 0 < rel_error < 1:
+        raise ValueError(f"rel_error must lie in (0, 1), got {rel_error}")
+    rng = np.random.default_rng(seed)
+    if n_samples is not None:
+        values = _sample_solutions(p, _check_samples(n_samples), margin, rng).cost
+    else:
+        values = _sample_solutions(p, 2000, margin, rng).cost
+        cv = values.std(ddof=1) / values.mean()
+        needed = min(int(math.ceil((cv / rel_error) ** 2)), 10**6)
+        if needed > values.size:
+            more = _sample_solutions(p, needed - values.size, margin, rng).cost
+            values = np.concatenate([values, more])
+    mean = float(values.mean())
+    err = float(values.std(ddof=1) / math.sqrt(values.size))
+    alpha = math.log(p) / mean
+    return alpha, alpha * err / mean
+
+
+def finite_size_capacity(
+    p: int,
+    *,
+    n_samples: int | None = None,
+    seed: int | np.random.Generator = 0,
+    margin: float = 0.0,
+) -> float:
+    """Finite-size capacity ``alpha_c(p) = log p / E[C_p]`` of the decoupled problem.
+
+    The default (adaptive) sample size gives a relative standard error of 0.5 % for every p;
+    run time does not grow with p (~0.1-1 s; see :func:`finite_size_capacity_estimate` and
+    ``benchmarks/replica_speed.py``).
+
+    Parameters
+    ----------
+    p : int
+        Number of associations, ``p >= 2``.
+    n_samples : int, optional
+        Monte Carlo draws (default: adaptive, 0.5 % relative standard error).
+    seed : int or numpy.random.Generator
+        Seed.
+    margin : float
+        Margin kappa_0 >= 0.
+
+    Returns
+    -------
+    float
+        ``alpha_c(p)`` in units of the load ``alpha = p log p / d^2``.
+
+    Raises
+    ------
+    ValueError
+        If ``p < 2`` or another argument is out of range.
+
+    Notes
+    -----
+    Reconstruction (digest section 4.3; chapter 2, eq. ``eq-alpha-p``).
+    """
+    return finite_size_capacity_estimate(p, n_samples=n_samples, seed=seed, margin=margin)[0]
+
+
+def finite_size_capacity_curve(
+    p_values: ArrayLike, *, n_samples: int | None = None, seed: int = 0, margin: float = 0.0
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """``alpha_c(p)`` and its standard error on a grid of p.
+
+    The same seed is used for every p (common random numbers), so the curve is smooth in p;
+    the errors of neighbouring points are correlated.
+
+    Parameters
+    ----------
+    p_values : array_like of int, shape (m,)
+        Values of p, each >= 2 (non-integers are rounded).
+    n_samples, seed, margin
+        As in :func:`finite_size_capacity`.
+
+    Returns
+    -------
+    (alpha, stderr) : tuple of ndarray, shape (m,), float64
+    """
+    ps = np.rint(np.asarray(p_values, dtype=np.float64)).astype(np.int64)
+    out = [
+        finite_size_capacity_estimate(int(p), n_samples=n_samples, seed=seed, margin=margin)
+        for p in ps
+    ]
+    arr = np.array(out, dtype=np.float64).reshape(-1, 2)
+    return arr[:, 0], arr[:, 1]
+
+
+def predicted_transition(
+    d: int, *, seed: int = 0, margin: float = 0.0, rel_error: float = 0.005
+) -> tuple[float, int, float]:
+    """RS prediction of the perfect-storage transition at embedding dimension d.
+
+    Solves the self-consistency ``alpha = alpha_c(p)`` with ``p log p = alpha d^2`` by fixed-point
+    iteration (``alpha_c(p)`` varies slowly with p, so a few iterations converge).
+
+    Parameters
+    ----------
+    d : int
+        Embedding dimension, >= 2.
+    seed, margin, rel_error
+        As in :func:`finite_size_capacity_estimate`.
+
+    Returns
+    -------
+    (alpha, p, stderr) : tuple of (float, int, float)
+        Predicted transition load, the corresponding number of associations and the Monte
+        Carlo standard error of alpha.
+
+    Raises
+    ------
+    ValueError
+        If ``d < 2``.
+
+    Notes
+    -----
+    Reconstruction (chapter 2): the replica result is a large-d statement; at small d the
+    measured transition may differ by finite-d effects the formula does not contain.
+    """
+    from scipy.special import lambertw
+
+    if isinstance(d, bool) or int(d) != d or d < 2:
+        raise ValueError(f"d must be an integer >= 2, got {d}")
+    alpha, err, p = 1.0, 0.0, 2
+    for _ in range(6):
+        x = alpha * float(d) ** 2
+        p_new = max(2, int(round(float(np.real(x / lambertw(x))))))
+        if p_new == p:
+            break
+        p = p_new
+        alpha, err = finite_size_capacity_estimate(p, seed=seed, margin=margin, rel_error=rel_error)
+    return alpha, p, err
+
+
+def finite_size_table(
+    p_values: ArrayLike, *, seed: int = 1, n_samples: int = 20_000
+) -> dict[str, NDArray[np.float64]]:
+    """Monte Carlo ``E[C_p]`` and ``alpha_c(p)`` next to their expansions and the shortcut.
+
+    Parameters
+    ----------
+    p_values : array_like of int, shape (m,)
+        Values of p, each >= 3.
+    seed : int
+        Seed (draws for the i-th p use ``seed + i``).
+    n_samples : int
+        Draws for ``E[C_p]``; ``alpha_c(p)`` uses the adaptive default (0.5 % error).
+
+    Returns
+    -------
+    dict of str -> ndarray, shape (m,)
+        Columns ``p``, ``E[C_p]``, ``E[C_p] stderr``, ``E[C_p] expansion``, ``alpha_c(p)``,
+        ``alpha_c stderr``, ``alpha_c expansion`` (resummed), ``alpha_c first order``,
+        ``shortcut``; ready for ``pandas.DataFrame``.
+    """
+    from assocmem.replica import expected_cost  # at call time: replica re-exports this module
+
+    ps = np.rint(np.asarray(p_values, dtype=np.float64)).astype(np.int64)
+    rows = []
+    for i, p in enumerate(ps):
+        mean, err = expected_cost(int(p), n_samples=n_samples, seed=seed + i)
+        alpha, a_err = finite_size_capacity_estimate(int(p), seed=seed + i)
+        rows.append((p, mean, err, alpha, a_err))
+    arr = np.array(rows, dtype=np.float64).reshape(-1, 5)
+    return {
+        "p": arr[:, 0],
+        "E[C_p]": arr[:, 1],
+        "E[C_p] stderr": arr[:, 2],
+        "E[C_p] expansion": expected_cost_expansion(arr[:, 0]),
+        "alpha_c(p)": arr[:, 3],
+        "alpha_c stderr": arr[:, 4],
+        "alpha_c expansion": finite_size_capacity_expansion(arr[:, 0]),
+        "alpha_c first order": finite_size_capacity_expansion(arr[:, 0], order="first"),
+        "shortcut": shortcut_capacity(arr[:, 0]),
+    }
+
+
+def expected_cost_expansion(p: ArrayLike) -> NDArray[np.float64]:
+    """Large-p expansion ``E[C_p] ~ a_p^2 - 2 log a_p^2 + 3`` (margin 0).
+
+    ``a_p^2 = 2 log p - log(4 pi log p)`` is the squared Gumbel location of the competitor
+    maximum. Derived from the Poisson limit of the top competitors: with ``c = a + x / a`` and
+    ``T = a + y / a``, the optimal ``y`` solves ``sum_nu (x_nu - y)_+ = a^2``, i.e.
+    ``y ~ -log a^2`` (about ``a^2`` competitors are pushed down), giving
+    ``a^2 + 2y + 2 + E[t_0^2]``. Neglected terms are ``O((log log p)^2 / log p)``.
+
+    Parameters
+    ----------
+    p : array_like, float
+        Values of p, each >= 3.
+
+    Returns
+    -------
+    numpy.ndarray, float64, same shape as ``p``.
+
+    Raises
+    ------
+    ValueError
+        If any ``p < 3``.
+
+    Notes
+    -----
+    Reconstruction (digest section 4.3, re-derived in appendix A1).
+    """
+    arr = np.asarray(p, dtype=np.float64)
+    if np.any(~np.isfinite(arr)) or np.any(arr < 3):
+        raise ValueError("p must be finite and >= 3 for the expansion")
+    log_p = np.log(arr)
+    a2 = 2.0 * log_p - np.log(4.0 * math.pi * log_p)
+    return a2 - 2.0 * np.log(a2) + 3.0
+
+
+def finite_size_capacity_expansion(p: ArrayLike, *, order: str = "resummed") -> NDArray[np.float64]:
+    """Large-p expansion of the finite-size capacity ``alpha_c(p)`` (margin 0).
+
+    ``order="resummed"`` (default): ``log p / (a_p^2 - 2 log a_p^2 + 3)`` with
+    :func:`expected_cost_expansion`; its relative error is ``O((log log p / log p)^2)`` (about
+    2 % at p = 1e6, 1.5 % at p = 1e8, above the Monte Carlo value).
+    ``order="first"``: the strict first-order expansion
+    ``1/2 + (3 log log p + log(16 pi) - 3) / (4 log p)`` (digest section 4.3), whose error is
+    also ``O((log log p / log p)^2)`` but with a larger constant (about 6 % at p = 1e6).
+    Either way the correction to 1/2 is ``O(log log p / log p)``: very slow.
+
+    Parameters
+    ----------
+    p : array_like, float
+        Values of p, each >= 3.
+    order : {"resummed", "first"}
+        Which form of the expansion.
+
+    Returns
+    -------
+    numpy.ndarray, float64, same shape as ``p``.
+
+    Raises
+    ------
+    ValueError
+        If any ``p < 3`` or ``order`` is unknown.
+
+    Notes
+    -----
+    Reconstruction (digest section 4.3; re-derived in appendix A1).
+    """
+    arr = np.asarray(p, dtype=np.float64)
+    if np.any(~np.isfinite(arr)) or np.any(arr < 3):
+        raise ValueError("p must be finite and >= 3 for the expansion")
+    log_p = np.log(arr)
+    if order == "resummed":
+        return log_p / expected_cost_expansion(arr)
+    if order == "first":
+        return 0.5 + (3.0 * np.log(log_p) + math.log(16.0 * math.pi) - 3.0) / (4.0 * log_p)
+    raise ValueError(f"order must be 'resummed' or 'first', got {order!r}")
+
+
+def gardner_capacity(margin: ArrayLike) -> NDArray[np.float64]:
+    """Gardner's capacity of the spherical perceptron with margin K (patterns per weight).
+
+    ``alpha_G(K) = 1 / int_{-K}^inf Dt (t + K)^2 = 1 / [(1 + K^2) Phi(K) + K phi(K)]``;
+    ``alpha_G(0) = 2`` and ``alpha_G(K) ~ 1 / (K^2 + 1)`` for large K.
+
+    Parameters
+    ----------
+    margin : array_like, float
+        Margin K (any real; finite).
+
+    Returns
+    -------
+    numpy.ndarray, float64, same shape as ``margin``.
+
+    Raises
+    ------
+    ValueError
+        If a margin is not finite.
+
+    Notes
+    -----
+    Source: Gardner (1988), eq. (23) for the spherical perceptron.
+    """
+    k = np.asarray(margin, dtype=np.float64)
+    if np.any(~np.isfinite(k)):
+        raise ValueError("margin must be finite")
+    moment = (1.0 + k**2) * special.ndtr(k) + k * np.exp(-0.5 * k**2 - _LOG_SQRT_2PI)
+    return 1.0 / moment
+
+
+def shortcut_capacity(p: ArrayLike) -> NDArray[np.float64]:
+    """Shortcut estimate of ``alpha_c(p)``: a spherical perceptron with an extreme-value margin.
+
+    The decoupled problem is treated as Gardner's perceptron with ``N = d^2`` weights and ``P = p``
+    patterns whose margin is the expected competitor maximum ``K = E[max of p - 1 Gaussians]``:
+    ``p / d^2 = alpha_G(K)``, i.e. ``alpha = log p * alpha_G(K)``. Tends to 1/2 as p -> inf like
+    the exact ``log p / E[C_p]``, but ignores the fluctuations of the maximum and the competitors
+    pushed down below it.
+
+    Parameters
+    ----------
+    p : array_like, float
+        Values of p, each >= 2.
+
+    Returns
+    -------
+    numpy.ndarray, float64, same shape as ``p``.
+
+    Raises
+    ------
+    ValueError
+        If any ``p < 2``.
+
+    Notes
+    -----
+    Reconstruction (digest section 4.2, "quick route"; chapter 2).
+    """
+    from assocmem.extremes import expected_max
+
+    arr = np.asarray(p, dtype=np.float64)
+    if np.any(~np.isfinite(arr)) or np.any(arr < 2):
+        raise ValueError("p must be finite and >= 2")
+    k = np.vectorize(lambda x: expected_max(x - 1.0))(arr)
+    return np.log(arr) * gardner_capacity(k)
+
+
+# --------------------------------------------------------------------------------------------
+# Theory vs simulation
+# --------------------------------------------------------------------------------------------
+
+
+def _crossing(load: NDArray[np.float64], f: NDArray[np.float64]) -> float:
+    """First downward crossing of 1/2, linear interpolation (as capacity.estimate_capacity)."""
+    for i in range(len(f) - 1):
+        if f[i] >= 0.5 > f[i + 1]:
+            return float(load[i] + (f[i] - 0.5) / (f[i] - f[i + 1]) * (load[i + 1] - load[i]))
+    return math.nan
+
+
+def measured_transition(table: Any, *, n_boot: int = 1000, seed: int = 0) -> tuple[float, float]:
+    """Crossing load of the success probability and its uncertainty, from a capacity sweep.
+
+    The crossing is :func:`assocmem.capacity.estimate_capacity` (first load where the fraction of
+    perfectly stored problems drops below 1/2, linear interpolation in the actual load). Its
+    standard error is the spread of the same crossing when the success probability at each load
+    is redrawn from its Beta(k + 1/2, n - k + 1/2) posterior (Jeffreys prior; k of n seeds
+    perfect), which keeps a finite error when the observed fractions are exactly 0 or 1.
+
+    Parameters
+    ----------
+    table : assocmem.capacity.CapacityTable
+        One (method, decoupled, d) group.
+    n_boot : int
+        Number of posterior draws, >= 10.
+    seed : int
+        Seed of the draws.
+
+    Returns
+    -------
+    (alpha, stderr) : tuple of float
+        NaN alpha when the sweep does not cross 1/2.
+
+    Raises
+    ------
+    ValueError
+        If ``n_boot < 10`` or the table is empty or mixes groups.
+    """
+    from assocmem.capacity import estimate_capacity, success_curve
+
+    if int(n_boot) != n_boot or n_boot < 10:
+        raise ValueError(f"n_boot must be an integer >= 10, got {n_boot}")
+    curve = success_curve(table)
+    alpha = float(estimate_capacity(table))
+    k = np.rint(curve["success"] * curve["n"])
+    rng = np.random.default_rng(seed)
+    draws = rng.beta(k + 0.5, curve["n"] - k + 0.5, size=(int(n_boot), k.size))
+    boot = np.array([_crossing(curve["load"], f) for f in draws])
+    boot = boot[np.isfinite(boot)]
+    err = float(boot.std(ddof=1)) if boot.size > 1 else math.nan
+    return alpha, err
+
+
+def transition_comparison(sweeps: dict[str, Any], *, seed: int = 0) -> dict[str, list[Any]]:
+    """Measured perfect-storage transitions against the RS prediction, one row per sweep.
+
+    Parameters
+    ----------
+    sweeps : dict of str -> assocmem.capacity.CapacityTable
+        Label -> one (method, decoupled, d) sweep from :func:`assocmem.capacity.capacity_sweep`.
+    seed : int
+        Seed of the Monte Carlo prediction and of the error bootstrap.
+
+    Returns
+    -------
+    dict of str -> list, one entry per sweep
+        ``sweep``, ``d``, ``seeds per load``, ``measured alpha_c`` and ``measured +-``
+        (:func:`measured_transition`), ``p at measured`` (``p log p = alpha d^2``, real),
+        ``predicted alpha_c`` and ``predicted +-`` (:func:`predicted_transition`),
+        ``p at predicted``, ``difference`` (measured - predicted) and ``difference / error``;
+        ready for ``pandas.DataFrame`` and :func:`plot_finite_size_capacity`.
+    """
+    from scipy.special import lambertw
+
+    out: dict[str, list[Any]] = {
+        k: []
+        for k in (
+            "sweep",
+            "d",
+            "seeds per load",
+            "measured alpha_c",
+            "measured +-",
+            "p at measured",
+            "predicted alpha_c",
+            "predicted +-",
+            "p at predicted",
+            "difference",
+            "difference / error",
+        )
+    }
+    for label, table in sweeps.items():
+        groups = table.groups()
+        if len(groups) != 1:
+            raise ValueError(f"sweep {label!r} mixes groups {groups}")
+        d = int(groups[0][2])
+        alpha, err = measured_transition(table, seed=seed)
+        pred, p_pred, pred_err = predicted_transition(d, seed=seed)
+        x = alpha * d**2
+        p_meas = float(np.real(x / lambertw(x))) if math.isfinite(alpha) else math.nan
+        diff = alpha - pred
+        out["sweep"].append(label)
+        out["d"].append(d)
+        out["seeds per load"].append(int(len(table) / len(set(table.column("alpha")))))
+        out["measured alpha_c"].append(alpha)
+        out["measured +-"].append(err)
+        out["p at measured"].append(p_meas)
+        out["predicted alpha_c"].append(pred)
+        out["predicted +-"].append(pred_err)
+        out["p at predicted"].append(p_pred)
+        out["difference"].append(diff)
+        out["difference / error"].append(diff / math.hypot(err, pred_err))
+    return out
