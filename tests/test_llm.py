@@ -272,3 +272,18 @@ def test_standin_knows_paris(standin: llm.LanguageModel) -> None:
     torch.testing.assert_close(
         llm.decode(standin, h[0, -1]), out.logits[0, -1], atol=2e-3, rtol=1e-3
     )
+
+
+def test_fit_split_keeps_fitting_sizes_and_shrinks_to_small_sets():
+    from assocmem.llm import fit_split, load_task
+
+    task = load_task("sst2", source="examples")
+    n = len(task)
+    assert fit_split(task, 4, 2, 3, verbose=False) == (2, 3)
+    n_ctx, n_eval = fit_split(task, 4, 32, 64, verbose=False)
+    assert n_ctx + n_eval == n - 4 and n_ctx >= 1 and n_eval >= 1
+    assert abs(n_ctx / (n_ctx + n_eval) - 1 / 3) < 0.1  # proportions kept
+    with pytest.raises(ValueError):
+        fit_split(task, 4, 0, 3)
+    with pytest.raises(ValueError):
+        fit_split(task, n, 1, 1)

@@ -11,7 +11,14 @@ ImportError naming ``pip install "assocmem[llm]"``.
 from __future__ import annotations
 
 from .data import EXAMPLES_LABEL, TASKS, Task, load_task
-from .experiments import LamaResult, TaskResult, default_layers, run_classification, run_lama
+from .experiments import (
+    LamaResult,
+    TaskResult,
+    default_layers,
+    fit_split,
+    run_classification,
+    run_lama,
+)
 from .models import (
     MODELS,
     LanguageModel,
@@ -54,6 +61,7 @@ __all__ = [
     "context_vector",
     "decode",
     "default_layers",
+    "fit_split",
     "effective_number",
     "final_norm",
     "hub_reachable",

@@ -21,7 +21,64 @@ from .probes import (
 )
 from .prompts import task_states
 
-__all__ = ["TaskResult", "LamaResult", "run_classification", "run_lama", "default_layers"]
+__all__ = [
+    "TaskResult",
+    "LamaResult",
+    "run_classification",
+    "run_lama",
+    "default_layers",
+    "fit_split",
+]
+
+
+def fit_split(
+    task: Task, k: int, n_ctx: int, n_eval: int, *, verbose: bool = True
+) -> tuple[int, int]:
+    """Shrink a (context, evaluation) query split to what a task holds, keeping its proportions.
+
+    The drivers need ``n_ctx + n_eval`` queries plus ``k`` demonstrations drawn from the other
+    items, i.e. ``n_ctx + n_eval <= len(task) - k``. With the real data the requested sizes fit;
+    with the small built-in example sets (no data directory and no hub) they may not, and the page
+    should then still run, on fewer queries, and say so.
+
+    Parameters
+    ----------
+    task : Task
+    k : int
+        Demonstrations per prompt, >= 0.
+    n_ctx, n_eval : int
+        Requested numbers of context-vector queries and held-out scored queries, each >= 1.
+    verbose : bool
+        Print a line when the split is shrunk.
+
+    Returns
+    -------
+    (int, int)
+        ``(n_ctx, n_eval)``, unchanged when they fit, else scaled down (each >= 1).
+
+    Raises
+    ------
+    ValueError
+        If a size is < 1, ``k < 0``, or the task has fewer than ``k + 2`` items.
+    """
+    if n_ctx < 1 or n_eval < 1:
+        raise ValueError(f"n_ctx and n_eval must be >= 1, got {n_ctx}, {n_eval}")
+    if k < 0:
+        raise ValueError(f"k must be >= 0, got {k}")
+    available = len(task) - k
+    if available < 2:
+        raise ValueError(f"{task.name} has {len(task)} items: too few for k = {k} and two queries")
+    if n_ctx + n_eval <= available:
+        return n_ctx, n_eval
+    new_ctx = min(max(1, available * n_ctx // (n_ctx + n_eval)), available - 1)
+    new_eval = available - new_ctx
+    if verbose:
+        print(
+            f"{task.name}: {len(task)} items ({task.source}) hold only {available} queries "
+            f"besides k = {k} demonstrations: using n_ctx = {new_ctx}, n_eval = {new_eval} "
+            f"instead of {n_ctx}, {n_eval}"
+        )
+    return new_ctx, new_eval
 
 
 def default_layers(n_layers: int, count: int = 4) -> list[int]:
