@@ -145,6 +145,15 @@ def test_every_image_loads(pages):
         assert not broken, f"{name}: images that did not load: {broken}"
 
 
+def test_every_chapter_shows_its_figures(pages):
+    # A chapter whose figures were not captured (e.g. a kernel started with MPLBACKEND=Agg, which
+    # disables the inline backend) would pass the image check above with no image at all.
+    for md in chapter_sources():
+        name = md.with_suffix(".html").name
+        figures = [src for src, _ in pages.get(name, {}).get("images", []) if "_images/" in src]
+        assert figures, f"{name}: no output figure on the page"
+
+
 def test_no_output_holds_a_traceback(pages):
     for name, info in pages.items():
         assert info["tracebacks"] == 0, f"{name}: an output cell holds an error"
