@@ -90,7 +90,7 @@ def plot_additive(results: Sequence[TaskResult]) -> Any:
     """Accuracy of the additive score vs lambda, one curve per context layer, with references.
 
     Error bars are binomial standard errors sqrt(a(1-a)/n_eval). Dashed: zero-shot accuracy;
-    dotted: full k-shot ICL; grey: chance 1/K.
+    dotted: full k-shot ICL; grey: chance, 1 / number of classes.
     """
     from ..plotting import color, finish, new_figure, sim_points
 
@@ -113,14 +113,15 @@ def plot_additive(results: Sequence[TaskResult]) -> Any:
             )
         ax.axhline(res.acc_zero, color="k", linestyle="--", lw=1.2, label="zero-shot")
         ax.axhline(res.acc_icl, color="k", linestyle=":", lw=1.6, label=f"{res.k}-shot ICL")
-        ax.axhline(1 / len(res.label_words), color="0.6", lw=1, label="chance 1/K")
+        ax.axhline(1 / len(res.label_words), color="0.6", lw=1, label="chance (1/#classes)")
         ax.set_xscale("log")
         ax.set_xlabel("context strength λ")
         ax.set_ylim(0, 1.02)
         ax.set_title(f"{TASK_TITLES.get(res.task, res.task)} (n = {res.n_eval})")
     axes[0, 0].set_ylabel("accuracy (argmax over label tokens)")
     axes[0, 0].legend(fontsize="x-small", loc="lower left", ncol=2)
-    return finish(fig, title=f"Additive score W_U(h_zero + λ c̄^(ℓ)) ({results[0].model})")
+    formula = r"$W_U(h_{\rm zero} + \lambda\,\bar c^{(\ell)})$"
+    return finish(fig, title=f"Additive score {formula} ({results[0].model})")
 
 
 def plot_lama(result: LamaResult) -> Any:
