@@ -146,3 +146,13 @@ def test_figures_build() -> None:
     for f in (fig, fig2, fig3, fig4):
         assert f.axes
         plt.close(f)
+
+
+def test_rank_only_with_training_and_sequences_required() -> None:
+    import pytest as _pytest
+    from assocmem.capacity import capacity_sweep as _sweep
+
+    with _pytest.raises(ValueError, match="rank"):
+        _sweep(12, [0.5], decoupled=False, seeds=[0], method="lp", rank=1, progress=False)
+    with _pytest.raises(TypeError, match="sequences"):
+        _sweep(8, 0.3, decoupled=False, seeds=[0], method="hebbian", progress=False)

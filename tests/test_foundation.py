@@ -165,3 +165,15 @@ def test_configure_threads(monkeypatch):
     finally:
         torch.set_num_threads(before)
     assert dev.describe_device("cpu").startswith("cpu (")
+
+
+def test_bad_inputs_found_by_a_newcomer_are_refused():
+    with pytest.raises(ValueError, match="finite"):
+        widgets.make_control("a", (0.0, float("inf"), 1.0))
+    with pytest.raises(ValueError, match="step"):
+        widgets.make_control("a", (0, 1, 5))
+    s = widgets.make_control("n", (np.int64(0), np.int64(10), np.int64(1)))
+    assert isinstance(s, w.IntSlider) and s.max == 10
+    for bad in ("xpu", "meta", "cpu:5"):
+        with pytest.raises(ValueError, match="device"):
+            dev.get_device(bad)

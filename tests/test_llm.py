@@ -287,3 +287,13 @@ def test_fit_split_keeps_fitting_sizes_and_shrinks_to_small_sets():
         fit_split(task, 4, 0, 3)
     with pytest.raises(ValueError):
         fit_split(task, n, 1, 1)
+
+
+def test_fit_split_type_checks():
+    from assocmem.llm import fit_split, load_task
+
+    task = load_task("sst2", source="examples")
+    with pytest.raises(TypeError, match="n_ctx"):
+        fit_split(task, 4, 5.5, 5)
+    with pytest.raises(TypeError, match="Task"):
+        fit_split(None, 4, 5, 5)

@@ -197,3 +197,17 @@ def test_dp_memory_limit() -> None:
     with pytest.raises(MemoryError):
         check_memory(10**18, "cpu", what="test")
     check_memory(1024, "cpu")
+
+
+def test_newcomer_bad_inputs() -> None:
+    import pytest as _pytest
+    from assocmem.problems import sample_problems as _sp
+
+    with _pytest.raises(TypeError, match="decoupled"):
+        sample_problem(4, 8, decoupled="no")  # type: ignore[arg-type]
+    with _pytest.raises(TypeError, match="sequence"):
+        _sp(4, 8, 5)  # type: ignore[arg-type]
+    with _pytest.raises(ValueError, match="2\\*\\*63"):
+        sample_problem(4, 8, seed=2**64)
+    with _pytest.raises(MemoryError, match="inputs and targets"):
+        sample_problem(10**6, 10**5)

@@ -205,3 +205,16 @@ def test_accuracy_of_trained_weights_matches_recall_accuracy() -> None:
     prob = sample_problem(pairs_for_load(1.5, 16), 16, seed=1)
     r = train_memory(prob, steps=200)
     assert r.accuracy == pytest.approx(recall_accuracy(r.weights, prob))
+
+
+def test_lp_margin_is_scale_free_and_lr_is_bounded() -> None:
+    import pytest as _pytest
+    from assocmem.problems import sample_problem as _sample
+    from assocmem.training import lp_feasible as _lp
+    from assocmem.training import train_memory as _train
+
+    prob = _sample(4, 8, seed=0)
+    assert _lp(prob, margin=1.0) is True
+    assert _lp(prob, margin=1e300) is True  # homogeneous constraints: same answer at any margin
+    with _pytest.raises(ValueError, match="lr"):
+        _train(prob, steps=2, lr=1e38, progress=False)

@@ -159,7 +159,8 @@ def capacity_sweep(
         batch), the Hebbian rule, or exact LP feasibility (small ``d`` only; ValueError above
         :data:`assocmem.training.LP_MAX_ENTRIES`).
     steps, lr, check_every, patience, rank
-        Passed to :func:`~assocmem.training.train_memory` ("trained" only). Defaults: Adam lr = 5
+        Passed to :func:`~assocmem.training.train_memory` ("trained" only; ``rank`` with another
+        method raises ValueError). Defaults: Adam lr = 5
         (scale-free problem: a large rate grows ``||W||`` fast, which is what perfect recall
         needs; at d = 12-16 it found every LP-feasible instance within 4000 steps), stall stop
         after 1000 steps without a 1 % loss improvement.
@@ -183,6 +184,10 @@ def capacity_sweep(
     d = _check_int("d", d, 2)
     if method not in _METHODS:
         raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
+    if rank is not None and method != "trained":
+        raise ValueError(f"rank applies only to method='trained', got method={method!r}")
+    if isinstance(alphas, (int, float)) or isinstance(seeds, (int, float)):
+        raise TypeError("alphas and seeds must be sequences (e.g. [0.5, 1.0] and range(4))")
     alpha_list = [float(a) for a in alphas]
     seed_list = [_check_int("seed", s, 0) for s in seeds]
     if not alpha_list or not seed_list:

@@ -49,6 +49,12 @@ def get_device(device: str | torch.device | None = None) -> torch.device:
         raise TypeError(
             f"device must be None, a string or a torch.device, got {type(device).__name__}"
         )
+    if dev.type not in ("cpu", "cuda", "mps"):
+        raise ValueError(
+            f"device={str(dev)!r}: the book runs on None, 'auto', 'cpu', 'cuda[:i]' or 'mps'"
+        )
+    if dev.type == "cpu" and dev.index not in (None, 0):
+        raise ValueError(f"device={str(dev)!r}: use 'cpu' (there is one CPU device)")
     if dev.type == "cuda":
         if not torch.cuda.is_available():
             raise ValueError(f"device={str(dev)!r} requested but no CUDA device is available")

@@ -397,11 +397,18 @@ def sample_problems(
     """
     p = _check_int("p", p, 2)
     d = _check_int("d", d, 2)
+    if not isinstance(decoupled, (bool, np.bool_)):
+        raise TypeError(f"decoupled must be True or False, got {decoupled!r}")
+    if isinstance(seeds, (int, np.integer)):
+        raise TypeError(f"seeds must be a sequence of seeds (e.g. range({seeds})), got an integer")
     seeds_t = tuple(_check_int("seed", s, 0) for s in seeds)
     if not seeds_t:
         raise ValueError("seeds must contain at least one seed")
+    if any(s >= 2**63 for s in seeds_t):
+        raise ValueError(f"seeds must be < 2**63, got {max(seeds_t)}")
     dev = get_device(device)
     b = len(seeds_t)
+    check_memory(2 * 4 * b * p * d, dev, what=f"inputs and targets (B={b}, p={p}, d={d})")
     if decoupled:
         check_memory(dp_memory_bytes(p, d, b), dev, what=f"DP competitors (B={b}, p={p}, d={d})")
     e = torch.empty(b, p, d, dtype=torch.float32, device=dev)

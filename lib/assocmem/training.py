@@ -298,6 +298,8 @@ def train_memory(
     steps = _check_int("steps", steps, 1)
     check_every = _check_int("check_every", check_every, 1)
     lr = _check_positive("lr", lr if lr is not None else (5.0 if rank is None else 0.5))
+    if lr > 1e6:
+        raise ValueError(f"lr must be <= 1e6 (Adam steps of that size overflow float32), got {lr}")
     eps = _check_positive("eps", eps)
     init_scale = _check_positive("init_scale", init_scale)
     seed = _check_int("seed", seed, 0)
@@ -544,7 +546,10 @@ def lp_feasible(
         raise TypeError(f"problem must be a MemoryProblem, got {type(problem).__name__}")
     if problem.batched:
         raise ValueError("lp_feasible takes one (unbatched) problem")
-    margin = _check_positive("margin", margin)
+    _check_positive("margin", margin)
+    # The constraints are homogeneous in W: feasibility at any margin > 0 equals feasibility at
+    # margin 1, and solving at 1 keeps the LP well scaled (a margin of 1e300 would overflow).
+    margin = 1.0
     p, d = problem.p, problem.d
     n_entries = lp_size(p, d)
     if n_entries > max_entries:

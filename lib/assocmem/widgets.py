@@ -13,11 +13,13 @@ function. In the executed book the controls are saved as widget state and produc
 from __future__ import annotations
 
 import inspect
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import matplotlib.pyplot as plt
+import numpy as np
 from matplotlib.figure import Figure
 
 __all__ = ["Explorer", "build_explorer", "explorer", "make_control"]
@@ -70,6 +72,7 @@ def make_control(name: str, spec: Any, default: Any = inspect.Parameter.empty) -
     if isinstance(spec, bool):
         return w.Checkbox(value=spec, description=name, style=style)
     if isinstance(spec, tuple):
+        spec = tuple(v.item() if isinstance(v, (np.integer, np.floating)) else v for v in spec)
         if len(spec) not in (3, 4) or not all(
             isinstance(v, (int, float)) and not isinstance(v, bool) for v in spec
         ):
@@ -78,10 +81,12 @@ def make_control(name: str, spec: Any, default: Any = inspect.Parameter.empty) -
                 f"of numbers, got {spec!r}"
             )
         lo, hi, step = spec[:3]
+        if not all(math.isfinite(v) for v in spec):
+            raise ValueError(f"control {name!r}: min, max, step and default must be finite")
         if not lo < hi:
             raise ValueError(f"control {name!r}: need min < max, got min={lo}, max={hi}")
-        if not step > 0:
-            raise ValueError(f"control {name!r}: step must be > 0, got {step}")
+        if not 0 < step <= hi - lo:
+            raise ValueError(f"control {name!r}: need 0 < step <= max - min, got step={step}")
         value = spec[3] if len(spec) == 4 else default
         if len(spec) == 4 and not lo <= value <= hi:
             raise ValueError(f"control {name!r}: default {value} outside [{lo}, {hi}]")

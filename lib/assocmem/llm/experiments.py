@@ -61,6 +61,11 @@ def fit_split(
     ValueError
         If a size is < 1, ``k < 0``, or the task has fewer than ``k + 2`` items.
     """
+    if not isinstance(task, Task):
+        raise TypeError(f"task must be a Task (from load_task), got {type(task).__name__}")
+    for name, val in (("k", k), ("n_ctx", n_ctx), ("n_eval", n_eval)):
+        if isinstance(val, bool) or not isinstance(val, (int, np.integer)):
+            raise TypeError(f"{name} must be an integer, got {val!r}")
     if n_ctx < 1 or n_eval < 1:
         raise ValueError(f"n_ctx and n_eval must be >= 1, got {n_ctx}, {n_eval}")
     if k < 0:
