@@ -33,6 +33,11 @@ __all__ = [
 ]
 
 
+def _check_n_memories(N: int) -> None:
+    if isinstance(N, bool) or not isinstance(N, (int, np.integer)) or N < 2:
+        raise ValueError(f"N must be an integer >= 2, got {N!r}")
+
+
 def _check_real(name: str, value: float, *, low: float, strict: bool) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
@@ -210,8 +215,7 @@ def coupled_alpha_crit(alpha_c: float, lam: float, beta: float, N: int) -> float
     ac = _check_real("alpha_c", alpha_c, low=0.0, strict=True)
     la = _check_real("lam", lam, low=0.0, strict=False)
     be = _check_real("beta", beta, low=0.0, strict=True)
-    if isinstance(N, bool) or not isinstance(N, (int, np.integer)) or N < 2:
-        raise ValueError(f"N must be an integer >= 2, got {N!r}")
+    _check_n_memories(N)
     return max(0.0, ac * (1.0 - la**2 * be / N))
 
 
@@ -261,8 +265,7 @@ def retrieval_threshold(N: int, beta: float, eps: float) -> float:
     ValueError
         On out-of-range arguments.
     """
-    if isinstance(N, bool) or not isinstance(N, (int, np.integer)) or N < 2:
-        raise ValueError(f"N must be an integer >= 2, got {N!r}")
+    _check_n_memories(N)
     be = _check_real("beta", beta, low=0.0, strict=True)
     e = _check_real("eps", eps, low=0.0, strict=True)
     if e >= 1:
@@ -291,8 +294,7 @@ def retrieval_bound(delta: np.ndarray | float, N: int, beta: float) -> np.ndarra
     ValueError
         On out-of-range arguments.
     """
-    if isinstance(N, bool) or not isinstance(N, (int, np.integer)) or N < 2:
-        raise ValueError(f"N must be an integer >= 2, got {N!r}")
+    _check_n_memories(N)
     be = _check_real("beta", beta, low=0.0, strict=True)
     dl = np.asarray(delta, dtype=np.float64)
     # 1/(1 + (N-1) e^{-βΔ}) written as a logistic function, stable for large |Δ|

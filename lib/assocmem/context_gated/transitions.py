@@ -105,6 +105,20 @@ def _alpha_grid(alphas: Sequence[float] | np.ndarray) -> np.ndarray:
     return a
 
 
+def _clustered_competition(
+    N: int, d: int, trials: int, g: torch.Generator, dev: torch.device
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Eigenpairs of the competition matrix W_h2 = G - diag(G) of clustered memory sets.
+
+    Returns the ascending eigenvalues (trials, N) and eigenvectors (trials, N, N) on ``dev``.
+    """
+    Z = sample_clustered_memories(N, d, trials=trials, seed=g)
+    G = Z @ Z.mT
+    W2 = G - torch.diag_embed(torch.diagonal(G, dim1=-2, dim2=-1))
+    evals, evecs = torch.linalg.eigh(W2.to(dev))
+    return evals, evecs
+
+
 def gate_transition(
     alphas: Sequence[float] | np.ndarray,
     *,
@@ -148,10 +162,7 @@ def gate_transition(
     si = _check_real("sigma_init", sigma_init, low=0.0, strict=False)
     dev = get_device(device)
     g = _gen(seed)
-    Z = sample_clustered_memories(N, d, trials=trials, seed=g)
-    G = Z @ Z.mT
-    W2 = G - torch.diag_embed(torch.diagonal(G, dim1=-2, dim2=-1))
-    evals, evecs = torch.linalg.eigh(W2.to(dev))
+    evals, evecs = _clustered_competition(N, d, trials, g, dev)
     ac = np.where(evals[:, 0].cpu().numpy() < 0, -1.0 / evals[:, 0].cpu().numpy(), np.inf)
     if N > d:
         ac = np.ones(trials)
@@ -270,10 +281,7 @@ def coupled_transition(
     lv = _check_real("level", level, low=0.0, strict=True)
     dev = get_device(device)
     g = _gen(seed)
-    Z = sample_clustered_memories(N, d, trials=trials, seed=g)
-    G = Z @ Z.mT
-    W2 = G - torch.diag_embed(torch.diagonal(G, dim1=-2, dim2=-1))
-    evals, evecs = torch.linalg.eigh(W2.to(dev))
+    evals, evecs = _clustered_competition(N, d, trials, g, dev)
     ac_trial = 1.0 if N > d else float((-1.0 / evals[:, 0].clamp(max=-1e-300)).min())
     if np.any(a >= ac_trial):
         raise ValueError(f"alphas must lie below alpha_crit = {ac_trial:.4g} (A(alpha) > 0)")
