@@ -7,6 +7,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 from assocmem.problems import (
+    MemoryProblem,
     all_recalled,
     pairs_for_load,
     recall_accuracy,
@@ -15,6 +16,7 @@ from assocmem.problems import (
     score_matrix,
 )
 from assocmem.training import (
+    _Adam,
     _forward,
     hebbian_memory,
     lp_feasible,
@@ -41,6 +43,58 @@ def test_analytic_gradient_matches_autograd(decoupled: bool, p: int) -> None:
     torch.testing.assert_close(loss_mu.mean(-1), loss.detach(), rtol=1e-5, atol=1e-6)
     rec_ref = S.detach().argmax(-1) == torch.arange(p)
     assert torch.equal(rec, rec_ref)
+
+
+@pytest.mark.parametrize("decoupled", [False, True])
+def test_gradient_keeps_precision_when_every_association_is_stored(decoupled: bool) -> None:
+    # Margins of ~20-40 nats: 1 - P[mu, mu] ~ 1e-9-1e-17 is below float32 rounding of 1, so a
+    # gradient built from (P - onehot) loses the target's term; the engine must not.
+    batch = sample_problems(12, 24, [0], decoupled=decoupled)
+    W = hebbian_memory(batch)
+    S = score_matrix(W, batch)[0]
+    margin = S.diagonal() - S.masked_fill(torch.eye(12, dtype=torch.bool), -torch.inf).amax(-1)
+    W = W * (20.0 / float(margin.min()))
+    W64 = W.double().requires_grad_(True)
+    c64 = None if batch.competitors is None else batch.competitors.double()
+    S64 = score_matrix(W64, MemoryProblem(batch.inputs.double(), batch.targets.double(), c64))
+    F.cross_entropy(S64.reshape(-1, 12), torch.arange(12)).backward()
+    _, _, _, grad = _forward(W, batch.inputs, batch.targets, batch.competitors)
+    assert grad is not None
+    ref = W64.grad.float()
+    assert float(ref.norm()) > 0
+    assert float((grad - ref).norm() / ref.norm()) < 1e-4
+
+
+@pytest.mark.parametrize("decoupled", [False, True])
+def test_engine_follows_torch_adam_on_autograd(decoupled: bool) -> None:
+    # the plain loop a user would write: autograd, F.cross_entropy, torch.optim.Adam
+    prob = sample_problem(30, 8, decoupled=decoupled, seed=3)
+    W = torch.zeros(8, 8, requires_grad=True)
+    opt = torch.optim.Adam([W], lr=0.5)
+    for _ in range(6):
+        loss = F.cross_entropy(score_matrix(W, prob), torch.arange(30))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    res = train_memory(prob, steps=6, lr=0.5, early_stop=False)
+    torch.testing.assert_close(res.weights, W.detach(), rtol=1e-4, atol=1e-5)
+    assert float(W.detach().norm()) > 1.0  # it moved
+
+
+def test_written_out_adam_equals_fused_kernel() -> None:
+    g = torch.Generator().manual_seed(0)
+    grads = [torch.randn(3, 5, 5, generator=g) for _ in range(4)]
+    params = [torch.zeros(3, 5, 5), torch.zeros(3, 5, 5)]
+    fused, plain = (
+        _Adam([params[0]], 0.3, (0.9, 0.999), 1e-8),
+        _Adam([params[1]], 0.3, (0.9, 0.999), 1e-8),
+    )
+    plain._fused = False
+    for gr in grads:
+        fused.step([gr], 0.3)
+        plain.step([gr], 0.3)
+    torch.testing.assert_close(fused.params[0], plain.params[0], rtol=1e-5, atol=1e-6)
+    assert float(plain.params[0].norm()) > 1.0  # it moved
 
 
 def test_hebbian_equals_explicit_sum() -> None:

@@ -110,67 +110,83 @@ def _forward(
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor | None]:
     """Scores, recall, per-input loss and the CE gradient for a batch (B, d, d).
 
-    Returns (recalled (B, p) bool, loss per input (B, p), gradient (B, d, d) or None, ...).
-    The loss per input is ``logsumexp_nu S[mu, nu] - S[mu, mu]``; the gradient is that of the
-    mean over ``mu``: ``dL/dW = (1/p) sum_mu (sum_nu P[mu,nu] v_nu - u_mu) e_mu^T`` with
-    ``P = softmax(S)`` row-wise and ``v_nu`` the candidate outputs.
+    Returns (recalled (B, p) bool, loss per input (B, p), target scores (B, p), gradient
+    (B, d, d) or None). The loss per input is ``logsumexp_nu S[mu, nu] - S[mu, mu]``; the
+    gradient is that of the mean over ``mu``,
+
+        dL/dW = (1/p) sum_mu sum_{nu != mu} P[mu, nu] (v_nu - u_mu) e_mu^T,
+
+    with ``P = softmax(S)`` row-wise and ``v_nu`` the competing outputs (OP: the other targets;
+    DP: the private competitors). Written this way, the target's coefficient
+    ``-(1 - P[mu, mu]) = -sum_{nu != mu} P[mu, nu]`` keeps its relative precision when
+    ``P[mu, mu]`` is within float32 rounding of 1, and the normalisation ``1/Z`` scales the
+    (p, d) product instead of the (p, p) weights.
     """
     p = E.shape[-2]
     H = torch.matmul(E, W.transpose(-1, -2))  # (B, p, d), rows W e_mu
-    if C is None:
-        # Row blocks of the score matrix: each (B, k, p) block is scored, soft-maxed and
+    if C is not None:
+        tgt = (H * U).sum(-1)  # (B, p)
+        # vector-on-the-left products stream C once in its stored layout (memory bound)
+        comp = torch.matmul(H.unsqueeze(-2), C.transpose(-1, -2)).squeeze(-2)  # (B, p, p-1)
+        rec, loss, V = _softmax_terms(comp, tgt, C if need_grad else None, U, p)
+    else:
+        # Row blocks of the score matrix: each (B, k, p) block is scored, exponentiated and
         # back-projected while it is still in cache (CPU), and memory stays O(B k p).
         block = _row_block(p, E.shape[0], E.device)
-        Bn = E.shape[0]
-        rec = torch.empty(Bn, p, dtype=torch.bool, device=E.device)
-        loss = torch.empty(Bn, p, dtype=E.dtype, device=E.device)
-        tgt = torch.empty(Bn, p, dtype=E.dtype, device=E.device)
-        V = torch.empty_like(E) if need_grad else None
         Ut = U.transpose(-1, -2)
+        cols: tuple[list[torch.Tensor], ...] = ([], [], [], [])  # tgt, rec, loss, V per block
         for s in range(0, p, block):
             e = min(s + block, p)
             S = torch.matmul(H[:, s:e], Ut)  # (B, k, p): rows s..e-1, target at column s + i
             diag = S.diagonal(offset=s, dim1=-2, dim2=-1)
             t_blk = diag.clone()
-            diag.fill_(-math.inf)
-            cmax = S.amax(-1)
-            diag.copy_(t_blk)
-            rec[:, s:e] = t_blk > cmax
-            tgt[:, s:e] = t_blk
-            rowmax = torch.maximum(t_blk, cmax)
-            # in place: S holds exp(S - rowmax); the clamp keeps exp() out of the subnormal
-            # range (< 1e-38), 10-50x slower on CPUs, and changes the softmax by < 1e-34
-            S.sub_(rowmax.unsqueeze(-1)).clamp_(min=_EXP_FLOOR).exp_()
-            Z = S.sum(-1)
-            loss[:, s:e] = torch.log(Z) + rowmax - t_blk
-            if V is not None:
-                S.div_(Z.unsqueeze(-1))  # softmax P
-                S.diagonal(offset=s, dim1=-2, dim2=-1).sub_(1.0)  # P - onehot
-                if e - s == p:
-                    V = torch.matmul(S, U)
-                else:
-                    V[:, s:e] = torch.matmul(S, U)
-        if V is None:
-            return rec, loss, tgt, None
-    else:
-        tgt = (H * U).sum(-1)  # (B, p)
-        # vector-on-the-left products stream C once in its stored layout (memory bound)
-        comp = torch.matmul(H.unsqueeze(-2), C.transpose(-1, -2)).squeeze(-2)  # (B, p, p-1)
-        cmax = comp.amax(-1)
-        rec = tgt > cmax
-        rowmax = torch.maximum(tgt, cmax)
-        comp.sub_(rowmax.unsqueeze(-1)).clamp_(min=_EXP_FLOOR).exp_()
-        et = torch.exp(tgt - rowmax)
-        Z = comp.sum(-1) + et
-        loss = torch.log(Z) + rowmax - tgt
-        if not need_grad:
-            return rec, loss, tgt, None
-        comp.div_(Z.unsqueeze(-1))
-        coef_t = et / Z - 1.0  # (B, p)
-        V = torch.matmul(comp.unsqueeze(-2), C).squeeze(-2)  # (B, p, d)
-        V.addcmul_(coef_t.unsqueeze(-1), U)
-    grad = torch.matmul(V.transpose(-1, -2), E).mul_(1.0 / p)  # (B, d, d)
+            diag.fill_(-math.inf)  # S now holds the competitors' scores only
+            r, lo, v = _softmax_terms(S, t_blk, U if need_grad else None, U[:, s:e], p)
+            for col, x in zip(cols, (t_blk, r, lo, v), strict=True):
+                if x is not None:
+                    col.append(x)
+        tgt, rec, loss = (x[0] if len(x) == 1 else torch.cat(x, dim=1) for x in cols[:3])
+        V = None if not cols[3] else torch.cat(cols[3], dim=1) if len(cols[3]) > 1 else cols[3][0]
+    if V is None:
+        return rec, loss, tgt, None
+    grad = torch.matmul(V.transpose(-1, -2), E)  # (B, d, d)
     return rec, loss, tgt, grad
+
+
+def _softmax_terms(
+    comp: torch.Tensor,
+    tgt: torch.Tensor,
+    cand: torch.Tensor | None,
+    U: torch.Tensor,
+    p: int,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+    """Recall, loss and gradient rows from the competitors' scores of k inputs.
+
+    ``comp`` (B, k, n) float32, overwritten; entries set to -inf are excluded. ``tgt`` (B, k) the
+    target scores, ``U`` (B, k, d) the targets of these inputs, ``cand`` the competitors' outputs
+    ((B, n, d), shared by all rows: OP; (B, k, n, d), private: DP) or None (no gradient).
+    Returns recalled (B, k) bool, loss (B, k) and ``V`` (B, k, d) with
+    ``V_mu = (1/p) sum_nu P[mu, nu] (v_nu - u_mu)`` (or None).
+    """
+    cmax = comp.amax(-1)
+    rec = tgt > cmax
+    rowmax = torch.maximum(tgt, cmax)
+    # in place: comp holds exp(S - rowmax). The clamp keeps the weights out of the subnormal
+    # range (< 1.2e-38), where CPUs run exp() and the matmul below 10-100x slower, and changes
+    # the softmax by < 1e-34; an excluded (-inf) entry becomes exp(_EXP_FLOOR), which cancels
+    # exactly in V below and shifts Z by < 1e-34.
+    comp.sub_(rowmax.unsqueeze(-1)).clamp_(min=_EXP_FLOOR).exp_()
+    Zc = comp.sum(-1)  # the competitors' share of the partition function
+    Z = (tgt - rowmax).clamp_(min=_EXP_FLOOR).exp_().add_(Zc)
+    loss = torch.log(Z).add_(rowmax).sub_(tgt)
+    if cand is None:
+        return rec, loss, None
+    if cand.dim() == 4:
+        V = torch.matmul(comp.unsqueeze(-2), cand).squeeze(-2)
+    else:
+        V = torch.matmul(comp, cand)
+    V.addcmul_(Zc.unsqueeze(-1), U, value=-1.0).mul_(Z.mul(p).reciprocal_().unsqueeze(-1))
+    return rec, loss, V
 
 
 def _row_block(p: int, batch: int, device: torch.device) -> int:
@@ -181,7 +197,12 @@ def _row_block(p: int, batch: int, device: torch.device) -> int:
 
 
 class _Adam:
-    """Adam written out on plain tensors (same update as ``torch.optim.Adam``, no weight decay)."""
+    """Adam on plain tensors, the update of ``torch.optim.Adam`` (no weight decay).
+
+    Uses PyTorch's fused Adam kernel (``torch._fused_adam_``, the one behind
+    ``torch.optim.Adam(fused=True)``: one pass per tensor instead of seven elementwise ops) where
+    this build has it for the device, and the same update written out otherwise.
+    """
 
     def __init__(self, params: list[torch.Tensor], lr: float, betas: tuple[float, float], eps):
         self.params = params
@@ -189,9 +210,33 @@ class _Adam:
         self.v = [torch.zeros_like(x) for x in params]
         self.lr, self.b1, self.b2, self.eps = lr, betas[0], betas[1], eps
         self.t = 0
+        dev = params[0].device
+        self._fused = hasattr(torch, "_fused_adam_") and dev.type in ("cpu", "cuda")
+        self._step = torch.zeros((), dtype=torch.float32, device=dev)
 
     def step(self, grads: list[torch.Tensor], lr: float) -> None:
         self.t += 1
+        if self._fused:
+            self._step.fill_(float(self.t))
+            try:
+                torch._fused_adam_(
+                    self.params,
+                    grads,
+                    self.m,
+                    self.v,
+                    [],
+                    [self._step] * len(self.params),
+                    lr=lr,
+                    beta1=self.b1,
+                    beta2=self.b2,
+                    weight_decay=0.0,
+                    eps=self.eps,
+                    amsgrad=False,
+                    maximize=False,
+                )
+                return
+            except (RuntimeError, NotImplementedError, TypeError):
+                self._fused = False  # this build/device lacks the kernel: the same update below
         c1 = 1.0 - self.b1**self.t
         c2 = 1.0 - self.b2**self.t
         for x, g, m, v in zip(self.params, grads, self.m, self.v, strict=True):
@@ -362,16 +407,20 @@ def train_memory(
 
         bar = tqdm(total=steps, desc="train_memory", leave=False)
     t = 0
+    on_gpu = dev.type != "cpu"
+    all_found = False  # CPU: every active problem has its perfect step already
     while True:
         Wt = opt.params[0] if rank is None else torch.matmul(*_qr(opt.params))
         rec, loss, _, grad = _forward(Wt, E, U, C, need_grad=t < steps)
-        perf = rec.all(-1)
-        newly = perf & (a_first < 0)
-        a_first = torch.where(newly, torch.full_like(a_first, t), a_first)
-        # snapshot the first perfect W (on the CPU only when needed: the test costs no sync)
-        if dev.type != "cpu" or bool(newly.any()):
+        # record the first perfect step and snapshot that W. On a GPU without a host sync; on
+        # the CPU only while some active problem has none yet and one is perfect now.
+        perf = None if all_found else rec.all(-1)
+        if perf is not None and (on_gpu or bool(perf.any())):
+            newly = perf & (a_first < 0)
+            a_first = torch.where(newly, torch.full_like(a_first, t), a_first)
             for s, x in zip(snaps, opt.params, strict=True):
                 s.copy_(torch.where(newly.view(-1, *([1] * (x.dim() - 1))), x, s))
+            all_found = not on_gpu and bool((a_first >= 0).all())
         last = t >= steps
         if t % check_every == 0 or last:
             lo = torch.full((B,), math.nan, dtype=torch.float64)
@@ -406,6 +455,7 @@ def train_memory(
                 snaps = [s[keep] for s in snaps]
                 if idx.numel() == 0:
                     break
+                all_found = not on_gpu and bool((a_first >= 0).all())
         if last:
             break
         assert grad is not None
