@@ -7,12 +7,16 @@ Prints, at d = 64, 128, 256 (load alpha = 0.5 by default):
   problem-step);
 * a plain PyTorch loop as a user would write it (one problem at a time, autograd,
   ``torch.optim.Adam``, ``F.cross_entropy``, accuracy checked every 32 steps): steps/s;
+* on the CPU, the same plain loop with flush-to-zero (``torch.set_flush_denormal(True)`` set
+  before PyTorch starts its threads, in a fresh process): the user-side remedy for subnormals;
 * the machine's float32 matmul throughput (square GEMM), and the engine's share of it.
 
 Both codes start from W = 0 on the same problems and are timed over the same steps. At d = 64
-the cost per step is also printed by window of steps: the plain loop slows down several-fold
-after ~10 steps (its softmax fills with subnormal floats), the engine does not, so a ratio over
-the first few steps alone would understate the plain loop's cost.
+the cost per step is also printed by window of steps: below capacity the plain loop slows down
+several-fold after ~10 steps (its softmax fills with subnormal floats), the engine does not, so a
+ratio over the first few steps alone understates the plain loop's cost, and the plain+FTZ column
+separates what batching and analytic gradients gain from what avoiding subnormals gains. At
+d = 128 and 256 only the first few steps are timed (the plain loop is slow there).
 
 Then the time to result of a capacity sweep (d = 64, 10 loads, 4 seeds) with ``capacity_sweep``
 (early stop at perfect recall, stall stop) against the plain loop with a fixed 4096-step budget and
@@ -29,6 +33,8 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import math
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -105,6 +111,27 @@ def engine_time(batch: MemoryProblem, steps: int, lr: float) -> float:
     return times[1] - times[0]
 
 
+def plain_ftz_rate(d: int, steps: int, alpha: float, threads: int | None) -> float:
+    """Problem-steps/s of the plain loop with flush-to-zero set before PyTorch starts its
+    threads (``torch.set_flush_denormal(True)``; threads created later inherit it, threads that
+    already exist do not), measured in a fresh process on the same problems; NaN if this CPU
+    cannot flush subnormals."""
+    cmd = [sys.executable, __file__, "--plain-ftz-child", str(d), str(steps), "--alpha", str(alpha)]
+    if threads is not None:
+        cmd += ["--threads", str(threads)]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.split()
+    return float(out[-1])
+
+
+def _plain_ftz_child(d: int, steps: int, alpha: float, threads: int | None) -> None:
+    ok = torch.set_flush_denormal(True)  # first: before any op starts the thread pool
+    configure_threads(threads)
+    batch = sample_problems(pairs_for_load(alpha, d), d, [0, 1, 2, 3])
+    plain_loop(batch[0], 2, 5.0)  # warm-up
+    per_step = np.stack([plain_loop(batch[i], steps, 5.0) for i in range(4)])
+    print(per_step.size / per_step.sum() if ok else math.nan)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--device", default=None)
@@ -112,7 +139,11 @@ def main() -> None:
     ap.add_argument("--alpha", type=float, default=0.5)
     ap.add_argument("--quick", action="store_true", help="fewer timed steps")
     ap.add_argument("--full", action="store_true", help="run the whole plain-loop sweep")
+    ap.add_argument("--plain-ftz-child", nargs=2, type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.plain_ftz_child:
+        _plain_ftz_child(*args.plain_ftz_child, args.alpha, args.threads)
+        return
     dev = get_device(args.device)
     if dev.type == "cpu":
         configure_threads(args.threads)
@@ -129,9 +160,11 @@ def main() -> None:
         timed = {64: 24, 128: 4, 256: 2}
     if dev.type == "cuda":
         timed = {64: 400, 128: 200, 256: 100}
+    ftz = dev.type == "cpu"
     hdr = (
         f"{'d':>4} {'p':>6} {'steps':>5} | {'engine steps/s/prob':>19} {'GFLOP/s':>8} "
         f"{'% peak':>6} | {'plain steps/s':>13} {'GFLOP/s':>8} | {'speed-up':>8}"
+        + (f" | {'plain+FTZ steps/s':>17} {'speed-up':>8}" if ftz else "")
     )
     print(hdr)
     print("-" * len(hdr))
@@ -148,34 +181,45 @@ def main() -> None:
         windows[d] = per_step.mean(0)
         fl = training_flops(p, d)
         g_eng, g_plain = eng_rate * fl / 1e9, plain_rate * fl / 1e9
-        print(
+        row = (
             f"{d:>4} {p:>6} {n:>5} | {eng_rate:>19.1f} {g_eng:>8.1f} {100 * g_eng / peak:>5.0f}% | "
             f"{plain_rate:>13.1f} {g_plain:>8.1f} | {eng_rate / plain_rate:>7.1f}x"
         )
-        del batch
-    # cost per step by window at the smallest d, both codes (one more run of the engine)
+        if ftz:
+            del batch
+            r_ftz = plain_ftz_rate(d, n, args.alpha, args.threads)
+            row += f" | {r_ftz:>17.1f} {eng_rate / r_ftz:>7.1f}x"
+        print(row)
+    larger = ", ".join(map(str, list(timed)[1:]))
+    print(
+        f"(all rows: steps 1-n from W = 0 for both codes. At d = {larger} only these first steps "
+        "are timed, before the plain loop's slowdown shown below sets in.)"
+    )
+    # cost per step by window at the smallest d, both codes (engine: median of 3 runs)
     d0 = min(windows)
     w = windows[d0]
-    cuts = [0, 10, 20, len(w)] if len(w) > 20 else [0, len(w)]
+    cuts = [1, 10, 20, len(w)] if len(w) > 20 else [1, len(w)]
     batch = sample_problems(pairs_for_load(args.alpha, d0), d0, seeds, device=dev)
-    run_t = {}
-    for c in cuts:
-        _sync(dev)
-        t = time.perf_counter()
-        train_memory(batch, steps=c + 1, lr=lr, early_stop=False, check_every=c + 1)
-        _sync(dev)
-        run_t[c] = time.perf_counter() - t
-    print(f"ms per problem-step by window of steps at d = {d0}:")
+    run_t: dict[int, list[float]] = {c: [] for c in cuts}
+    for _ in range(3):
+        for c in cuts:  # a c-step run applies updates 1..c, like plain steps 0..c-1
+            _sync(dev)
+            t = time.perf_counter()
+            train_memory(batch, steps=c, lr=lr, early_stop=False, check_every=c)
+            _sync(dev)
+            run_t[c].append(time.perf_counter() - t)
+    print(f"\nms per problem-step by window of steps at d = {d0}:")
     for a, b in zip(cuts, cuts[1:], strict=False):
-        eng = (run_t[b] - run_t[a]) / (b - a) / len(seeds)
+        eng = float(np.median(np.subtract(run_t[b], run_t[a]))) / (b - a) / len(seeds)
         print(
-            f"  steps {a:>2}-{b - 1:<2}  engine {1e3 * eng:6.3f}   plain {1e3 * w[a:b].mean():6.3f}"
+            f"  steps {a + 1:>2}-{b:<2}  engine {1e3 * eng:6.3f}   plain {1e3 * w[a:b].mean():6.3f}"
         )
     print(
-        "  (the plain loop slows down as the scores spread: its softmax then holds subnormal "
-        "floats (< 1.2e-38),\n   on which CPUs run exp() and the backward matmul many times "
-        "slower; the engine clamps exp's argument\n   at -80, so its weights stay normal "
-        "floats. Both codes are timed over the same steps from W = 0.)"
+        "  (below capacity W keeps growing and the plain loop slows down: its softmax then holds "
+        "subnormal floats (< 1.2e-38),\n   on which CPUs run exp() and the backward matmul many "
+        "times slower. The engine clamps exp's argument at -80,\n   so its weights stay normal "
+        "floats; plain+FTZ is the user-side remedy, flush-to-zero set before PyTorch starts\n   "
+        "its threads (torch.set_flush_denormal(True)), measured in a fresh process.)"
     )
 
     # ---- capacity sweep: time to result ------------------------------------------------------
@@ -202,7 +246,7 @@ def main() -> None:
     else:
         # time the first n steps of one seed per load and extrapolate the rest of the budget at
         # the rate of the last half of those (the plain loop's steady cost per step)
-        n = 64 if not args.quick else 16
+        n = 64
         t_plain_sweep = 0.0
         for a in alphas:
             batch = sample_problems(pairs_for_load(float(a), d), d, seeds[:1], device=dev)

@@ -178,7 +178,8 @@ def _softmax_terms(
     comp.sub_(rowmax.unsqueeze(-1)).clamp_(min=_EXP_FLOOR).exp_()
     Zc = comp.sum(-1)  # the competitors' share of the partition function
     Z = (tgt - rowmax).clamp_(min=_EXP_FLOOR).exp_().add_(Zc)
-    loss = torch.log(Z).add_(rowmax).sub_(tgt)
+    # recalled rows (rowmax = tgt, Z = 1 + Zc): log1p keeps losses below float32 rounding of 1
+    loss = torch.where(rec, torch.log1p(Zc), torch.log(Z).add_(rowmax).sub_(tgt))
     if cand is None:
         return rec, loss, None
     if cand.dim() == 4:
@@ -196,6 +197,28 @@ def _row_block(p: int, batch: int, device: torch.device) -> int:
     return max(16, min(p, budget // p))
 
 
+_FUSED_ADAM: dict[str, bool] = {}
+
+
+def _fused_adam_available(device: torch.device) -> bool:
+    """Whether ``torch._fused_adam_`` runs on this device type (probed once on scratch tensors,
+    so that a missing kernel is found before any real parameter is touched)."""
+    if device.type not in _FUSED_ADAM:
+        ok = hasattr(torch, "_fused_adam_") and device.type in ("cpu", "cuda")
+        if ok:
+            x, g, m, v = (torch.ones(2, device=device) for _ in range(4))
+            try:
+                torch._fused_adam_(
+                    [x], [g], [m], [v], [], [torch.ones((), device=device)],
+                    lr=0.1, beta1=0.9, beta2=0.999, weight_decay=0.0, eps=1e-8,
+                    amsgrad=False, maximize=False,
+                )  # fmt: skip
+            except (RuntimeError, NotImplementedError, TypeError):
+                ok = False
+        _FUSED_ADAM[device.type] = ok
+    return _FUSED_ADAM[device.type]
+
+
 class _Adam:
     """Adam on plain tensors, the update of ``torch.optim.Adam`` (no weight decay).
 
@@ -211,32 +234,32 @@ class _Adam:
         self.lr, self.b1, self.b2, self.eps = lr, betas[0], betas[1], eps
         self.t = 0
         dev = params[0].device
-        self._fused = hasattr(torch, "_fused_adam_") and dev.type in ("cpu", "cuda")
         self._step = torch.zeros((), dtype=torch.float32, device=dev)
+        self._fused = _fused_adam_available(dev)
+
+    def _fused_step(self, grads: list[torch.Tensor], lr: float) -> None:
+        self._step.fill_(float(self.t))
+        torch._fused_adam_(
+            self.params,
+            grads,
+            self.m,
+            self.v,
+            [],
+            [self._step] * len(self.params),
+            lr=lr,
+            beta1=self.b1,
+            beta2=self.b2,
+            weight_decay=0.0,
+            eps=self.eps,
+            amsgrad=False,
+            maximize=False,
+        )
 
     def step(self, grads: list[torch.Tensor], lr: float) -> None:
         self.t += 1
         if self._fused:
-            self._step.fill_(float(self.t))
-            try:
-                torch._fused_adam_(
-                    self.params,
-                    grads,
-                    self.m,
-                    self.v,
-                    [],
-                    [self._step] * len(self.params),
-                    lr=lr,
-                    beta1=self.b1,
-                    beta2=self.b2,
-                    weight_decay=0.0,
-                    eps=self.eps,
-                    amsgrad=False,
-                    maximize=False,
-                )
-                return
-            except (RuntimeError, NotImplementedError, TypeError):
-                self._fused = False  # this build/device lacks the kernel: the same update below
+            self._fused_step(grads, lr)
+            return
         c1 = 1.0 - self.b1**self.t
         c2 = 1.0 - self.b2**self.t
         for x, g, m, v in zip(self.params, grads, self.m, self.v, strict=True):
