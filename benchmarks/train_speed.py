@@ -192,8 +192,8 @@ def main() -> None:
         print(row)
     larger = ", ".join(map(str, list(timed)[1:]))
     print(
-        f"(all rows: steps 1-n from W = 0 for both codes. At d = {larger} only these first steps "
-        "are timed, before the plain loop's slowdown shown below sets in.)"
+        f"(all rows: steps 1-n from W = 0 for both codes. At d = {larger} only these few steps "
+        "are timed: they miss part of the plain loop's slowdown shown below.)"
     )
     # cost per step by window at the smallest d, both codes (engine: median of 3 runs)
     d0 = min(windows)
