@@ -489,15 +489,15 @@ def critical_load_closed_form(kappa: ArrayLike) -> Any:
     return _out(alpha)
 
 
-def _qc_tail_mass(t: float) -> float:
-    """int_{2-t}^{2} rho_QC(s) ds by adaptive quadrature (t = 2 - s in [0, 2])."""
+def _qc_tail_moment(t: float, power: int) -> float:
+    """int_{2-t}^{2} s^power rho_QC(s) ds by adaptive quadrature (t = 2 - s in [0, 2])."""
     from scipy.integrate import quad
 
     if t <= 0:
         return 0.0
-    # rho_QC(2 - t) = sqrt(t) sqrt(4 - t) / pi: algebraic weight t^{1/2} at the lower end
+    # rho_QC(2 - u) = sqrt(u) sqrt(4 - u) / pi: algebraic weight u^{1/2} at the lower end
     val, _ = quad(
-        lambda u: math.sqrt(4.0 - u) / math.pi,
+        lambda u: (2.0 - u) ** power * math.sqrt(4.0 - u) / math.pi,
         0.0,
         t,
         weight="alg",
@@ -508,38 +508,12 @@ def _qc_tail_mass(t: float) -> float:
     return float(val)
 
 
-def _qc_tail_second_moment(t: float) -> float:
-    """int_{2-t}^{2} s^2 rho_QC(s) ds by adaptive quadrature."""
-    from scipy.integrate import quad
-
-    if t <= 0:
-        return 0.0
-    val, _ = quad(
-        lambda u: (2.0 - u) ** 2 * math.sqrt(4.0 - u) / math.pi,
-        0.0,
-        t,
-        weight="alg",
-        wvar=(0.5, 0.0),
-        epsabs=0.0,
-        epsrel=1e-13,
-    )
-    return float(val)
-
-
-def _lower_mass(s: float) -> float:
-    """int_0^{s} rho_QC by adaptive quadrature (used for s <= 1.5, where rho_QC is smooth)."""
-    from scipy.integrate import quad
-
-    val, _ = quad(lambda u: math.sqrt(4.0 - u * u) / math.pi, 0.0, s, epsabs=0.0, epsrel=1e-13)
-    return float(val)
-
-
-def _lower_second_moment(s: float) -> float:
-    """int_0^{s} s^2 rho_QC by adaptive quadrature (s <= 1.5)."""
+def _qc_lower_moment(s: float, power: int) -> float:
+    """int_0^{s} x^power rho_QC(x) dx by adaptive quadrature (s <= 1.5, where rho_QC is smooth)."""
     from scipy.integrate import quad
 
     val, _ = quad(
-        lambda u: u * u * math.sqrt(4.0 - u * u) / math.pi, 0.0, s, epsabs=0.0, epsrel=1e-13
+        lambda u: u**power * math.sqrt(4.0 - u * u) / math.pi, 0.0, s, epsabs=0.0, epsrel=1e-13
     )
     return float(val)
 
@@ -582,12 +556,14 @@ def critical_load_quadrature(kappa: float) -> float:
         return 0.5
     rtol = 4.0 * float(np.finfo(np.float64).eps)
     if k <= 0.5:
-        t_k = brentq(lambda t: _qc_tail_mass(t) - k, 0.0, 2.0, xtol=1e-300, rtol=rtol, maxiter=500)
-        return 0.5 * _qc_tail_second_moment(t_k)
+        t_k = brentq(
+            lambda t: _qc_tail_moment(t, 0) - k, 0.0, 2.0, xtol=1e-300, rtol=rtol, maxiter=500
+        )
+        return 0.5 * _qc_tail_moment(t_k, 2)
     # 1 - kappa < 1/2 and the quarter circle's median is below 1.5: s_kappa lies in [0, 1.5]
-    s_k = brentq(lambda s: _lower_mass(s) - (1.0 - k), 0.0, 1.5, xtol=1e-300, rtol=rtol)
-    total = _qc_tail_second_moment(2.0)
-    return 0.5 * (total - _lower_second_moment(s_k))
+    s_k = brentq(lambda s: _qc_lower_moment(s, 0) - (1.0 - k), 0.0, 1.5, xtol=1e-300, rtol=rtol)
+    total = _qc_tail_moment(2.0, 2)
+    return 0.5 * (total - _qc_lower_moment(s_k, 2))
 
 
 def critical_load_marchenko_pastur(kappa: float) -> float:

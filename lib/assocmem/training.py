@@ -134,7 +134,10 @@ def _forward(
         # back-projected while it is still in cache (CPU), and memory stays O(B k p).
         block = _row_block(p, E.shape[0], E.device)
         Ut = U.transpose(-1, -2)
-        cols: tuple[list[torch.Tensor], ...] = ([], [], [], [])  # tgt, rec, loss, V per block
+        tgts: list[torch.Tensor] = []
+        recs: list[torch.Tensor] = []
+        losses: list[torch.Tensor] = []
+        Vs: list[torch.Tensor] = []
         for s in range(0, p, block):
             e = min(s + block, p)
             S = torch.matmul(H[:, s:e], Ut)  # (B, k, p): rows s..e-1, target at column s + i
@@ -142,15 +145,21 @@ def _forward(
             t_blk = diag.clone()
             diag.fill_(-math.inf)  # S now holds the competitors' scores only
             r, lo, v = _softmax_terms(S, t_blk, U if need_grad else None, U[:, s:e], p)
-            for col, x in zip(cols, (t_blk, r, lo, v), strict=True):
-                if x is not None:
-                    col.append(x)
-        tgt, rec, loss = (x[0] if len(x) == 1 else torch.cat(x, dim=1) for x in cols[:3])
-        V = None if not cols[3] else torch.cat(cols[3], dim=1) if len(cols[3]) > 1 else cols[3][0]
+            tgts.append(t_blk)
+            recs.append(r)
+            losses.append(lo)
+            if v is not None:
+                Vs.append(v)
+        tgt, rec, loss = _cat_rows(tgts), _cat_rows(recs), _cat_rows(losses)
+        V = _cat_rows(Vs) if Vs else None
     if V is None:
         return rec, loss, tgt, None
     grad = torch.matmul(V.transpose(-1, -2), E)  # (B, d, d)
     return rec, loss, tgt, grad
+
+
+def _cat_rows(parts: list[torch.Tensor]) -> torch.Tensor:
+    return parts[0] if len(parts) == 1 else torch.cat(parts, dim=1)
 
 
 def _softmax_terms(
