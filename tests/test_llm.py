@@ -258,6 +258,33 @@ def test_tiny_llama_runs_whole_path(tiny: llm.LanguageModel, tmp_path: Path) -> 
     assert "SST-2" in llm.results_table([res])
 
 
+def test_zero_shot_states_are_cached_once_for_every_k_and_demos(
+    tiny: llm.LanguageModel, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    task = llm.load_task("lama_p36", source="examples")
+    computed: list[str] = []
+    extract = llm.prompts.last_token_states
+
+    def counting(lm, texts, **kw):  # type: ignore[no-untyped-def]
+        computed.append(kw["desc"])
+        return extract(lm, texts, **kw)
+
+    monkeypatch.setattr(llm.prompts, "last_token_states", counting)
+    kw = {"n": 6, "seed": 1, "cache": True, "cache_path": tmp_path, "progress": False}
+    sup = llm.task_states(tiny, task, k=2, demos="supportive", **kw)
+    adv = llm.task_states(tiny, task, k=2, demos="adversarial", **kw)
+    k3 = llm.task_states(tiny, task, k=3, **kw)
+    assert computed == [
+        "lama_p36 zero-shot",
+        "lama_p36 2-shot",
+        "lama_p36 2-shot",
+        "lama_p36 3-shot",
+    ]
+    assert torch.equal(sup.h_zero, adv.h_zero) and torch.equal(sup.h_zero, k3.h_zero)
+    assert not torch.equal(sup.h_icl, adv.h_icl)
+    assert not adv.from_cache and llm.task_states(tiny, task, k=2, **kw).from_cache
+
+
 # --------------------------------------------------------------------------- the real stand-in
 def test_standin_knows_paris(standin: llm.LanguageModel) -> None:
     assert standin.n_layers == 30 and standin.d_model == 576

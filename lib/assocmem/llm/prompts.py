@@ -248,8 +248,9 @@ def task_states(
 ) -> TaskStates:
     """Zero-shot and k-shot states of n seeded queries, cached on disk.
 
-    The cache key is (model, task, data source, template, demos, k, n, seed); files live in
-    ``cache_dir(cache_path) / "llm"``. ``cache=None`` caches registry models only (a wrapped
+    Cached in ``cache_dir(cache_path) / "llm"``: the zero-shot states under (model, task, data
+    source, template, n, seed), shared by every k and kind of demonstrations, the k-shot states
+    under that key plus (demos, k). ``cache=None`` caches registry models only (a wrapped
     custom model has no stable name).
 
     Returns
@@ -258,31 +259,41 @@ def task_states(
     """
     prompts = build_prompts(task, k=k, n=n, seed=seed, demos=demos)
     use_cache = (lm.name in MODELS) if cache is None else cache
-    key = {
+    # the zero-shot prompts depend only on the queries (seed, n), not on k or the demonstrations:
+    # one cache entry serves every k and both kinds of demonstrations
+    base = {
         "model": lm.name,
         "task": task.name,
         "source": Path(task.source).name,
         "n_items": len(task),
         "template": task.template,
-        "demos": demos,
-        "k": k,
         "n": n,
         "seed": seed,
     }
-    digest = hashlib.sha1(json.dumps(key, sort_keys=True).encode()).hexdigest()[:12]
-    file = cache_dir(cache_path) / "llm" / f"{lm.name}_{task.name}_{demos}_k{k}_n{n}_{digest}.pt"
-    if use_cache and file.is_file():
-        blob = torch.load(file, weights_only=True)
-        return TaskStates(prompts, blob["h_zero"], blob["h_icl"], from_cache=True)
-    h_zero = last_token_states(
-        lm, prompts.zero, batch_size=batch_size, progress=progress, desc=f"{task.name} zero-shot"
+    folder = cache_dir(cache_path) / "llm"
+
+    def states(
+        texts: tuple[str, ...], key: dict, stem: str, desc: str
+    ) -> tuple[torch.Tensor, bool]:
+        digest = hashlib.sha1(json.dumps(key, sort_keys=True).encode()).hexdigest()[:12]
+        file = folder / f"{stem}_{digest}.pt"
+        if use_cache and file.is_file():
+            return torch.load(file, weights_only=True)["h"], True
+        h = last_token_states(lm, texts, batch_size=batch_size, progress=progress, desc=desc)
+        if use_cache:
+            folder.mkdir(parents=True, exist_ok=True)
+            tmp = file.with_suffix(".tmp")
+            torch.save({"h": h, "key": key}, tmp)
+            os.replace(tmp, file)
+        return h, False
+
+    h_zero, hit_zero = states(
+        prompts.zero, base, f"{lm.name}_{task.name}_zero_n{n}", f"{task.name} zero-shot"
     )
-    h_icl = last_token_states(
-        lm, prompts.icl, batch_size=batch_size, progress=progress, desc=f"{task.name} {k}-shot"
+    h_icl, hit_icl = states(
+        prompts.icl,
+        {**base, "demos": demos, "k": k},
+        f"{lm.name}_{task.name}_{demos}_k{k}_n{n}",
+        f"{task.name} {k}-shot",
     )
-    if use_cache:
-        file.parent.mkdir(parents=True, exist_ok=True)
-        tmp = file.with_suffix(".tmp")
-        torch.save({"h_zero": h_zero, "h_icl": h_icl, "key": key}, tmp)
-        os.replace(tmp, file)
-    return TaskStates(prompts, h_zero, h_icl)
+    return TaskStates(prompts, h_zero, h_icl, from_cache=hit_zero and hit_icl)
