@@ -283,6 +283,20 @@ def test_zero_shot_states_are_cached_once_for_every_k_and_demos(
     assert torch.equal(sup.h_zero, adv.h_zero) and torch.equal(sup.h_zero, k3.h_zero)
     assert not torch.equal(sup.h_icl, adv.h_icl)
     assert not adv.from_cache and llm.task_states(tiny, task, k=2, **kw).from_cache
+    # a file of the earlier layout (both kinds of states in one file, named by the same key) in
+    # the same folder is ignored, not misread
+    import hashlib
+    import json
+
+    old_key = {
+        "model": tiny.name, "task": task.name, "source": Path(task.source).name,
+        "n_items": len(task), "template": task.template, "demos": "supportive", "k": 4,
+        "n": 6, "seed": 1,
+    }  # fmt: skip
+    digest = hashlib.sha1(json.dumps(old_key, sort_keys=True).encode()).hexdigest()[:12]
+    old = tmp_path / "llm" / f"{tiny.name}_{task.name}_supportive_k4_n6_{digest}.pt"
+    torch.save({"h_zero": sup.h_zero, "h_icl": sup.h_icl, "key": old_key}, old)
+    assert llm.task_states(tiny, task, k=4, **kw).h_icl.shape == sup.h_icl.shape
 
 
 # --------------------------------------------------------------------------- the real stand-in

@@ -287,13 +287,17 @@ def task_states(
             os.replace(tmp, file)
         return h, False
 
+    # "states" names the file layout (one tensor per file): files of older layouts never match
     h_zero, hit_zero = states(
-        prompts.zero, base, f"{lm.name}_{task.name}_zero_n{n}", f"{task.name} zero-shot"
+        prompts.zero,
+        {**base, "states": "zero"},
+        f"{lm.name}_{task.name}_zero_n{n}",
+        f"{task.name} zero-shot",
     )
     h_icl, hit_icl = states(
         prompts.icl,
-        {**base, "demos": demos, "k": k},
-        f"{lm.name}_{task.name}_{demos}_k{k}_n{n}",
+        {**base, "states": "icl", "demos": demos, "k": k},
+        f"{lm.name}_{task.name}_icl_{demos}_k{k}_n{n}",
         f"{task.name} {k}-shot",
     )
     return TaskStates(prompts, h_zero, h_icl, from_cache=hit_zero and hit_icl)
