@@ -45,15 +45,10 @@ import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
 
-from assocmem.capacity import capacity_sweep  # noqa: E402
+from assocmem.linear.sweeps import capacity_sweep
 from assocmem.device import configure_threads, describe_device, get_device  # noqa: E402
-from assocmem.problems import (  # noqa: E402
-    MemoryProblem,
-    dp_memory_bytes,
-    pairs_for_load,
-    sample_problems,
-)
-from assocmem.training import train_memory, training_flops  # noqa: E402
+
+from assocmem.linear.training import train_memory, training_flops
 
 
 def _sync(dev: torch.device) -> None:

@@ -11,21 +11,10 @@ import torch
 
 matplotlib.use("Agg")
 
-from assocmem.capacity import (  # noqa: E402
-    CapacityTable,
-    capacity_sweep,
-    estimate_capacity,
-    expected_gaussian_max,
-    normalized_singular_values,
-    plot_memory,
-    plot_score_distributions,
-    plot_spectra,
-    plot_success,
-    quarter_circle_density,
-    success_curve,
-)
-from assocmem.problems import load_for_pairs, pairs_for_load, sample_problem  # noqa: E402
-from assocmem.training import train_memory  # noqa: E402
+
+from assocmem.linear.load import load_for_pairs, pairs_for_load
+from assocmem.linear.problems import sample_problem
+from assocmem.linear.training import train_memory
 
 
 def _synthetic(successes: dict[float, list[bool]], d: int = 40) -> CapacityTable:
@@ -150,7 +139,7 @@ def test_figures_build() -> None:
 
 def test_rank_only_with_training_and_sequences_required() -> None:
     import pytest as _pytest
-    from assocmem.capacity import capacity_sweep as _sweep
+    from assocmem.linear.sweeps import capacity_sweep as _sweep
 
     with _pytest.raises(ValueError, match="rank"):
         _sweep(12, [0.5], decoupled=False, seeds=[0], method="lp", rank=1, progress=False)

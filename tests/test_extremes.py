@@ -6,15 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from assocmem.extremes import (
-    EULER_GAMMA,
-    expected_max,
-    expected_max_expansion,
-    gumbel_location,
-    gumbel_scale,
-    sample_max,
-    sample_top_order_statistics,
-)
+from assocmem.linear.extremes import EULER_GAMMA, expected_max, expected_max_expansion, gumbel_location, gumbel_scale, sample_max, sample_top_order_statistics
 
 
 def test_expected_max_small_n_closed_forms():

@@ -6,7 +6,8 @@ import math
 
 import numpy as np
 import pytest
-from assocmem.hebbian import recall_probability, score_moments, simulate_scores, threshold
+from assocmem.linear.hebbian import recall_probability, score_moments, threshold
+from assocmem.linear.problems import simulate_scores
 
 
 @pytest.mark.parametrize("embedding", ["gaussian", "spherical"])
@@ -121,7 +122,7 @@ def test_bad_inputs_raise(call, exc) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_score_densities_normalised_and_match_simulation() -> None:
-    from assocmem.hebbian import score_densities
+    from assocmem.linear.hebbian import score_densities
 
     p, d = 289, 64
     x = np.linspace(-2.0, 4.0, 601)

@@ -6,7 +6,8 @@ import math
 
 import numpy as np
 import pytest
-from assocmem.replica import cost_solution, expected_cost, margin_for_load, optimal_mechanism
+from assocmem.linear.mechanism import margin_for_load, optimal_mechanism
+from assocmem.linear.replica import cost_solution, expected_cost
 
 
 def test_small_p_matches_full_solution() -> None:

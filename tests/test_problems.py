@@ -7,20 +7,9 @@ import math
 import numpy as np
 import pytest
 import torch
-from assocmem.problems import (
-    MemoryProblem,
-    all_recalled,
-    check_memory,
-    dp_memory_bytes,
-    load_for_pairs,
-    pairs_for_load,
-    recall_accuracy,
-    sample_problem,
-    sample_problems,
-    score_matrix,
-    stack_problems,
-)
-from assocmem.scores import score_statistics
+from assocmem.linear.load import load_for_pairs, pairs_for_load
+from assocmem.linear.problems import MemoryProblem, all_recalled, check_memory, dp_memory_bytes, recall_accuracy, sample_problem, sample_problems, score_matrix, stack_problems
+from assocmem.linear.problems import score_statistics
 
 
 @pytest.mark.parametrize("d", [2, 8, 64])
@@ -201,7 +190,7 @@ def test_dp_memory_limit() -> None:
 
 def test_newcomer_bad_inputs() -> None:
     import pytest as _pytest
-    from assocmem.problems import sample_problems as _sp
+    from assocmem.linear.problems import sample_problems as _sp
 
     with _pytest.raises(TypeError, match="decoupled"):
         sample_problem(4, 8, decoupled="no")  # type: ignore[arg-type]

@@ -6,19 +6,9 @@ import math
 
 import numpy as np
 import pytest
-from assocmem.replica import (
-    cost,
-    cost_solution,
-    critical_load,
-    expected_cost,
-    expected_cost_expansion,
-    finite_size_capacity,
-    finite_size_capacity_estimate,
-    finite_size_capacity_expansion,
-    rs_energetic_term,
-    rs_free_entropy,
-    rs_saddle,
-)
+from assocmem.linear.finite_size import expected_cost_expansion, finite_size_capacity, finite_size_capacity_estimate, finite_size_capacity_expansion
+from assocmem.linear.replica import cost, cost_solution, expected_cost, rs_energetic_term, rs_free_entropy, rs_saddle
+from assocmem.linear.spectra import critical_load
 from scipy.optimize import minimize_scalar
 
 
@@ -107,7 +97,7 @@ def test_same_seed_same_numbers():
 
 
 def test_order_statistics_sampler_extension_is_exact():
-    from assocmem.replica import _sample_solutions
+    from assocmem.linear.replica import sample_cost_solutions as _sample_solutions
 
     # k0 = 2 forces the exact Gamma-Dirichlet extension (several doublings) on most draws
     p, n = 300, 20_000
@@ -221,8 +211,8 @@ def test_rs_saddle_behaviour():
 
 
 def _synthetic_table(successes, n=8, d=12, decoupled=True):
-    from assocmem.capacity import CapacityTable
-    from assocmem.problems import pairs_for_load
+    from assocmem.linear.sweeps import CapacityTable
+    from assocmem.linear.load import pairs_for_load
 
     rows = []
     for alpha, k in successes:
@@ -248,7 +238,7 @@ def _synthetic_table(successes, n=8, d=12, decoupled=True):
 
 def test_measured_transition_and_comparison():
     pytest.importorskip("assocmem.capacity")
-    from assocmem.replica import measured_transition, transition_comparison
+    from assocmem.linear.sweeps import measured_transition, transition_comparison
 
     table = _synthetic_table([(0.8, 8), (0.9, 8), (1.0, 6), (1.1, 2), (1.2, 0)])
     loads = sorted(set(table.column("load")))
@@ -266,7 +256,7 @@ def test_measured_transition_and_comparison():
 
 
 def test_gardner_and_shortcut():
-    from assocmem.replica import gardner_capacity, shortcut_capacity
+    from assocmem.linear.finite_size import gardner_capacity, shortcut_capacity
 
     assert float(gardner_capacity(0.0)) == pytest.approx(2.0, rel=1e-12)  # Gardner's alpha_c = 2
     k = 6.0
@@ -278,7 +268,7 @@ def test_gardner_and_shortcut():
 
 
 def test_finite_size_table_columns():
-    from assocmem.replica import finite_size_table
+    from assocmem.linear.finite_size import finite_size_table
 
     tab = finite_size_table([100, 10**6], n_samples=2000)
     assert tab["p"].tolist() == [100.0, 1e6]

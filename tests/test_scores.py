@@ -7,9 +7,10 @@ import math
 import numpy as np
 import pytest
 import torch
-from assocmem.problems import MemoryProblem, sample_problem, sample_problems
-from assocmem.scores import recall_vs_load, score_statistics, spread_summary
-from assocmem.training import hebbian_memory
+from assocmem.linear.problems import MemoryProblem, sample_problem, sample_problems
+from assocmem.linear.problems import score_statistics, spread_summary
+from assocmem.linear.sweeps import recall_vs_load
+from assocmem.linear.training import hebbian_memory
 
 
 def _orthonormal_problem() -> MemoryProblem:

@@ -9,24 +9,7 @@ import numpy as np
 import pytest
 import torch
 from assocmem import replica, spectra
-from assocmem.spectra import (
-    critical_load_closed_form,
-    critical_load_marchenko_pastur,
-    critical_load_quadrature,
-    hebbian_critical_load,
-    marchenko_pastur_cdf,
-    marchenko_pastur_pdf,
-    quarter_circle_cdf,
-    quarter_circle_pdf,
-    quarter_circle_quantile,
-    singular_values,
-    spectrum_ks_distance,
-    truncated_quarter_circle_cdf,
-    truncated_quarter_circle_pdf,
-    truncated_quarter_circle_quantile,
-    truncated_second_moment,
-    truncation_point,
-)
+from assocmem.linear.spectra import critical_load as critical_load_closed_form, critical_load_marchenko_pastur, critical_load_quadrature, hebbian_critical_load, marchenko_pastur_cdf, marchenko_pastur_pdf, quarter_circle_cdf, quarter_circle_pdf, quarter_circle_quantile, singular_values, spectrum_ks_distance, truncated_quarter_circle_cdf, truncated_quarter_circle_pdf, truncated_quarter_circle_quantile, truncated_second_moment, truncation_point
 from scipy.integrate import quad
 
 KAPPAS = [
@@ -279,8 +262,9 @@ def test_singular_values_errors():
 
 
 def test_train_memory_rank_stores_small_problem():
-    from assocmem.problems import all_recalled, pairs_for_load, sample_problems
-    from assocmem.training import train_memory
+    from assocmem.linear.load import pairs_for_load
+    from assocmem.linear.problems import all_recalled, sample_problems
+    from assocmem.linear.training import train_memory
 
     d, m = 16, 6
     p = pairs_for_load(0.25, d)
@@ -299,8 +283,8 @@ def test_train_memory_rank_stores_small_problem():
 def test_rank_one_cannot_store_many_pairs():
     # a rank-1 memory W = q r^T scores candidate nu for input mu as (u_nu . q)(r . e_mu): every
     # input picks either the argmax or the argmin of u . q, so at most 2 associations are recalled
-    from assocmem.problems import sample_problem
-    from assocmem.training import train_memory
+    from assocmem.linear.problems import sample_problem
+    from assocmem.linear.training import train_memory
 
     problem = sample_problem(12, 16, seed=3)
     res = train_memory(problem, rank=1, steps=300, lr=0.02)
@@ -324,7 +308,7 @@ def test_spectra_plots_return_figures():
 
 
 def test_finite_size_critical_load_heuristic():
-    from assocmem.problems import load_for_pairs
+    from assocmem.linear.load import load_for_pairs
 
     a1, p1 = spectra.finite_size_critical_load(1.0, 32)
     a_half, p_half = spectra.finite_size_critical_load(0.5, 32)

@@ -6,24 +6,10 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from assocmem.problems import (
-    MemoryProblem,
-    all_recalled,
-    pairs_for_load,
-    recall_accuracy,
-    sample_problem,
-    sample_problems,
-    score_matrix,
-)
-from assocmem.training import (
-    _Adam,
-    _forward,
-    hebbian_memory,
-    lp_feasible,
-    lp_size,
-    train_memory,
-    training_flops,
-)
+from assocmem.linear.load import pairs_for_load
+from assocmem.linear.problems import MemoryProblem, all_recalled, recall_accuracy, sample_problem, sample_problems, score_matrix
+from assocmem.linear.lp import lp_feasible, lp_size
+from assocmem.linear.training import _Adam, _forward, hebbian_memory, train_memory, training_flops
 
 
 @pytest.mark.parametrize(("decoupled", "p"), [(False, 20), (True, 20), (False, 700)])
@@ -274,9 +260,9 @@ def test_accuracy_of_trained_weights_matches_recall_accuracy() -> None:
 
 def test_lp_margin_is_scale_free_and_lr_is_bounded() -> None:
     import pytest as _pytest
-    from assocmem.problems import sample_problem as _sample
-    from assocmem.training import lp_feasible as _lp
-    from assocmem.training import train_memory as _train
+    from assocmem.linear.problems import sample_problem as _sample
+    from assocmem.linear.lp import lp_feasible as _lp
+    from assocmem.linear.training import train_memory as _train
 
     prob = _sample(4, 8, seed=0)
     assert _lp(prob, margin=1.0) is True

@@ -1,46 +1,32 @@
-"""Finite-size storage capacity of the decoupled linear memory, and its test against simulation.
+"""Finite-size storage capacity of the decoupled linear memory.
 
 The replica-symmetric volume vanishes when ``(p / d^2) E[C_p] = 1``, which gives the finite-size
 capacity ``alpha_c(p) = log p / E[C_p]`` (Monte Carlo of the q -> 1 cost of
-:mod:`assocmem.replica`), its large-p expansions, the shortcut estimate (a spherical perceptron
-with an extreme-value margin), and the predicted vs measured perfect-storage transition at
-embedding dimension d.
+:mod:`assocmem.linear.replica`), its large-p expansions, the shortcut estimate (a spherical
+perceptron with an extreme-value margin), the predicted transition at embedding dimension d, and
+the heuristic finite-size capacity of a rank-constrained memory.
 
 Reconstruction following the paper digest (Giorlandino, Goldt & Maillard, arXiv:2605.10795,
-digest sections 4.2-4.3); see chapter 2 of the book. Conventions (fields ``t``, ``margin``) as in
-:mod:`assocmem.replica`. All names here are also importable from :mod:`assocmem.replica`.
+digest sections 4.2-4.3 and 7.2); see chapters 2 and 4. Conventions (fields ``t``, ``margin``)
+as in :mod:`assocmem.linear.replica`.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
+from scipy.special import lambertw
 
-from assocmem._replica_core import (
-    _LOG_SQRT_2PI,
-    _check_margin,
-    _check_p,
-    _check_samples,
-    _sample_solutions,
-)
+from assocmem._validate import check_margin, check_p, check_samples, check_scalar_kappa
+from assocmem.linear.extremes import expected_max
+from assocmem.linear.load import pairs_for_load
+from assocmem.linear.replica import expected_cost, sample_cost_solutions
+from assocmem.linear.spectra import critical_load
 
-__all__ = [
-    "expected_cost_expansion",
-    "predicted_transition",
-    "finite_size_table",
-    "measured_transition",
-    "transition_comparison",
-    "finite_size_capacity",
-    "finite_size_capacity_estimate",
-    "finite_size_capacity_curve",
-    "finite_size_capacity_expansion",
-    "gardner_capacity",
-    "shortcut_capacity",
-]
+_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
 
 def finite_size_capacity_estimate(
@@ -84,19 +70,19 @@ def finite_size_capacity_estimate(
     Reconstruction (digest section 4.3; chapter 2, eq. ``eq-alpha-p``): the RS volume
     vanishes when ``(p / d^2) E[C_p] = 1``.
     """
-    p = _check_p(p)
-    margin = _check_margin(margin)
+    p = check_p(p)
+    margin = check_margin(margin)
     if not 0 < rel_error < 1:
         raise ValueError(f"rel_error must lie in (0, 1), got {rel_error}")
     rng = np.random.default_rng(seed)
     if n_samples is not None:
-        values = _sample_solutions(p, _check_samples(n_samples), margin, rng).cost
+        values = sample_cost_solutions(p, check_samples(n_samples), margin, rng).cost
     else:
-        values = _sample_solutions(p, 2000, margin, rng).cost
+        values = sample_cost_solutions(p, 2000, margin, rng).cost
         cv = values.std(ddof=1) / values.mean()
         needed = min(int(math.ceil((cv / rel_error) ** 2)), 10**6)
         if needed > values.size:
-            more = _sample_solutions(p, needed - values.size, margin, rng).cost
+            more = sample_cost_solutions(p, needed - values.size, margin, rng).cost
             values = np.concatenate([values, more])
     mean = float(values.mean())
     err = float(values.std(ddof=1) / math.sqrt(values.size))
@@ -204,7 +190,6 @@ def predicted_transition(
     Reconstruction (chapter 2): the replica result is a large-d statement; at small d the
     measured transition may differ by finite-d effects the formula does not contain.
     """
-    from scipy.special import lambertw
 
     if isinstance(d, bool) or int(d) != d or d < 2:
         raise ValueError(f"d must be an integer >= 2, got {d}")
@@ -240,7 +225,6 @@ def finite_size_table(
         ``alpha_c stderr``, ``alpha_c expansion`` (resummed), ``alpha_c first order``,
         ``shortcut``; ready for ``pandas.DataFrame``.
     """
-    from assocmem.replica import expected_cost  # at call time: replica re-exports this module
 
     ps = np.rint(np.asarray(p_values, dtype=np.float64)).astype(np.int64)
     rows = []
@@ -397,7 +381,6 @@ def shortcut_capacity(p: ArrayLike) -> NDArray[np.float64]:
     -----
     Reconstruction (digest section 4.2, "quick route"; chapter 2).
     """
-    from assocmem.extremes import expected_max
 
     arr = np.asarray(p, dtype=np.float64)
     if np.any(~np.isfinite(arr)) or np.any(arr < 2):
@@ -406,118 +389,53 @@ def shortcut_capacity(p: ArrayLike) -> NDArray[np.float64]:
     return np.log(arr) * gardner_capacity(k)
 
 
-# --------------------------------------------------------------------------------------------
-# Theory vs simulation
-# --------------------------------------------------------------------------------------------
+def finite_size_critical_load(
+    kappa: float, d: int, *, seed: int = 0, rel_error: float = 0.01
+) -> tuple[float, int]:
+    """Heuristic finite-size capacity of a rank-``kappa d`` memory at embedding dimension ``d``.
 
-
-def _crossing(load: NDArray[np.float64], f: NDArray[np.float64]) -> float:
-    """First downward crossing of 1/2, linear interpolation (as capacity.estimate_capacity)."""
-    for i in range(len(f) - 1):
-        if f[i] >= 0.5 > f[i + 1]:
-            return float(load[i] + (f[i] - 0.5) / (f[i] - f[i + 1]) * (load[i + 1] - load[i]))
-    return math.nan
-
-
-def measured_transition(table: Any, *, n_boot: int = 1000, seed: int = 0) -> tuple[float, float]:
-    """Crossing load of the success probability and its uncertainty, from a capacity sweep.
-
-    The crossing is :func:`assocmem.capacity.estimate_capacity` (first load where the fraction of
-    perfectly stored problems drops below 1/2, linear interpolation in the actual load). Its
-    standard error is the spread of the same crossing when the success probability at each load
-    is redrawn from its Beta(k + 1/2, n - k + 1/2) posterior (Jeffreys prior; k of n seeds
-    perfect), which keeps a finite error when the observed fractions are exactly 0 or 1.
+    Solves ``alpha = 2 alpha_c(kappa) * alpha_c(p)`` with ``p log p = alpha d^2`` by fixed-point
+    iteration, where ``alpha_c(p) = log p / E[C_p]`` is the finite-size capacity of the full-rank
+    decoupled problem (:func:`assocmem.replica.finite_size_capacity_estimate`, Monte Carlo) and
+    ``2 alpha_c(kappa)`` the fraction of the quarter circle's second moment a rank-``kappa d``
+    memory keeps.
 
     Parameters
     ----------
-    table : assocmem.capacity.CapacityTable
-        One (method, decoupled, d) group.
-    n_boot : int
-        Number of posterior draws, >= 10.
+    kappa : float
+        Rank ratio in (0, inf).
+    d : int
+        Embedding dimension, >= 2.
     seed : int
-        Seed of the draws.
+        Seed of the Monte Carlo estimate of ``E[C_p]``.
+    rel_error : float
+        Relative standard error of that estimate, in (0, 1).
 
     Returns
     -------
-    (alpha, stderr) : tuple of float
-        NaN alpha when the sweep does not cross 1/2.
+    (alpha, p) : tuple of (float, int)
+        Predicted transition load and the number of associations there.
 
     Raises
     ------
     ValueError
-        If ``n_boot < 10`` or the table is empty or mixes groups.
+        If ``kappa <= 0`` or not finite, or ``d < 2``.
+
+    Notes
+    -----
+    A heuristic (digest section 7.2, "by analogy with section 4.3"): neither this product form
+    nor the value of ``alpha_c(kappa)`` is read from the paper. Reconstruction, see chapter 4.
     """
-    from assocmem.capacity import estimate_capacity, success_curve
 
-    if int(n_boot) != n_boot or n_boot < 10:
-        raise ValueError(f"n_boot must be an integer >= 10, got {n_boot}")
-    curve = success_curve(table)
-    alpha = float(estimate_capacity(table))
-    k = np.rint(curve["success"] * curve["n"])
-    rng = np.random.default_rng(seed)
-    draws = rng.beta(k + 0.5, curve["n"] - k + 0.5, size=(int(n_boot), k.size))
-    boot = np.array([_crossing(curve["load"], f) for f in draws])
-    boot = boot[np.isfinite(boot)]
-    err = float(boot.std(ddof=1)) if boot.size > 1 else math.nan
-    return alpha, err
-
-
-def transition_comparison(sweeps: dict[str, Any], *, seed: int = 0) -> dict[str, list[Any]]:
-    """Measured perfect-storage transitions against the RS prediction, one row per sweep.
-
-    Parameters
-    ----------
-    sweeps : dict of str -> assocmem.capacity.CapacityTable
-        Label -> one (method, decoupled, d) sweep from :func:`assocmem.capacity.capacity_sweep`.
-    seed : int
-        Seed of the Monte Carlo prediction and of the error bootstrap.
-
-    Returns
-    -------
-    dict of str -> list, one entry per sweep
-        ``sweep``, ``d``, ``seeds per load``, ``measured alpha_c`` and ``measured +-``
-        (:func:`measured_transition`), ``p at measured`` (``p log p = alpha d^2``, real),
-        ``predicted alpha_c`` and ``predicted +-`` (:func:`predicted_transition`),
-        ``p at predicted``, ``difference`` (measured - predicted) and ``difference / error``;
-        ready for ``pandas.DataFrame`` and :func:`plot_finite_size_capacity`.
-    """
-    from scipy.special import lambertw
-
-    out: dict[str, list[Any]] = {
-        k: []
-        for k in (
-            "sweep",
-            "d",
-            "seeds per load",
-            "measured alpha_c",
-            "measured +-",
-            "p at measured",
-            "predicted alpha_c",
-            "predicted +-",
-            "p at predicted",
-            "difference",
-            "difference / error",
-        )
-    }
-    for label, table in sweeps.items():
-        groups = table.groups()
-        if len(groups) != 1:
-            raise ValueError(f"sweep {label!r} mixes groups {groups}")
-        d = int(groups[0][2])
-        alpha, err = measured_transition(table, seed=seed)
-        pred, p_pred, pred_err = predicted_transition(d, seed=seed)
-        x = alpha * d**2
-        p_meas = float(np.real(x / lambertw(x))) if math.isfinite(alpha) else math.nan
-        diff = alpha - pred
-        out["sweep"].append(label)
-        out["d"].append(d)
-        out["seeds per load"].append(int(len(table) / len(set(table.column("alpha")))))
-        out["measured alpha_c"].append(alpha)
-        out["measured +-"].append(err)
-        out["p at measured"].append(p_meas)
-        out["predicted alpha_c"].append(pred)
-        out["predicted +-"].append(pred_err)
-        out["p at predicted"].append(p_pred)
-        out["difference"].append(diff)
-        out["difference / error"].append(diff / math.hypot(err, pred_err))
-    return out
+    k = check_scalar_kappa(kappa)
+    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 2:
+        raise ValueError(f"d must be an integer >= 2, got {d!r}")
+    factor = 2.0 * float(critical_load(k))
+    alpha, p = factor, 0
+    for _ in range(8):
+        p_new = pairs_for_load(alpha, int(d))
+        if p_new == p:
+            break
+        p = p_new
+        alpha = factor * finite_size_capacity_estimate(p, seed=seed, rel_error=rel_error)[0]
+    return alpha, p

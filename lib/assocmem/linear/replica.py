@@ -9,65 +9,111 @@ Conventions: the quenched fields of one association are ``t = (t_0, t_1, ..., t_
 i.i.d. N(0, 1). ``margin`` is the margin kappa_0 of the constraints ``h_0 - h_nu >= kappa_0`` in
 units of the field standard deviation (never the rank ratio kappa).
 
-This module holds the q -> 1 cost and its expectation, the critical load alpha_c(kappa) and the
-replica-symmetric free entropy and saddle. The finite-size capacity and the predicted vs
-measured transition are in :mod:`assocmem.finite_size`, the optimal storage mechanism in
-:mod:`assocmem.mechanism` and the figures in :mod:`assocmem.replica_plots` (shared private
-helpers in :mod:`assocmem._replica_core`); every public name stays importable from here.
+This module holds the exact q -> 1 cost and its expectation and the replica-symmetric free
+entropy and saddle. The finite-size capacity is in :mod:`assocmem.linear.finite_size`, the
+optimal storage mechanism in :mod:`assocmem.linear.mechanism`, the rank-constrained capacity
+alpha_c(kappa) in :mod:`assocmem.linear.spectra`.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
+from scipy.interpolate import CubicSpline
+from scipy.optimize import minimize_scalar
 
-from assocmem._replica_core import (
-    _LOG_SQRT_2PI,
-    CostSolution,
-    _check_margin,
-    _check_p,
-    _check_samples,
-    _sample_solutions,
-    _solve_sorted,
-)
+from assocmem._validate import check_margin, check_p, check_samples
 
-__all__ = [
-    "CostSolution",
-    "cost",
-    "cost_solution",
-    "expected_cost",
-    "expected_cost_expansion",
-    "predicted_transition",
-    "finite_size_table",
-    "measured_transition",
-    "transition_comparison",
-    "finite_size_capacity",
-    "finite_size_capacity_estimate",
-    "finite_size_capacity_curve",
-    "finite_size_capacity_expansion",
-    "critical_load",
-    "critical_load_quadrature",
-    "hebbian_critical_load",
-    "optimal_mechanism",
-    "margin_for_load",
-    "gardner_capacity",
-    "shortcut_capacity",
-    "rs_saddle_curve",
-    "plot_cost_solution",
-    "rs_energetic_term",
-    "rs_free_entropy",
-    "rs_saddle",
-    "plot_finite_size_capacity",
-    "plot_free_entropy",
-]
+_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
-# --------------------------------------------------------------------------------------------
-# q -> 1 cost C(t)
-# --------------------------------------------------------------------------------------------
+
+class CostSolution(NamedTuple):
+    """Solution of the q -> 1 problem for each draw (arrays of shape (n,)).
+
+    Attributes
+    ----------
+    cost : ndarray, float64
+        ``C(t)``, squared distance from the fields to the feasible set.
+    level : ndarray, float64
+        Minimising level ``T*``: the target field is lifted to ``T*`` and every competitor
+        with ``t_nu + margin > T*`` is pushed down to ``T* - margin``.
+    n_active : ndarray, int64
+        Number ``k`` of competitors pushed down (active constraints).
+    """
+
+    cost: NDArray[np.float64]
+    level: NDArray[np.float64]
+    n_active: NDArray[np.int64]
+
+
+def solve_sorted_fields(t0: NDArray[np.float64], c: NDArray[np.float64]) -> CostSolution:
+    """Exact minimiser for competitor values ``c`` (margin included) sorted decreasingly.
+
+    With ``S_k`` the sum of the k largest, the candidate level with k active competitors is
+    ``T_k = (t0 + S_k) / (k + 1)``; ``c_(k) > T_k`` holds exactly for a prefix ``k <= k*`` of
+    the k's (``c_(k) > T_{k-1} <=> c_(k) > T_k``, and once it fails, ``c_(k+1) <= c_(k) <= T_k``),
+    so ``k* = #{k : c_(k) > T_k}`` and ``T* = T_{k*}`` (``T_0 = t0``).
+    """
+    k_max = c.shape[1]
+    ks = np.arange(1, k_max + 1, dtype=np.float64)
+    levels = (t0[:, None] + np.cumsum(c, axis=1)) / (ks + 1.0)
+    k_star = np.count_nonzero(c > levels, axis=1)
+    level = np.where(k_star > 0, levels[np.arange(len(t0)), np.maximum(k_star - 1, 0)], t0)
+    active = np.arange(k_max)[None, :] < k_star[:, None]
+    pushed = np.where(active, c - level[:, None], 0.0)
+    value = (level - t0) ** 2 + np.sum(pushed**2, axis=1)
+    return CostSolution(value, level, k_star.astype(np.int64))
+
+
+def sample_cost_solutions(
+    p: int, n_samples: int, margin: float, rng: np.random.Generator, k0: int = 128
+) -> CostSolution:
+    """Exact draws of the q -> 1 solution using only the top order statistics.
+
+    Draws ``k`` top competitors via exponential spacings. If fewer than ``k`` of them are
+    active, the prefix property of :func:`solve_sorted_fields` proves that none of the unseen (smaller)
+    competitors can be active, so the solution is exact. Rows with all ``k`` active are extended
+    exactly: conditional on the remaining Gamma mass ``G`` of the spacings, the next spacings and
+    the new remainder are ``G * Dirichlet(1, ..., 1, n + 1 - k')``.
+    """
+    n = p - 1
+    t0 = rng.standard_normal(n_samples)
+    k = min(k0, n)
+    gam = np.cumsum(rng.standard_exponential((n_samples, k)), axis=1)
+    rest = rng.standard_gamma(float(n + 1 - k), size=n_samples)
+    total = gam[:, -1] + rest
+    c = -special.ndtri(gam / total[:, None]) + margin
+    sol = solve_sorted_fields(t0, c)
+    cost_v, level, n_act = sol.cost.copy(), sol.level.copy(), sol.n_active.copy()
+    todo = np.flatnonzero(n_act >= k) if k < n else np.array([], dtype=np.int64)
+    while todo.size:
+        k_new = min(2 * k, n)
+        m = todo.size
+        extra = rng.standard_exponential((m, k_new - k))
+        new_rest = rng.standard_gamma(float(n + 1 - k_new), size=m)
+        scale = rest[todo] / (extra.sum(axis=1) + new_rest)
+        gam_t = np.concatenate(
+            [gam[todo], gam[todo, -1:] + np.cumsum(extra * scale[:, None], axis=1)], axis=1
+        )
+        c_t = -special.ndtri(gam_t / total[todo, None]) + margin
+        sub = solve_sorted_fields(t0[todo], c_t)
+        cost_v[todo], level[todo], n_act[todo] = sub.cost, sub.level, sub.n_active
+        # grow the stored state for the rows that still need more
+        still = sub.n_active >= k_new
+        if k_new >= n or not np.any(still):
+            break
+        keep = todo[still]
+        gam_full = np.zeros((n_samples, k_new))
+        gam_full[keep] = gam_t[still]
+        rest = rest.copy()
+        rest[keep] = (new_rest * scale)[still]
+        gam, todo, k = gam_full, keep, k_new
+    return CostSolution(cost_v, level, n_act)
 
 
 def cost_solution(t: ArrayLike, margin: float = 0.0) -> CostSolution:
@@ -108,9 +154,9 @@ def cost_solution(t: ArrayLike, margin: float = 0.0) -> CostSolution:
         raise ValueError(f"t must have shape (n, p) with p >= 2, got shape {np.shape(t)}")
     if not np.all(np.isfinite(arr)):
         raise ValueError("t must be finite")
-    m = _check_margin(margin)
+    m = check_margin(margin)
     c = -np.sort(-arr[:, 1:], axis=1) + m
-    return _solve_sorted(arr[:, 0], c)
+    return solve_sorted_fields(arr[:, 0], c)
 
 
 def cost(t: ArrayLike, margin: float = 0.0) -> NDArray[np.float64]:
@@ -164,7 +210,7 @@ def expected_cost(
         Margin kappa_0 >= 0.
     method : {"order_statistics", "full"}
         ``"order_statistics"`` (default) samples only the top competitors exactly (cost
-        independent of p; see :func:`_sample_solutions`); ``"full"`` samples all p fields and
+        independent of p; see :func:`sample_cost_solutions`); ``"full"`` samples all p fields and
         calls :func:`cost` (``O(n_samples p log p)``; a check of the former).
 
     Returns
@@ -177,80 +223,17 @@ def expected_cost(
     ValueError
         If ``p < 2``, ``n_samples < 2``, ``margin < 0`` or ``method`` is unknown.
     """
-    p = _check_p(p)
-    n_samples = _check_samples(n_samples)
-    margin = _check_margin(margin)
+    p = check_p(p)
+    n_samples = check_samples(n_samples)
+    margin = check_margin(margin)
     rng = np.random.default_rng(seed)
     if method == "order_statistics":
-        values = _sample_solutions(p, n_samples, margin, rng).cost
+        values = sample_cost_solutions(p, n_samples, margin, rng).cost
     elif method == "full":
         values = cost(rng.standard_normal((n_samples, p)), margin)
     else:
         raise ValueError(f"method must be 'order_statistics' or 'full', got {method!r}")
     return float(values.mean()), float(values.std(ddof=1) / math.sqrt(n_samples))
-
-
-def critical_load(kappa: float = 1.0) -> float:
-    """Asymptotic storage capacity alpha_c(kappa) of a rank-constrained linear memory.
-
-    Parameters
-    ----------
-    kappa : float
-        Rank ratio m/d, in (0, inf); values >= 1 mean no rank constraint.
-
-    Returns
-    -------
-    float
-        alpha_c = lim p log p / d^2 at which perfect storage stops being possible; 1/2 for
-        ``kappa >= 1`` (the paper's result).
-
-    Raises
-    ------
-    ValueError
-        If kappa <= 0 or is not finite.
-    TypeError
-        If kappa is not a real number.
-
-    Notes
-    -----
-    ``kappa >= 1``: Giorlandino, Goldt & Maillard (arXiv:2605.10795), abstract. ``0 < kappa < 1``:
-    truncated quarter-circle formula (reconstruction; see chapter 4), delegated to
-    :func:`assocmem.spectra.critical_load_closed_form`.
-    """
-    if isinstance(kappa, bool) or not isinstance(kappa, (int, float, np.integer, np.floating)):
-        raise TypeError(f"kappa must be a real number, got {type(kappa).__name__}")
-    if not math.isfinite(float(kappa)) or kappa <= 0:
-        raise ValueError(f"kappa (rank ratio m/d) must be finite and > 0, got {kappa}")
-    if kappa >= 1:
-        return 0.5
-    from assocmem.spectra import critical_load_closed_form
-
-    return float(critical_load_closed_form(float(kappa)))
-
-
-def critical_load_quadrature(kappa: float = 1.0) -> float:
-    """alpha_c(kappa) by quadrature of the quarter-circle density (independent of the closed form).
-
-    Thin wrapper of :func:`assocmem.spectra.critical_load_quadrature` (same arguments, errors and
-    value as :func:`critical_load` to ~1e-14; reconstruction, see chapter 4).
-    """
-    from assocmem.spectra import critical_load_quadrature as _quadrature
-
-    return _quadrature(kappa)
-
-
-def hebbian_critical_load(kappa: float = 1.0) -> float:
-    """Perfect-recall threshold of the (rank-truncated) Hebbian memory, ``critical_load(kappa)/4``.
-
-    1/8 for ``kappa >= 1`` (chapter 3); ``alpha_c(kappa)/4`` for ``0 < kappa < 1``
-    (reconstruction, see chapter 4). Same errors as :func:`critical_load`.
-    """
-    return critical_load(kappa) / 4.0
-
-
-# --------------------------------------------------------------------------------------------
-# Replica-symmetric free entropy
-# --------------------------------------------------------------------------------------------
 
 
 def _inv_mills(x: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -346,9 +329,9 @@ def rs_energetic_term(
     qs = np.atleast_1d(np.asarray(q, dtype=np.float64))
     if np.any(~np.isfinite(qs)) or np.any(qs < 0) or np.any(qs >= 1):
         raise ValueError("q must lie in [0, 1)")
-    p = _check_p(p)
-    n_samples = _check_samples(n_samples)
-    margin = _check_margin(margin)
+    p = check_p(p)
+    n_samples = check_samples(n_samples)
+    margin = check_margin(margin)
     rng = np.random.default_rng(seed)
     t = rng.standard_normal((n_samples, p))
     diff = t[:, :1] - t[:, 1:]
@@ -411,7 +394,7 @@ def rs_free_entropy(
     """
     if not math.isfinite(float(alpha)) or alpha <= 0:
         raise ValueError(f"alpha must be finite and > 0, got {alpha}")
-    p = _check_p(p)
+    p = check_p(p)
     qs = np.atleast_1d(np.asarray(q, dtype=np.float64))
     if energetic is None:
         g = rs_energetic_term(qs, p, n_samples=n_samples, seed=seed, margin=margin)[0]
@@ -468,7 +451,7 @@ def rs_saddle(
     return fn(alpha)
 
 
-def _q_grid(n_grid: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+def rs_q_grid(n_grid: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Grid uniform in ``u = -log(1 - q)`` from q = 0 to ``1 - q = 1e-4``."""
     if int(n_grid) != n_grid or n_grid < 8:
         raise ValueError(f"n_grid must be an integer >= 8, got {n_grid}")
@@ -476,15 +459,13 @@ def _q_grid(n_grid: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     return u, -np.expm1(-u)
 
 
-def _rs_interpolants(
+def rs_interpolants(
     u: NDArray[np.float64], g: NDArray[np.float64], p: int
 ) -> tuple[
     Callable[[NDArray[np.float64] | float, float], NDArray[np.float64]],
     Callable[[float], tuple[float, float]],
 ]:
     """``(phi(u, alpha), solve(alpha) -> (q*, Phi(q*)))`` from ``G`` tabulated on the grid ``u``."""
-    from scipy.interpolate import CubicSpline
-    from scipy.optimize import minimize_scalar
 
     qs = -np.expm1(-u)
     spline = CubicSpline(u, 2.0 * (1.0 - qs) * g)
@@ -508,62 +489,9 @@ def _rs_interpolants(
     return phi_u, solve
 
 
-def _saddle_from_energetic(
-    u: NDArray[np.float64], g: NDArray[np.float64], p: int
-) -> Callable[[float], tuple[float, float]]:
-    """Saddle solver ``alpha -> (q*, Phi(q*))`` from ``G`` tabulated on the grid ``u``."""
-    return _rs_interpolants(u, g, p)[1]
-
-
 def _saddle_function(
     p: int, *, n_samples: int, seed: int | np.random.Generator, margin: float, n_grid: int
 ) -> Callable[[float], tuple[float, float]]:
-    u, qs = _q_grid(n_grid)
+    u, qs = rs_q_grid(n_grid)
     g, _ = rs_energetic_term(qs, p, n_samples=n_samples, seed=seed, margin=margin)
-    return _saddle_from_energetic(u, g, p)
-
-
-def rs_saddle_curve(
-    alphas: ArrayLike,
-    p: int,
-    *,
-    n_samples: int = 200,
-    seed: int | np.random.Generator = 0,
-    margin: float = 0.0,
-    n_grid: int = 40,
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """:func:`rs_saddle` for many loads, computing ``G(q)`` once.
-
-    Returns
-    -------
-    (q_star, phi) : tuple of ndarray, shape (m,), float64
-    """
-    fn = _saddle_function(p, n_samples=n_samples, seed=seed, margin=margin, n_grid=n_grid)
-    out = np.array([fn(float(a)) for a in np.atleast_1d(alphas)], dtype=np.float64)
-    return out[:, 0], out[:, 1]
-
-
-# --------------------------------------------------------------------------------------------
-# Re-exports: the finite-size capacity, the storage mechanism and the figures live in their own
-# modules; they stay importable from here (the public API of this module is unchanged).
-# --------------------------------------------------------------------------------------------
-
-from assocmem.finite_size import (  # noqa: E402
-    expected_cost_expansion,
-    finite_size_capacity,
-    finite_size_capacity_curve,
-    finite_size_capacity_estimate,
-    finite_size_capacity_expansion,
-    finite_size_table,
-    gardner_capacity,
-    measured_transition,
-    predicted_transition,
-    shortcut_capacity,
-    transition_comparison,
-)
-from assocmem.mechanism import margin_for_load, optimal_mechanism  # noqa: E402
-from assocmem.replica_plots import (  # noqa: E402
-    plot_cost_solution,
-    plot_finite_size_capacity,
-    plot_free_entropy,
-)
+    return rs_interpolants(u, g, p)[1]

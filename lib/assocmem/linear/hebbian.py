@@ -22,36 +22,26 @@ import math
 from typing import Any
 
 import numpy as np
-import torch
-from matplotlib.figure import Figure
 from scipy.optimize import brentq
 from scipy.special import log_ndtr
 from scipy.stats import chi2, gamma
-
-from assocmem.device import get_device
-from assocmem.plotting import color, finish, new_figure, theory_line
-
-__all__ = [
-    "EMBEDDINGS",
-    "CRITERIA",
-    "score_moments",
-    "recall_probability",
-    "threshold",
-    "simulate_scores",
-    "score_densities",
-    "plot_score_histograms",
-    "plot_thresholds",
-]
 
 #: Embedding laws understood by this module. ``"gaussian"``: i.i.d. N(0, I_d/d) (the book's
 #: convention); ``"spherical"``: uniform on the unit sphere; ``"leading"``: the leading-order
 #: idealisation in which both scores have variance p/d^2 (no 1/d terms).
 EMBEDDINGS = ("gaussian", "spherical", "leading")
+
+
 #: Recall criteria: ``"all"`` = all p associations recalled, ``"typical"`` = one association.
 CRITERIA = ("all", "typical")
 
+
 _Z = np.linspace(-12.0, 12.0, 1601)  # quadrature grid for the target fluctuation (units of std)
+
+
 _N_NODES = 8  # quantile nodes per norm variable in the conditional model
+
+
 _PHI = np.exp(-0.5 * _Z**2) / math.sqrt(2.0 * math.pi)
 
 
@@ -348,155 +338,3 @@ def threshold(p: float, *, criterion: str = "all", embedding: str = "gaussian") 
         return (pf * log1 if criterion == "all" else log1) - target
 
     return float(math.exp(brentq(gap, math.log(1e-4), math.log(50.0), xtol=1e-7)))
-
-
-def simulate_scores(
-    p: int,
-    d: int,
-    *,
-    embedding: str = "gaussian",
-    n_instances: int = 1,
-    seed: int = 0,
-    device: str | torch.device | None = "cpu",
-) -> dict[str, torch.Tensor]:
-    """Sample Hebbian memories and return their target and non-target scores.
-
-    Parameters
-    ----------
-    p : int
-        Number of associations, >= 2.
-    d : int
-        Embedding dimension, >= 1.
-    embedding : {"gaussian", "spherical"}
-        Law of the embeddings (``"leading"`` has no sampler).
-    n_instances : int
-        Independent memories, >= 1.
-    seed : int
-        Seed of the torch generator (same seed -> same scores).
-    device : str, torch.device or None
-        Where to compute (see :func:`assocmem.device.get_device`); results are on the CPU.
-
-    Returns
-    -------
-    dict of torch.Tensor (float64, CPU)
-        ``target`` of shape (n_instances, p); ``nontarget`` of shape (n_instances, p, p - 1)
-        (row mu holds the scores of the p - 1 wrong outputs for input mu); ``sigma_w``, shape
-        (n_instances,), = ||W||_F / d.
-
-    Raises
-    ------
-    ValueError
-        If a size is out of range or the embedding is unknown or ``"leading"``.
-    """
-    for name, val, lo in (("p", p, 2), ("d", d, 1), ("n_instances", n_instances, 1)):
-        if isinstance(val, bool) or not isinstance(val, (int, np.integer)) or val < lo:
-            raise ValueError(f"{name} must be an integer >= {lo}, got {val!r}")
-    if embedding not in ("gaussian", "spherical"):
-        raise ValueError(f"embedding must be 'gaussian' or 'spherical', got {embedding!r}")
-    dev = get_device(device)
-    gen = torch.Generator(device="cpu").manual_seed(int(seed))
-    e = torch.randn(n_instances, p, d, generator=gen, dtype=torch.float64).to(dev)
-    u = torch.randn(n_instances, p, d, generator=gen, dtype=torch.float64).to(dev)
-    if embedding == "gaussian":
-        e, u = e / math.sqrt(d), u / math.sqrt(d)
-    else:
-        e = e / e.norm(dim=-1, keepdim=True)
-        u = u / u.norm(dim=-1, keepdim=True)
-    w = u.transpose(1, 2) @ e  # sum_mu u_mu e_mu^T, shape (n, d, d)
-    s = e @ w.transpose(1, 2) @ u.transpose(1, 2)  # S[mu, nu] = u_nu^T W e_mu
-    eye = torch.eye(p, dtype=torch.bool, device=dev)
-    target = torch.diagonal(s, dim1=1, dim2=2)
-    nontarget = s[:, ~eye].reshape(n_instances, p, p - 1)
-    sigma_w = w.pow(2).sum(dim=(1, 2)).sqrt() / d
-    return {"target": target.cpu(), "nontarget": nontarget.cpu(), "sigma_w": sigma_w.cpu()}
-
-
-def _gauss_pdf(x: np.ndarray, mean: float, var: float) -> np.ndarray:
-    return np.exp(-0.5 * (x - mean) ** 2 / var) / math.sqrt(2.0 * math.pi * var)
-
-
-def plot_score_histograms(
-    p: int,
-    d: int,
-    *,
-    embedding: str = "gaussian",
-    n_instances: int = 20,
-    seed: int = 0,
-    bins: int = 60,
-) -> Figure:
-    """Histograms of simulated Hebbian target and non-target scores with the Gaussian theory.
-
-    Parameters
-    ----------
-    p, d, embedding, n_instances, seed
-        As for :func:`simulate_scores`.
-    bins : int
-        Number of histogram bins.
-
-    Returns
-    -------
-    Figure
-        One panel; simulation as step histograms (density), theory N(mean, var) of
-        :func:`score_moments` as lines.
-    """
-    sim = simulate_scores(p, d, embedding=embedding, n_instances=n_instances, seed=seed)
-    mom = score_moments(p, d, embedding=embedding)
-    t = sim["target"].numpy().ravel()
-    nt = sim["nontarget"].numpy().ravel()
-    fig, ax = new_figure()
-    lo = min(nt.min(), t.min())
-    hi = max(nt.max(), t.max())
-    edges = np.linspace(lo, hi, bins + 1)
-    ax.hist(nt, bins=edges, density=True, histtype="step", color=color(0), linewidth=1.2)
-    ax.hist(t, bins=edges, density=True, histtype="step", color=color(1), linewidth=1.2)
-    x = np.linspace(lo, hi, 400)
-    theory_line(
-        ax, x, _gauss_pdf(x, 0.0, mom["nontarget_var"]), label="theory, non-target", color=color(0)
-    )
-    theory_line(
-        ax, x, _gauss_pdf(x, 1.0, mom["target_var"]), label="theory, target", color=color(1)
-    )
-    ax.plot([], [], color=color(0), linewidth=1.2, label="simulation, non-target (histogram)")
-    ax.plot([], [], color=color(1), linewidth=1.2, label="simulation, target (histogram)")
-    ax.set_xlabel(r"Hebbian score $s_{\mu\nu}=u_\nu^\top W e_\mu$")
-    ax.set_ylabel("density")
-    alpha = p * math.log(p) / d**2
-    ax.set_title(f"d = {d}, p = {p} (α = {alpha:.2f}), {embedding} embeddings")
-    ax.legend(loc="upper right")
-    return finish(fig)
-
-
-def plot_thresholds(
-    p_values: np.ndarray, *, embeddings: tuple[str, ...] = ("gaussian", "spherical", "leading")
-) -> Figure:
-    """Finite-size Hebbian thresholds under both criteria against log p, with the asymptotes.
-
-    Parameters
-    ----------
-    p_values : ndarray
-        Numbers of associations (each >= 3).
-    embeddings : tuple of str
-        Which embedding laws to draw (see :func:`score_moments`).
-
-    Returns
-    -------
-    Figure
-        Two panels: criterion "all" (asymptote 1/8) and "typical" (asymptote 1/2).
-    """
-    p_arr = np.asarray(p_values, dtype=float)
-    fig, axes = new_figure(1, 2)
-    styles = {"gaussian": "-", "spherical": "--", "leading": ":"}
-    for ax, crit, asym in zip(axes, CRITERIA, (1 / 8, 1 / 2), strict=True):
-        for i, emb in enumerate(embeddings):
-            th = [threshold(float(q), criterion=crit, embedding=emb) for q in p_arr]
-            theory_line(
-                ax, p_arr, th, label=f"theory, {emb}", color=color(i), linestyle=styles.get(emb)
-            )
-        ax.axhline(asym, color="k", linewidth=0.8, label=f"asymptote {asym:g}")
-        ax.set_xscale("log")
-        ax.set_xlabel("number of associations p")
-        ax.set_ylabel("threshold load α = p log p / d²")
-        name = "all p recalled" if crit == "all" else "one association recalled"
-        ax.set_title(f'criterion "{crit}": P({name}) = 1/2')
-        ax.legend()
-    return finish(fig)

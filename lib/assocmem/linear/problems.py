@@ -28,126 +28,16 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
 
+from assocmem._validate import check_int
 from assocmem.device import get_device
-
-__all__ = [
-    "MemoryProblem",
-    "pairs_for_load",
-    "load_for_pairs",
-    "sample_problem",
-    "sample_problems",
-    "stack_problems",
-    "dp_memory_bytes",
-    "check_memory",
-    "score_matrix",
-    "recalled",
-    "recall_accuracy",
-    "all_recalled",
-    "target_competitor_scores",
-]
+from assocmem.linear.load import load_for_pairs
 
 
-# ---------------------------------------------------------------------------------------------
-# validation helpers (private)
-# ---------------------------------------------------------------------------------------------
-def _check_int(name: str, value: object, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
-    if value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value}")
-    return int(value)
-
-
-def _check_positive(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    v = float(value)
-    if not math.isfinite(v) or v <= 0:
-        raise ValueError(f"{name} must be a finite number > 0, got {value}")
-    return v
-
-
-# ---------------------------------------------------------------------------------------------
-# load <-> number of pairs
-# ---------------------------------------------------------------------------------------------
-def load_for_pairs(p: int, d: int) -> float:
-    """Load ``alpha = p log p / d^2`` of ``p`` associations in dimension ``d``.
-
-    Parameters
-    ----------
-    p : int
-        Number of associations, >= 2.
-    d : int
-        Embedding dimension, >= 2.
-
-    Returns
-    -------
-    float
-        ``p * log(p) / d**2`` (natural log).
-
-    Raises
-    ------
-    TypeError
-        If ``p`` or ``d`` is not an integer.
-    ValueError
-        If ``p < 2`` or ``d < 2``.
-
-    Notes
-    -----
-    Source: the load variable implied by ``p_c log p_c / d^2 = 1/2`` (arXiv:2605.10795, abstract).
-    """
-    p = _check_int("p", p, 2)
-    d = _check_int("d", d, 2)
-    return p * math.log(p) / d**2
-
-
-def pairs_for_load(alpha: float, d: int) -> int:
-    """Number of associations ``p`` with ``p log p = alpha d^2`` (nearest integer, at least 2).
-
-    Parameters
-    ----------
-    alpha : float
-        Load, > 0 and finite.
-    d : int
-        Embedding dimension, >= 2.
-
-    Returns
-    -------
-    int
-        ``max(2, round(p*))`` where ``p* log p* = alpha d^2``, i.e. ``p* = x / W0(x)`` with
-        ``x = alpha d^2`` and ``W0`` the principal Lambert function.
-
-    Raises
-    ------
-    TypeError
-        If ``alpha`` is not a real number or ``d`` not an integer.
-    ValueError
-        If ``alpha <= 0`` (or not finite) or ``d < 2``.
-
-    Notes
-    -----
-    Exact inverse of :func:`load_for_pairs` on integers: ``pairs_for_load(load_for_pairs(p, d), d)
-    == p`` for every ``p >= 2``.
-    """
-    from scipy.special import lambertw
-
-    alpha = _check_positive("alpha", alpha)
-    d = _check_int("d", d, 2)
-    x = alpha * d**2
-    p_star = x / float(np.real(lambertw(x))) if x > 0 else 1.0
-    # p log p is increasing for p >= 1: pick the nearer of the two neighbouring integers
-    lo = max(1, math.floor(p_star))
-    p = lo if p_star - lo <= 0.5 else lo + 1
-    return max(2, int(p))
-
-
-# ---------------------------------------------------------------------------------------------
-# problems
-# ---------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class MemoryProblem:
     """One association problem, or a batch of problems of equal size.
@@ -257,9 +147,9 @@ def dp_memory_bytes(p: int, d: int, batch: int = 1) -> int:
     int
         Size in bytes. Example: ``p = 1000, d = 64`` needs 256 MB per problem.
     """
-    p = _check_int("p", p, 2)
-    d = _check_int("d", d, 1)
-    batch = _check_int("batch", batch, 1)
+    p = check_int("p", p, 2)
+    d = check_int("d", d, 1)
+    batch = check_int("batch", batch, 1)
     return 4 * batch * p * (p - 1) * d
 
 
@@ -395,13 +285,13 @@ def sample_problems(
     MemoryError
         If the DP competitors for the whole batch would not fit (see :func:`check_memory`).
     """
-    p = _check_int("p", p, 2)
-    d = _check_int("d", d, 2)
+    p = check_int("p", p, 2)
+    d = check_int("d", d, 2)
     if not isinstance(decoupled, (bool, np.bool_)):
         raise TypeError(f"decoupled must be True or False, got {decoupled!r}")
     if isinstance(seeds, (int, np.integer)):
         raise TypeError(f"seeds must be a sequence of seeds (e.g. range({seeds})), got an integer")
-    seeds_t = tuple(_check_int("seed", s, 0) for s in seeds)
+    seeds_t = tuple(check_int("seed", s, 0) for s in seeds)
     if not seeds_t:
         raise ValueError("seeds must contain at least one seed")
     if any(s >= 2**63 for s in seeds_t):
@@ -449,9 +339,6 @@ def stack_problems(problems: Sequence[MemoryProblem]) -> MemoryProblem:
     )
 
 
-# ---------------------------------------------------------------------------------------------
-# scores and recall
-# ---------------------------------------------------------------------------------------------
 def _as_weight(W: torch.Tensor | np.ndarray, problem: MemoryProblem) -> torch.Tensor:
     if isinstance(W, np.ndarray):
         W = torch.from_numpy(W)
@@ -559,3 +446,161 @@ def all_recalled(W: torch.Tensor | np.ndarray, problem: MemoryProblem) -> bool |
     """
     r = recalled(W, problem).all(-1)
     return bool(r) if r.dim() == 0 else r.cpu().numpy()
+
+
+def score_statistics(W: torch.Tensor | np.ndarray, problem: MemoryProblem) -> dict[str, Any]:
+    """Target scores and per-input maximum competitor scores in units of sigma_W = ||W||_F / d.
+
+    Parameters
+    ----------
+    W : torch.Tensor or numpy.ndarray, shape (d, d) or (B, d, d)
+        Memory matrix or a batch of them (a batch of W on one problem, or paired with a batched
+        problem of the same batch size).
+    problem : MemoryProblem
+        OP or DP, unbatched or batched (see :mod:`assocmem.problems`).
+
+    Returns
+    -------
+    dict
+        ``target`` : ndarray float64, shape (p,) or (B, p) -- ``u_mu^T W e_mu / sigma_W``;
+        ``max_competitor`` : same shape -- ``max_nu`` competitor score ``/ sigma_W`` (OP: the other
+        targets; DP: the private competitors); ``gap`` = target - max_competitor (> 0 means
+        recalled); ``competitor`` : ndarray float64, shape (p * (p-1),) or (B, p * (p-1)) -- all
+        competitor scores ``/ sigma_W``, input by input (row ``mu`` of
+        :func:`assocmem.problems.target_competitor_scores`, flattened); ``sigma_w`` : float or
+        ndarray (B,) -- ``||W||_F / d`` in the units of the scores; ``p`` and ``d`` (int).
+
+    Raises
+    ------
+    TypeError
+        If ``problem`` is not a MemoryProblem or ``W`` is not a tensor/array.
+    ValueError
+        If shapes do not match or some W is identically zero (no scale).
+
+    Notes
+    -----
+    Source: digest §6 (units sigma_W) and §9 (observables); reconstruction, see chapter 3.
+    """
+    if not isinstance(problem, MemoryProblem):
+        raise TypeError(f"problem must be a MemoryProblem, got {type(problem).__name__}")
+    if isinstance(W, np.ndarray):
+        W = torch.from_numpy(W)
+    if not isinstance(W, torch.Tensor):
+        raise TypeError(f"W must be a torch tensor or numpy array, got {type(W).__name__}")
+    tgt, comp = target_competitor_scores(W, problem)  # validates shapes
+    Wd = W.to(dtype=torch.float64)
+    sigma = torch.linalg.matrix_norm(Wd).cpu() / problem.d  # (,) or (B,)
+    if torch.any(sigma == 0):
+        raise ValueError("W is identically zero (for some batch entry): scores have no scale")
+    scale = sigma.to(tgt.device).unsqueeze(-1)
+    if tgt.dim() > scale.dim() or (tgt.dim() == 2 and scale.dim() == 1):
+        scale = scale.reshape(*scale.shape, *([1] * (tgt.dim() - scale.dim())))
+    t = tgt.double() / scale
+    m = comp.max(-1).values.double() / scale
+    c = comp.double() / scale.unsqueeze(-1)
+    sig = sigma.numpy()
+    return {
+        "target": t.cpu().numpy(),
+        "max_competitor": m.cpu().numpy(),
+        "gap": (t - m).cpu().numpy(),
+        "competitor": c.reshape(*c.shape[:-2], -1).cpu().numpy(),
+        "sigma_w": float(sig) if sig.ndim == 0 else sig,
+        "p": problem.p,
+        "d": problem.d,
+    }
+
+
+def spread_summary(stats: dict[str, Any]) -> dict[str, float]:
+    """Summary numbers of :func:`score_statistics` output (all inputs and batch entries pooled).
+
+    Parameters
+    ----------
+    stats : dict
+        Output of :func:`score_statistics`.
+
+    Returns
+    -------
+    dict of float
+        ``target_mean``, ``target_std``, ``max_competitor_mean``, ``max_competitor_std``,
+        ``gap_mean``, ``gap_std``, ``extreme_value_level`` = sqrt(2 log p) and ``recalled`` (the
+        fraction of inputs with a positive gap).
+
+    Raises
+    ------
+    KeyError
+        If a field of :func:`score_statistics` is missing.
+    """
+    t = np.ravel(stats["target"])
+    m = np.ravel(stats["max_competitor"])
+    g = np.ravel(stats["gap"])
+    return {
+        "target_mean": float(t.mean()),
+        "target_std": float(t.std(ddof=1)),
+        "max_competitor_mean": float(m.mean()),
+        "max_competitor_std": float(m.std(ddof=1)),
+        "gap_mean": float(g.mean()),
+        "gap_std": float(g.std(ddof=1)),
+        "extreme_value_level": math.sqrt(2.0 * math.log(int(stats["p"]))),
+        "recalled": float(np.mean(g > 0)),
+    }
+
+
+def simulate_scores(
+    p: int,
+    d: int,
+    *,
+    embedding: str = "gaussian",
+    n_instances: int = 1,
+    seed: int = 0,
+    device: str | torch.device | None = "cpu",
+) -> dict[str, torch.Tensor]:
+    """Sample Hebbian memories and return their target and non-target scores.
+
+    Parameters
+    ----------
+    p : int
+        Number of associations, >= 2.
+    d : int
+        Embedding dimension, >= 1.
+    embedding : {"gaussian", "spherical"}
+        Law of the embeddings (``"leading"`` has no sampler).
+    n_instances : int
+        Independent memories, >= 1.
+    seed : int
+        Seed of the torch generator (same seed -> same scores).
+    device : str, torch.device or None
+        Where to compute (see :func:`assocmem.device.get_device`); results are on the CPU.
+
+    Returns
+    -------
+    dict of torch.Tensor (float64, CPU)
+        ``target`` of shape (n_instances, p); ``nontarget`` of shape (n_instances, p, p - 1)
+        (row mu holds the scores of the p - 1 wrong outputs for input mu); ``sigma_w``, shape
+        (n_instances,), = ||W||_F / d.
+
+    Raises
+    ------
+    ValueError
+        If a size is out of range or the embedding is unknown or ``"leading"``.
+    """
+    for name, val, lo in (("p", p, 2), ("d", d, 1), ("n_instances", n_instances, 1)):
+        if isinstance(val, bool) or not isinstance(val, (int, np.integer)) or val < lo:
+            raise ValueError(f"{name} must be an integer >= {lo}, got {val!r}")
+    if embedding not in ("gaussian", "spherical"):
+        raise ValueError(f"embedding must be 'gaussian' or 'spherical', got {embedding!r}")
+    dev = get_device(device)
+    gen = torch.Generator(device="cpu").manual_seed(int(seed))
+    e = torch.randn(n_instances, p, d, generator=gen, dtype=torch.float64).to(dev)
+    u = torch.randn(n_instances, p, d, generator=gen, dtype=torch.float64).to(dev)
+    if embedding == "gaussian":
+        e, u = e / math.sqrt(d), u / math.sqrt(d)
+    else:
+        e = e / e.norm(dim=-1, keepdim=True)
+        u = u / u.norm(dim=-1, keepdim=True)
+    w = u.transpose(1, 2) @ e  # sum_mu u_mu e_mu^T, shape (n, d, d)
+    s = e @ w.transpose(1, 2) @ u.transpose(1, 2)  # S[mu, nu] = u_nu^T W e_mu
+    eye = torch.eye(p, dtype=torch.bool, device=dev)
+    target = torch.diagonal(s, dim1=1, dim2=2)
+    nontarget = s[:, ~eye].reshape(n_instances, p, p - 1)
+    sigma_w = w.pow(2).sum(dim=(1, 2)).sqrt() / d
+    return {"target": target.cpu(), "nontarget": nontarget.cpu(), "sigma_w": sigma_w.cpu()}

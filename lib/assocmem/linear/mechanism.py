@@ -3,9 +3,8 @@
 How the optimal memory stores an association (digest section 6): the q -> 1 solution lifts the
 target field to a level ``T*`` and pushes the competitors above ``T* - margin`` down to it; and
 the max-margin memory below capacity. Built on the exact q -> 1 solver of
-:mod:`assocmem.replica` (``cost_solution``). Reconstruction (Giorlandino, Goldt & Maillard,
-arXiv:2605.10795, digest sections 3.4, 4.2 and 6); see chapter 3 of the book. Both functions are
-also importable from :mod:`assocmem.replica`.
+:mod:`assocmem.linear.replica`. Reconstruction (Giorlandino, Goldt & Maillard, arXiv:2605.10795,
+digest sections 3.4, 4.2 and 6); see chapter 3 of the book.
 """
 
 from __future__ import annotations
@@ -14,16 +13,11 @@ import math
 
 import numpy as np
 from numpy.typing import NDArray
+from scipy.optimize import brentq
 
-from assocmem._replica_core import (
-    _check_margin,
-    _check_p,
-    _check_samples,
-    _sample_solutions,
-    _solve_sorted,
-)
-
-__all__ = ["optimal_mechanism", "margin_for_load"]
+from assocmem._validate import check_margin, check_p, check_samples
+from assocmem.linear.extremes import sample_top_order_statistics
+from assocmem.linear.replica import sample_cost_solutions, solve_sorted_fields
 
 
 def optimal_mechanism(
@@ -72,18 +66,17 @@ def optimal_mechanism(
     mean of ``T*`` sits just below the competitor maximum ``~ sqrt(2 log p)``, with spread
     O(1/sqrt(log p)); E[C] = E[k] (statistical-dimension identity, digest section 4.2).
     """
-    from assocmem.extremes import sample_top_order_statistics
 
-    p = _check_p(p)
-    margin = _check_margin(margin)
-    n_samples = _check_samples(n_samples)
+    p = check_p(p)
+    margin = check_margin(margin)
+    n_samples = check_samples(n_samples)
     rng = np.random.default_rng(seed)
     t0 = rng.standard_normal(n_samples)
     n = p - 1
     k = min(64, n)
     while True:
         top = sample_top_order_statistics(n, k, n_samples, seed=rng)
-        sol = _solve_sorted(t0, top + margin)
+        sol = solve_sorted_fields(t0, top + margin)
         if k == n or int(sol.n_active.max()) < k:
             break
         k = min(4 * k, n)
@@ -132,17 +125,16 @@ def margin_for_load(alpha: float, p: int, *, n_samples: int = 20_000, seed: int 
     -----
     Reconstruction (digest sections 3.4 and 4.2; chapter 3).
     """
-    from scipy.optimize import brentq
 
-    p = _check_p(p)
-    n_samples = _check_samples(n_samples)
+    p = check_p(p)
+    n_samples = check_samples(n_samples)
     if not (isinstance(alpha, (int, float)) and math.isfinite(alpha) and alpha > 0):
         raise ValueError(f"alpha must be a finite load > 0, got {alpha!r}")
     target = math.log(p) / float(alpha)
 
     def excess(m: float) -> float:
         rng = np.random.default_rng(seed)
-        return float(_sample_solutions(p, n_samples, m, rng).cost.mean()) - target
+        return float(sample_cost_solutions(p, n_samples, m, rng).cost.mean()) - target
 
     if excess(0.0) >= 0.0:
         return 0.0

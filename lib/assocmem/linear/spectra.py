@@ -37,79 +37,15 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy.integrate import quad
+from scipy.optimize import brentq
 
-__all__ = [
-    "quarter_circle_pdf",
-    "quarter_circle_cdf",
-    "quarter_circle_quantile",
-    "truncation_point",
-    "truncated_second_moment",
-    "truncated_quarter_circle_pdf",
-    "truncated_quarter_circle_cdf",
-    "truncated_quarter_circle_quantile",
-    "marchenko_pastur_pdf",
-    "marchenko_pastur_cdf",
-    "critical_load_closed_form",
-    "critical_load_quadrature",
-    "critical_load_marchenko_pastur",
-    "hebbian_critical_load",
-    "singular_values",
-    "spectrum_ks_distance",
-    "plot_critical_load",
-    "plot_singular_values",
-    "plot_rank_truncation",
-    "finite_size_critical_load",
-    "RankSweep",
-    "rank_capacity_sweep",
-    "plot_rank_success",
-]
-
-
-# ----------------------------------------------------------------------------------------------
-# input checks
-# ----------------------------------------------------------------------------------------------
-
-
-def _as_float_array(x: ArrayLike, name: str) -> NDArray[np.float64]:
-    try:
-        arr = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be a real number or array of real numbers") from exc
-    return arr
-
-
-def _check_kappa(kappa: ArrayLike) -> NDArray[np.float64]:
-    """Validate the rank ratio: finite and > 0 (values >= 1 mean no rank constraint)."""
-    if isinstance(kappa, (bool, np.bool_)):
-        raise TypeError("kappa must be a real number in (0, inf), got a bool")
-    k = _as_float_array(kappa, "kappa")
-    if not np.all(np.isfinite(k)) or np.any(k <= 0):
-        raise ValueError(f"kappa must be finite and in (0, inf) (rank ratio m/d), got {kappa!r}")
-    return k
-
-
-def _check_scalar_kappa(kappa: float) -> float:
-    k = _check_kappa(kappa)
-    if k.ndim != 0:
-        raise TypeError(f"kappa must be a scalar here, got an array of shape {k.shape}")
-    return float(k)
-
-
-def _check_prob(q: ArrayLike, name: str = "q") -> NDArray[np.float64]:
-    arr = _as_float_array(q, name)
-    if not np.all(np.isfinite(arr)) or np.any((arr < 0) | (arr > 1)):
-        raise ValueError(f"{name} must be a probability in [0, 1], got {q!r}")
-    return arr
+from assocmem._validate import as_float_array, check_kappa, check_prob, check_scalar_kappa
 
 
 def _out(arr: NDArray[np.float64]) -> Any:
     """Return a Python float for 0-d results, else the array."""
     return float(arr) if arr.ndim == 0 else arr
-
-
-# ----------------------------------------------------------------------------------------------
-# the elementary function h(x) = x - sin x and its inverse on [0, pi]
-# ----------------------------------------------------------------------------------------------
 
 
 def _h(x: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -194,11 +130,6 @@ def _h_inverse_scalar(y: float) -> float:
     return x
 
 
-# ----------------------------------------------------------------------------------------------
-# quarter circle
-# ----------------------------------------------------------------------------------------------
-
-
 def quarter_circle_pdf(s: ArrayLike) -> Any:
     """Quarter-circle density of singular values, ``rho_QC(s) = sqrt(4 - s^2) / pi`` on [0, 2].
 
@@ -216,7 +147,7 @@ def quarter_circle_pdf(s: ArrayLike) -> Any:
     Source: the singular values of a square matrix with i.i.d. entries (here the optimal or
     Hebbian memory at ``p >> d``), digest section 7.1; chapter 4, eq. ``eq-rank-qc``.
     """
-    s_arr = _as_float_array(s, "s")
+    s_arr = as_float_array(s, "s")
     inside = (s_arr >= 0) & (s_arr <= 2)
     out = np.where(inside, np.sqrt(np.clip(4.0 - s_arr**2, 0.0, None)) / math.pi, 0.0)
     return _out(out)
@@ -236,7 +167,7 @@ def quarter_circle_cdf(s: ArrayLike) -> Any:
     -------
     float or numpy.ndarray (float64)
     """
-    s_arr = _as_float_array(s, "s")
+    s_arr = as_float_array(s, "s")
     sc = np.clip(s_arr, 0.0, 2.0)
     # upper tail 1 - F = h(x) / pi with s = 2 cos(x / 2): accurate near s = 2
     x = 2.0 * np.arccos(sc / 2.0)
@@ -262,14 +193,9 @@ def quarter_circle_quantile(q: ArrayLike) -> Any:
     ValueError
         If any ``q`` is outside [0, 1] or not finite.
     """
-    q_arr = _check_prob(q)
+    q_arr = check_prob(q)
     x = _h_inverse(math.pi * (1.0 - q_arr))
     return _out(2.0 * np.cos(0.5 * x))
-
-
-# ----------------------------------------------------------------------------------------------
-# truncated quarter circle (rank ratio kappa)
-# ----------------------------------------------------------------------------------------------
 
 
 def _x_of_kappa(k: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -295,7 +221,7 @@ def truncation_point(kappa: ArrayLike) -> Any:
     ValueError
         If ``kappa <= 0`` or is not finite.
     """
-    k = _check_kappa(kappa)
+    k = check_kappa(kappa)
     return _out(2.0 * np.cos(0.5 * _x_of_kappa(k)))
 
 
@@ -312,9 +238,9 @@ def truncated_second_moment(kappa: ArrayLike) -> Any:
     float or numpy.ndarray (float64)
         In (1, 4]; tends to 4 as ``kappa -> 0`` (all kept singular values near 2).
     """
-    k = _check_kappa(kappa)
+    k = check_kappa(kappa)
     keff = np.minimum(k, 1.0)
-    return _out(2.0 * np.asarray(critical_load_closed_form(keff)) / keff)
+    return _out(2.0 * np.asarray(critical_load(keff)) / keff)
 
 
 def _trunc_scale(k: float, unit_rms: bool) -> float:
@@ -351,9 +277,9 @@ def truncated_quarter_circle_pdf(s: ArrayLike, kappa: float, *, unit_rms: bool =
     -----
     Reconstruction (digest section 7.2; chapter 4, eq. ``eq-rank-truncated-qc``).
     """
-    k = _check_scalar_kappa(kappa)
+    k = check_scalar_kappa(kappa)
     c = _trunc_scale(k, unit_rms)
-    s_arr = _as_float_array(s, "s") * c
+    s_arr = as_float_array(s, "s") * c
     s_k = float(truncation_point(k))
     inside = (s_arr >= s_k) & (s_arr <= 2.0)
     dens = np.sqrt(np.clip(4.0 - s_arr**2, 0.0, None)) / (math.pi * min(k, 1.0))
@@ -368,9 +294,9 @@ def truncated_quarter_circle_cdf(s: ArrayLike, kappa: float, *, unit_rms: bool =
     float or numpy.ndarray (float64)
         ``(kappa - (1 - F_QC(s))) / kappa`` on ``[s_kappa, 2]``, 0 below and 1 above.
     """
-    k = _check_scalar_kappa(kappa)
+    k = check_scalar_kappa(kappa)
     keff = min(k, 1.0)
-    s_arr = _as_float_array(s, "s") * _trunc_scale(k, unit_rms)
+    s_arr = as_float_array(s, "s") * _trunc_scale(k, unit_rms)
     x = 2.0 * np.arccos(np.clip(s_arr, 0.0, 2.0) / 2.0)
     tail = _h(x) / math.pi  # mass of the quarter circle above s
     out = np.clip((keff - tail) / keff, 0.0, 1.0)
@@ -398,16 +324,11 @@ def truncated_quarter_circle_quantile(q: ArrayLike, kappa: float, *, unit_rms: b
     ValueError
         If ``q`` is outside [0, 1] or ``kappa <= 0`` / not finite.
     """
-    k = _check_scalar_kappa(kappa)
-    q_arr = _check_prob(q)
+    k = check_scalar_kappa(kappa)
+    q_arr = check_prob(q)
     keff = min(k, 1.0)
     x = _h_inverse(math.pi * keff * (1.0 - q_arr))
     return _out(2.0 * np.cos(0.5 * x) / _trunc_scale(k, unit_rms))
-
-
-# ----------------------------------------------------------------------------------------------
-# Marchenko-Pastur form (eigenvalues of W W^T)
-# ----------------------------------------------------------------------------------------------
 
 
 def marchenko_pastur_pdf(x: ArrayLike) -> Any:
@@ -425,7 +346,7 @@ def marchenko_pastur_pdf(x: ArrayLike) -> Any:
     -------
     float or numpy.ndarray (float64)
     """
-    x_arr = _as_float_array(x, "x")
+    x_arr = as_float_array(x, "x")
     inside = (x_arr > 0) & (x_arr <= 4)
     with np.errstate(divide="ignore", invalid="ignore"):
         dens = np.sqrt(np.clip(4.0 - x_arr, 0.0, None)) / (2.0 * math.pi * np.sqrt(x_arr))
@@ -434,16 +355,11 @@ def marchenko_pastur_pdf(x: ArrayLike) -> Any:
 
 def marchenko_pastur_cdf(x: ArrayLike) -> Any:
     """CDF of :func:`marchenko_pastur_pdf`: ``F_MP(x) = F_QC(sqrt(x))``."""
-    x_arr = _as_float_array(x, "x")
+    x_arr = as_float_array(x, "x")
     return quarter_circle_cdf(np.sqrt(np.clip(x_arr, 0.0, None)))
 
 
-# ----------------------------------------------------------------------------------------------
-# alpha_c(kappa): closed form and quadrature
-# ----------------------------------------------------------------------------------------------
-
-
-def critical_load_closed_form(kappa: ArrayLike) -> Any:
+def critical_load(kappa: ArrayLike) -> Any:
     """Capacity ``alpha_c(kappa)`` of the rank-constrained memory ``W = Q R^T`` (closed form).
 
     Solves ``x - sin x = pi kappa`` for ``x in [0, pi]`` (vectorised safeguarded Newton, series
@@ -482,7 +398,7 @@ def critical_load_closed_form(kappa: ArrayLike) -> Any:
             return 0.5
         x_s = _h_inverse_scalar(math.pi * kappa)
         return _h_scalar(2.0 * x_s) / (4.0 * math.pi)
-    k = _check_kappa(kappa)
+    k = check_kappa(kappa)
     x = _x_of_kappa(k)
     alpha = _h(2.0 * x) / (4.0 * math.pi)
     alpha = np.where(k >= 1.0, 0.5, alpha)
@@ -491,7 +407,6 @@ def critical_load_closed_form(kappa: ArrayLike) -> Any:
 
 def _qc_tail_moment(t: float, power: int) -> float:
     """int_{2-t}^{2} s^power rho_QC(s) ds by adaptive quadrature (t = 2 - s in [0, 2])."""
-    from scipy.integrate import quad
 
     if t <= 0:
         return 0.0
@@ -510,7 +425,6 @@ def _qc_tail_moment(t: float, power: int) -> float:
 
 def _qc_lower_moment(s: float, power: int) -> float:
     """int_0^{s} x^power rho_QC(x) dx by adaptive quadrature (s <= 1.5, where rho_QC is smooth)."""
-    from scipy.integrate import quad
 
     val, _ = quad(
         lambda u: u**power * math.sqrt(4.0 - u * u) / math.pi, 0.0, s, epsabs=0.0, epsrel=1e-13
@@ -526,7 +440,7 @@ def critical_load_quadrature(kappa: float) -> float:
     ``[s_kappa, 2]``. For ``kappa <= 1/2`` it works in ``t = 2 - s`` with the algebraic weight
     ``t^{1/2}`` of the square-root edge; for ``kappa > 1/2`` it integrates the smooth lower part
     ``[0, s_kappa]`` and subtracts it from the (also integrated) total. It uses no closed form,
-    so it cross-checks :func:`critical_load_closed_form`.
+    so it cross-checks :func:`critical_load`.
 
     Parameters
     ----------
@@ -547,11 +461,10 @@ def critical_load_quadrature(kappa: float) -> float:
 
     Notes
     -----
-    Reconstruction, see :func:`critical_load_closed_form` and chapter 4, eq. ``eq-alpha-kappa``.
+    Reconstruction, see :func:`critical_load` and chapter 4, eq. ``eq-alpha-kappa``.
     """
-    from scipy.optimize import brentq
 
-    k = _check_scalar_kappa(kappa)
+    k = check_scalar_kappa(kappa)
     if k >= 1.0:
         return 0.5
     rtol = 4.0 * float(np.finfo(np.float64).eps)
@@ -587,10 +500,8 @@ def critical_load_marchenko_pastur(kappa: float) -> float:
     ValueError
         If ``kappa <= 0`` or is not finite.
     """
-    from scipy.integrate import quad
-    from scipy.optimize import brentq
 
-    k = _check_scalar_kappa(kappa)
+    k = check_scalar_kappa(kappa)
     if k >= 1.0:
         return 0.5
 
@@ -654,13 +565,8 @@ def hebbian_critical_load(kappa: ArrayLike) -> Any:
     Reconstruction (digest section 7.2): the Hebbian rule loses the same factor 4 in load with
     or without the rank constraint (chapter 3 for kappa = 1, chapter 4 for kappa < 1).
     """
-    k = _check_kappa(kappa)
-    return _out(np.asarray(critical_load_closed_form(k)) / 4.0)
-
-
-# ----------------------------------------------------------------------------------------------
-# empirical spectra
-# ----------------------------------------------------------------------------------------------
+    k = check_kappa(kappa)
+    return _out(np.asarray(critical_load(k)) / 4.0)
 
 
 def singular_values(
@@ -694,12 +600,9 @@ def singular_values(
         matrix is zero (or not finite) when ``normalize`` is True.
     """
     try:
-        import torch
-
-        if isinstance(W, torch.Tensor):
-            arr = W.detach().to("cpu", torch.float64).numpy()
-        else:
-            arr = np.asarray(W, dtype=np.float64)
+        if hasattr(W, "detach"):  # a torch.Tensor, taken without importing torch
+            W = W.detach().cpu().double().numpy()
+        arr = np.asarray(W, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise TypeError(
             f"W must be an array or tensor of real numbers, got {type(W).__name__}"
@@ -746,26 +649,11 @@ def spectrum_ks_distance(s: ArrayLike, kappa: float = 1.0) -> float:
     ValueError
         If ``s`` is empty or not finite, or ``kappa`` is invalid.
     """
-    k = _check_scalar_kappa(kappa)
-    x = np.sort(_as_float_array(s, "s").ravel())
+    k = check_scalar_kappa(kappa)
+    x = np.sort(as_float_array(s, "s").ravel())
     if x.size == 0 or not np.all(np.isfinite(x)):
         raise ValueError("s must be a non-empty array of finite singular values")
     n = x.size
     F = np.asarray(truncated_quarter_circle_cdf(x, k, unit_rms=True))
     i = np.arange(1, n + 1)
     return float(max(np.max(i / n - F), np.max(F - (i - 1) / n)))
-
-
-# ----------------------------------------------------------------------------------------------
-# Re-exports: the training sweep over the rank ratio and the figures live in assocmem.rank and
-# assocmem.rank_plots (which import this module's functions at call time); their names stay
-# importable from here.
-# ----------------------------------------------------------------------------------------------
-
-from assocmem.rank import RankSweep, finite_size_critical_load, rank_capacity_sweep  # noqa: E402
-from assocmem.rank_plots import (  # noqa: E402
-    plot_critical_load,
-    plot_rank_success,
-    plot_rank_truncation,
-    plot_singular_values,
-)

@@ -1,16 +1,14 @@
-"""Storing associations: cross-entropy training (batched, analytic gradients), Hebbian rule, LP.
+"""Storing associations by training: the cross-entropy + Adam engine and the Hebbian rule.
 
 * :func:`train_memory` — full-batch softmax cross-entropy over all ``p`` candidates of each input,
   Adam, ``W_0 = 0`` (or a factored ``W = Q R^T`` of rank ``m``), early stop at perfect recall.
   Several problems (seeds) train as one batched computation of shape (B, d, d) with the gradient
   written out analytically, so no autograd graph is built.
 * :func:`hebbian_memory` — the correlation-matrix memory ``W = sum_mu u_mu e_mu^T``.
-* :func:`lp_feasible` — exact test of perfect storage by linear programming (small ``d``).
 
 Sources: the training protocol is the digest's recommendation (``factual_recall.md`` §9,
 reconstruction; the paper's protocol could not be read); Nichani, Lee & Bietti (ICLR 2025) use the
-same loss. The LP is the perfect-storage condition of the digest §3.2-3.3 (reconstruction, see
-chapter 1).
+same loss.
 """
 
 from __future__ import annotations
@@ -21,30 +19,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import torch
+from tqdm.auto import tqdm
 
+from assocmem._validate import check_int, check_positive
 from assocmem.device import get_device
-from assocmem.problems import (
-    MemoryProblem,
-    _check_int,
-    _check_positive,
-    recall_accuracy,
-    stack_problems,
-)
-
-__all__ = [
-    "TrainResult",
-    "train_memory",
-    "hebbian_memory",
-    "lp_feasible",
-    "lp_size",
-    "LP_MAX_ENTRIES",
-    "training_flops",
-]
-
-#: Largest LP handled by :func:`lp_feasible`: (number of constraints p(p-1)) x (d^2 variables).
-#: 2.5e7 dense coefficients is about 200 MB in float64 (HiGHS copies it into a sparse matrix);
-#: e.g. d = 16 up to alpha ~ 4, d = 20 up to alpha ~ 2.2, d = 24 up to alpha ~ 1.3.
-LP_MAX_ENTRIES: int = 25_000_000
+from assocmem.linear.problems import MemoryProblem, recall_accuracy, stack_problems
 
 # exp(-80) = 1.8e-35: smallest softmax weight kept; avoids subnormal float32 arithmetic
 _EXP_FLOOR = -80.0
@@ -372,22 +351,22 @@ def train_memory(
     is what lets a constant ``lr`` settle into narrow feasible regions near capacity.
     Source: protocol of the digest §9 (reconstruction; lr and stopping rules tuned here).
     """
-    steps = _check_int("steps", steps, 1)
-    check_every = _check_int("check_every", check_every, 1)
-    lr = _check_positive("lr", lr if lr is not None else (5.0 if rank is None else 0.5))
+    steps = check_int("steps", steps, 1)
+    check_every = check_int("check_every", check_every, 1)
+    lr = check_positive("lr", lr if lr is not None else (5.0 if rank is None else 0.5))
     if lr > 1e6:
         raise ValueError(f"lr must be <= 1e6 (Adam steps of that size overflow float32), got {lr}")
-    eps = _check_positive("eps", eps)
-    init_scale = _check_positive("init_scale", init_scale)
-    seed = _check_int("seed", seed, 0)
+    eps = check_positive("eps", eps)
+    init_scale = check_positive("init_scale", init_scale)
+    seed = check_int("seed", seed, 0)
     if patience is not None:
-        patience = _check_int("patience", patience, 1)
+        patience = check_int("patience", patience, 1)
     if len(betas) != 2 or not all(0.0 <= b < 1.0 for b in betas):
         raise ValueError(f"betas must be two numbers in [0, 1), got {betas!r}")
     batch, was_batched = _as_batched(problems)
     d, B = batch.d, batch.batch_size
     if rank is not None:
-        rank = _check_int("rank", rank, 1)
+        rank = check_int("rank", rank, 1)
         if rank > d:
             raise ValueError(f"rank must be in [1, d={d}], got {rank}")
     dev = get_device(device) if device is not None else batch.device
@@ -435,8 +414,6 @@ def train_memory(
 
     bar = None
     if progress:
-        from tqdm.auto import tqdm
-
         bar = tqdm(total=steps, desc="train_memory", leave=False)
     t = 0
     on_gpu = dev.type != "cpu"
@@ -548,9 +525,9 @@ def training_flops(p: int, d: int, rank: int | None = None) -> float:
     ``4 p^2 d`` (scores and their back-projection) ``+ 4 p d^2`` (``W e`` and the outer-product
     sum), ``+ 6 d^2 m`` for a factored ``W = Q R^T``; elementwise work is not counted.
     """
-    p = _check_int("p", p, 2)
-    d = _check_int("d", d, 1)
-    extra = 0.0 if rank is None else 6.0 * d * d * _check_int("rank", rank, 1)
+    p = check_int("p", p, 2)
+    d = check_int("d", d, 1)
+    extra = 0.0 if rank is None else 6.0 * d * d * check_int("rank", rank, 1)
     return 4.0 * p * p * d + 4.0 * p * d * d + extra
 
 
@@ -574,97 +551,3 @@ def hebbian_memory(problem: MemoryProblem) -> torch.Tensor:
     if not isinstance(problem, MemoryProblem):
         raise TypeError(f"problem must be a MemoryProblem, got {type(problem).__name__}")
     return torch.matmul(problem.targets.transpose(-1, -2), problem.inputs)
-
-
-def lp_size(p: int, d: int) -> int:
-    """Number of LP coefficients of :func:`lp_feasible`: ``p (p-1)`` constraints x ``d^2``."""
-    return _check_int("p", p, 2) * (p - 1) * _check_int("d", d, 1) ** 2
-
-
-def lp_feasible(
-    problem: MemoryProblem, margin: float = 1.0, *, max_entries: int = LP_MAX_ENTRIES
-) -> bool:
-    """Exact test of perfect storage: is there a ``W`` with every target ahead by ``margin``?
-
-    Solves the feasibility LP (zero objective, HiGHS via :func:`scipy.optimize.linprog`)
-
-        (u_mu - v)^T W e_mu >= margin   for every input mu and every competitor v of mu
-
-    (OP: ``v = u_nu, nu != mu``; DP: the private competitors). The constraints are homogeneous
-    in ``W``, so any ``margin > 0`` gives the same answer: strict separability.
-
-    Parameters
-    ----------
-    problem : MemoryProblem
-        Unbatched OP or DP instance.
-    margin : float
-        Right-hand side, > 0 (only rescales ``W``).
-    max_entries : int
-        Size limit on ``p (p-1) d^2`` (default :data:`LP_MAX_ENTRIES`).
-
-    Returns
-    -------
-    bool
-        True if feasible (perfect storage possible), False if infeasible.
-
-    Raises
-    ------
-    TypeError
-        If ``problem`` is not a MemoryProblem.
-    ValueError
-        If the problem is batched, ``margin <= 0``, or ``p (p-1) d^2 > max_entries`` (the message
-        names the size; the dense constraint matrix alone would take 8 bytes per entry).
-    RuntimeError
-        If HiGHS stops without deciding (e.g. numerical trouble).
-
-    Notes
-    -----
-    Cost grows quickly: at d = 12-16 a feasible instance takes about a second, an infeasible one
-    near capacity up to a minute on 2 cores (digest §9). Source: digest §3.2-3.3 (reconstruction).
-    """
-    from scipy.optimize import linprog
-
-    if not isinstance(problem, MemoryProblem):
-        raise TypeError(f"problem must be a MemoryProblem, got {type(problem).__name__}")
-    if problem.batched:
-        raise ValueError("lp_feasible takes one (unbatched) problem")
-    _check_positive("margin", margin)
-    # The constraints are homogeneous in W: feasibility at any margin > 0 equals feasibility at
-    # margin 1, and solving at 1 keeps the LP well scaled (a margin of 1e300 would overflow).
-    margin = 1.0
-    p, d = problem.p, problem.d
-    n_entries = lp_size(p, d)
-    if n_entries > max_entries:
-        raise ValueError(
-            f"LP too large: p(p-1) x d^2 = {p * (p - 1)} x {d * d} = {n_entries:.3g} coefficients "
-            f"exceeds max_entries={max_entries:.3g} (p={p}, d={d}); use a smaller d or load, "
-            "or train_memory"
-        )
-    e = problem.inputs.double().cpu().numpy()
-    u = problem.targets.double().cpu().numpy()
-    if problem.competitors is None:
-        off = ~np.eye(p, dtype=bool)
-        comp = np.broadcast_to(u[None, :, :], (p, p, d))[off].reshape(p, p - 1, d)
-    else:
-        comp = problem.competitors.double().cpu().numpy()
-    diff = u[:, None, :] - comp  # (p, p-1, d)
-    A = -(diff[:, :, :, None] * e[:, None, None, :]).reshape(p * (p - 1), d * d)
-    n = p * (p - 1)
-    b = np.full(n, -margin)
-    # interior point decides (in)feasibility reliably here; dual simplex as a second opinion
-    for method in ("highs-ipm", "highs-ds"):
-        res = linprog(np.zeros(d * d), A_ub=A, b_ub=b, bounds=(None, None), method=method)
-        if res.status == 0:
-            return True
-        if res.status == 2:
-            return False
-    # last resort: max-margin LP with |W_ij| <= 1 (always feasible and bounded); t* > 0 iff
-    # the strict system is feasible
-    A2 = np.hstack([A, np.ones((n, 1))])
-    cost = np.zeros(d * d + 1)
-    cost[-1] = -1.0
-    bounds = [(-1.0, 1.0)] * (d * d) + [(None, 1.0)]
-    res = linprog(cost, A_ub=A2, b_ub=np.zeros(n), bounds=bounds, method="highs")
-    if res.status == 0:
-        return bool(res.x[-1] > 1e-7)
-    raise RuntimeError(f"HiGHS did not decide feasibility (status {res.status}): {res.message}")

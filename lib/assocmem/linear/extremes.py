@@ -18,16 +18,6 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import integrate, special
 
-__all__ = [
-    "expected_max",
-    "expected_max_expansion",
-    "gumbel_location",
-    "gumbel_scale",
-    "sample_max",
-    "sample_top_order_statistics",
-    "plot_max_distribution",
-]
-
 EULER_GAMMA = 0.5772156649015329
 
 
@@ -205,41 +195,3 @@ def sample_max(
     numpy.ndarray, shape (n_samples,), float64
     """
     return sample_top_order_statistics(n, 1, n_samples, seed=seed)[:, 0]
-
-
-def plot_max_distribution(n: int = 10_000, *, n_samples: int = 20_000, seed: int = 0):
-    """Histogram of sampled maxima of ``n`` Gaussians against the exact density and Gumbel law.
-
-    Parameters
-    ----------
-    n : int
-        Number of Gaussians, ``n >= 3``.
-    n_samples : int
-        Number of sampled maxima.
-    seed : int
-        Seed.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    from assocmem.plotting import finish, new_figure, theory_line
-
-    x = sample_max(n, n_samples, seed=seed)
-    fig, ax = new_figure()
-    ax.hist(x, bins=60, density=True, alpha=0.4, label=f"simulation ({n_samples} maxima)")
-    grid = np.linspace(x.min() - 0.3, x.max() + 0.3, 400)
-    dens = np.exp(np.log(n) + special.log_ndtr(grid) * (n - 1) - grid**2 / 2) / math.sqrt(
-        2 * math.pi
-    )
-    theory_line(ax, grid, dens, label=r"exact density $n\varphi\Phi^{n-1}$")
-    a, b = gumbel_location(n), gumbel_scale(n)
-    zz = (grid - a) / b
-    theory_line(
-        ax, grid, np.exp(-zz - np.exp(-zz)) / b, label="Gumbel approximation", linestyle="--"
-    )
-    ax.axvline(expected_max(n), color="k", lw=0.8, label=r"$\mathbb{E}[\max]$ (quadrature)")
-    ax.set_xlabel(f"maximum of n = {n} standard Gaussians")
-    ax.set_ylabel("density")
-    ax.legend()
-    return finish(fig)

@@ -1,0 +1,131 @@
+"""Input checks shared by the library's modules (one home for each kind of check).
+
+Every checker takes the argument's name and value, returns the value in a canonical type, and
+raises ``TypeError`` for a value of the wrong type or ``ValueError`` for one out of range, with a
+message that names the argument and the allowed range (DESIGN.md, conventions).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+
+def check_int(name: str, value: object, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+    if value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value}")
+    return int(value)
+
+
+def check_positive(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    v = float(value)
+    if not math.isfinite(v) or v <= 0:
+        raise ValueError(f"{name} must be a finite number > 0, got {value}")
+    return v
+
+
+def check_p(p: float) -> int:
+    if isinstance(p, bool) or not isinstance(p, (int, float, np.integer, np.floating)):
+        raise TypeError(f"p must be an integer >= 2, got {type(p).__name__}")
+    if not math.isfinite(float(p)) or p < 2 or int(p) != p:
+        raise ValueError(f"p must be an integer >= 2 (number of associations), got {p}")
+    return int(p)
+
+
+def check_margin(margin: float) -> float:
+    if not math.isfinite(float(margin)) or margin < 0:
+        raise ValueError(f"margin must be finite and >= 0, got {margin}")
+    return float(margin)
+
+
+def check_samples(n_samples: int) -> int:
+    if isinstance(n_samples, bool) or int(n_samples) != n_samples or n_samples < 2:
+        raise ValueError(f"n_samples must be an integer >= 2, got {n_samples}")
+    return int(n_samples)
+
+
+def as_float_array(x: ArrayLike, name: str) -> NDArray[np.float64]:
+    try:
+        arr = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a real number or array of real numbers") from exc
+    return arr
+
+
+def check_kappa(kappa: ArrayLike) -> NDArray[np.float64]:
+    """Validate the rank ratio: finite and > 0 (values >= 1 mean no rank constraint)."""
+    if isinstance(kappa, (bool, np.bool_)):
+        raise TypeError("kappa must be a real number in (0, inf), got a bool")
+    k = as_float_array(kappa, "kappa")
+    if not np.all(np.isfinite(k)) or np.any(k <= 0):
+        raise ValueError(f"kappa must be finite and in (0, inf) (rank ratio m/d), got {kappa!r}")
+    return k
+
+
+def check_scalar_kappa(kappa: float) -> float:
+    k = check_kappa(kappa)
+    if k.ndim != 0:
+        raise TypeError(f"kappa must be a scalar here, got an array of shape {k.shape}")
+    return float(k)
+
+
+def check_prob(q: ArrayLike, name: str = "q") -> NDArray[np.float64]:
+    arr = as_float_array(q, name)
+    if not np.all(np.isfinite(arr)) or np.any((arr < 0) | (arr > 1)):
+        raise ValueError(f"{name} must be a probability in [0, 1], got {q!r}")
+    return arr
+
+
+def check_real(name: str, value: object, *, low: float = -math.inf, strict: bool = False) -> float:
+    """Check a finite real number above ``low`` (``> low`` if ``strict``, else ``>= low``).
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a real number (a bool is refused).
+    ValueError
+        If it is not finite or below the bound.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    v = float(value)
+    if not math.isfinite(v) or (v <= low if strict else v < low):
+        op = ">" if strict else ">="
+        raise ValueError(f"{name} must be finite and {op} {low}, got {value!r}")
+    return v
+
+
+def seed_list(seeds: object, name: str = "seeds") -> list[int]:
+    """The book's one rule for ``seeds``: an int ``n`` means ``range(n)``; else an iterable of ints.
+
+    Returns
+    -------
+    list of int
+        The seeds, each >= 0, at least one, no repeats.
+
+    Raises
+    ------
+    TypeError
+        If ``seeds`` is neither an int nor an iterable of ints.
+    ValueError
+        If the count is < 1, a seed is negative, or a seed repeats.
+    """
+    if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, bool):
+        return list(range(check_int(name, seeds, 1)))
+    if isinstance(seeds, (str, bytes, float)) or not hasattr(seeds, "__iter__"):
+        raise TypeError(
+            f"{name} must be an int (a count: range(n)) or an iterable of ints, "
+            f"got {type(seeds).__name__}"
+        )
+    out = [check_int(f"{name}[{i}]", s, 0) for i, s in enumerate(seeds)]  # type: ignore[attr-defined]
+    if not out:
+        raise ValueError(f"{name} must hold at least one seed")
+    if len(set(out)) != len(out):
+        raise ValueError(f"{name} must not repeat a seed, got {out}")
+    return out

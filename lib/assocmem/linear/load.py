@@ -1,0 +1,84 @@
+"""The load ``alpha = p log p / d^2`` and its inverse (numpy/scipy only).
+
+Source: the load variable of Giorlandino, Goldt & Maillard (arXiv:2605.10795, abstract:
+``p_c log p_c / d^2 = 1/2``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.special import lambertw
+
+from assocmem._validate import check_int, check_positive
+
+
+def load_for_pairs(p: int, d: int) -> float:
+    """Load ``alpha = p log p / d^2`` of ``p`` associations in dimension ``d``.
+
+    Parameters
+    ----------
+    p : int
+        Number of associations, >= 2.
+    d : int
+        Embedding dimension, >= 2.
+
+    Returns
+    -------
+    float
+        ``p * log(p) / d**2`` (natural log).
+
+    Raises
+    ------
+    TypeError
+        If ``p`` or ``d`` is not an integer.
+    ValueError
+        If ``p < 2`` or ``d < 2``.
+
+    Notes
+    -----
+    Source: the load variable implied by ``p_c log p_c / d^2 = 1/2`` (arXiv:2605.10795, abstract).
+    """
+    p = check_int("p", p, 2)
+    d = check_int("d", d, 2)
+    return p * math.log(p) / d**2
+
+
+def pairs_for_load(alpha: float, d: int) -> int:
+    """Number of associations ``p`` with ``p log p = alpha d^2`` (nearest integer, at least 2).
+
+    Parameters
+    ----------
+    alpha : float
+        Load, > 0 and finite.
+    d : int
+        Embedding dimension, >= 2.
+
+    Returns
+    -------
+    int
+        ``max(2, round(p*))`` where ``p* log p* = alpha d^2``, i.e. ``p* = x / W0(x)`` with
+        ``x = alpha d^2`` and ``W0`` the principal Lambert function.
+
+    Raises
+    ------
+    TypeError
+        If ``alpha`` is not a real number or ``d`` not an integer.
+    ValueError
+        If ``alpha <= 0`` (or not finite) or ``d < 2``.
+
+    Notes
+    -----
+    Exact inverse of :func:`load_for_pairs` on integers: ``pairs_for_load(load_for_pairs(p, d), d)
+    == p`` for every ``p >= 2``.
+    """
+
+    alpha = check_positive("alpha", alpha)
+    d = check_int("d", d, 2)
+    x = alpha * d**2
+    p_star = x / float(np.real(lambertw(x))) if x > 0 else 1.0
+    # p log p is increasing for p >= 1: pick the nearer of the two neighbouring integers
+    lo = max(1, math.floor(p_star))
+    p = lo if p_star - lo <= 0.5 else lo + 1
+    return max(2, int(p))
