@@ -10,6 +10,7 @@ import math
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import torch
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike, NDArray
@@ -55,30 +56,38 @@ from assocmem.linear.spectra import (
     truncated_second_moment,
     truncation_point,
 )
-from assocmem.linear.sweeps import CapacityTable, RankSweep, success_curve
+from assocmem.linear.sweeps import GROUP_COLUMNS, success_by_load
 from assocmem.plotting import color, finish, new_figure, sim_points, theory_line
 
+_METHOD_NAMES = {"train": "CE+Adam", "hebbian": "Hebbian", "lp": "LP (exact)"}
 
-def _label(group: tuple[str, bool, int]) -> str:
-    method, dec, d = group
-    names = {"trained": "CE+Adam", "hebbian": "Hebbian", "lp": "LP (exact)"}
-    return f"{names.get(method, method)} {'DP' if dec else 'OP'}, d={d} (sim.)"
+
+def _label(method: str, problem: str, d: int, rank: int) -> str:
+    """Legend entry of one sweep group."""
+    m = "" if rank == d else f", m={rank}"
+    return f"{_METHOD_NAMES.get(method, method)} {problem.upper()}, d={d}{m} (simulation)"
+
+
+def _wilson_err(curve: pd.DataFrame) -> np.ndarray:
+    """Asymmetric error bars (2, n) of the fraction stored from its 95 % Wilson interval."""
+    f = curve["fraction"].to_numpy(float)
+    return np.vstack([f - curve["ci_low"].to_numpy(float), curve["ci_high"].to_numpy(float) - f])
 
 
 def plot_success(
-    table: CapacityTable,
+    table: pd.DataFrame,
     *,
     theory: dict[str, float] | None = None,
     show_accuracy: bool = True,
 ) -> Figure:
-    """Success probability (and mean recall accuracy) against the load, one series per group.
+    """Probability of perfect storage (and mean recall accuracy) against the load, per sweep.
 
     Parameters
     ----------
-    table : CapacityTable
-        Any number of (method, decoupled, d) groups (e.g. several sweeps added with ``+``).
-        OP groups are drawn with filled circles, DP groups with open squares; LP groups with
-        dashed joins.
+    table : pandas.DataFrame
+        :func:`assocmem.linear.sweeps.capacity_sweep` output, any number of groups (e.g. several
+        sweeps joined with ``pandas.concat``). OP groups are drawn with filled circles, DP groups
+        with open squares; LP groups with dashed joins; one colour per d.
     theory : dict of str to float, optional
         Vertical theory lines ``{label: alpha}``, e.g. ``{"α_c = 1/2 (d → ∞)": 0.5}``.
     show_accuracy : bool
@@ -87,36 +96,34 @@ def plot_success(
     Returns
     -------
     Figure
+        Simulation markers with 95 % Wilson intervals (fraction stored) or standard errors
+        (accuracy).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``table`` is not a non-empty sweep table.
     """
-    if len(table) == 0:
-        raise ValueError("table is empty")
+    curves = success_by_load(table)
     ncols = 2 if show_accuracy else 1
     fig, axes = new_figure(1, ncols, sharex=True, width=10.0 if show_accuracy else 8.0)
     ax_list = list(np.atleast_1d(axes))
     ax_acc, ax_suc = (ax_list[0], ax_list[1]) if show_accuracy else (None, ax_list[0])
-    dims = sorted({g[2] for g in table.groups()})
-    for g in table.groups():
-        c = success_curve(table.select(method=g[0], decoupled=g[1], d=g[2]))
-        col = color(dims.index(g[2]))
+    dims = sorted(curves["d"].unique())
+    for (method, problem, d, rank), c in curves.groupby(GROUP_COLUMNS, sort=False):
+        col = color(dims.index(d))
+        dp = problem == "dp"
         kw: dict[str, Any] = {
-            "marker": "s" if g[1] else "o",
-            "markerfacecolor": "none" if g[1] else col,
-            "linestyle": "--" if g[0] == "lp" else ":",
+            "marker": "s" if dp else "o",
+            "markerfacecolor": "none" if dp else col,
+            "linestyle": "--" if method == "lp" else ":",
             "linewidth": 1.0,
         }
-        sim_points(
-            ax_suc, c["load"], c["success"], c["success_err"], label=_label(g), color=col, **kw
-        )
-        if ax_acc is not None and g[0] != "lp":
-            sim_points(
-                ax_acc,
-                c["load"],
-                c["accuracy"],
-                c["accuracy_err"],
-                label=_label(g),
-                color=col,
-                **kw,
-            )
+        lab = _label(method, problem, d, rank)
+        sim_points(ax_suc, c["load"], c["fraction"], _wilson_err(c), label=lab, color=col, **kw)
+        if ax_acc is not None and method != "lp":
+            sim_points(ax_acc, c["load"], c["accuracy"], c["accuracy_sem"].fillna(0.0),
+                       label=lab, color=col, **kw)  # fmt: skip
     for k, (lab, a) in enumerate((theory or {}).items()):
         for ax in ax_list:
             theory_line(
@@ -378,7 +385,7 @@ def plot_thresholds(
 
 
 def plot_recall_vs_load(
-    results: dict[int, dict[str, dict[str, np.ndarray]]],
+    table: pd.DataFrame,
     *,
     transitions: dict[int, float] | None = None,
 ) -> Figure:
@@ -386,43 +393,48 @@ def plot_recall_vs_load(
 
     Parameters
     ----------
-    results : dict
-        ``{d: recall_vs_load(d, ...)}`` for one or more d.
+    table : pandas.DataFrame
+        :func:`assocmem.linear.sweeps.capacity_sweep` output for ``method="hebbian"`` and/or
+        ``"train"`` at one or more d (one problem kind), joined with ``pandas.concat``.
     transitions : dict, optional
         ``{d: alpha}``: predicted perfect-storage transition of the optimal memory at that d
-        (e.g. :func:`assocmem.replica.predicted_transition`), drawn as a vertical line.
+        (e.g. :func:`assocmem.linear.finite_size.predicted_transition`), drawn as a vertical line.
 
     Returns
     -------
     Figure
-        Left: mean accuracy (fraction recalled); right: fraction of seeds with every association
-        recalled. Simulation markers with standard errors; Hebbian theory
-        (:func:`assocmem.hebbian.recall_probability`, Gaussian embeddings) as lines.
+        Left: mean accuracy (fraction recalled, standard error over instances); right: fraction
+        of instances with every association recalled (95 % Wilson interval). Hebbian theory
+        (:func:`assocmem.linear.hebbian.recall_probability`, Gaussian embeddings) as lines.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``table`` is not a non-empty sweep table.
     """
+    curves = success_by_load(table)
     fig, axes = new_figure(1, 2, width=10.0, height=4.2)
-    markers = {"hebbian": "o", "trained": "s"}
-    for j, (d, res) in enumerate(sorted(results.items())):
+    markers = {"hebbian": "o", "train": "s"}
+    names = {"hebbian": "Hebbian", "train": "trained"}
+    for j, d in enumerate(sorted(curves["d"].unique())):
         c = color(j)
-        heb = res["hebbian"]
-        a_lo, a_hi = float(heb["alpha"].min()), float(heb["alpha"].max())
-        p_lo = max(2, int(heb["p"].min()) - 1)
-        p_hi = int(heb["p"].max()) + 1
+        at_d = curves[curves["d"] == d]
+        a_lo, a_hi = float(at_d["load"].min()), float(at_d["load"].max())
+        p_lo = max(2, int(at_d["p"].min()) - 1)
+        p_hi = int(at_d["p"].max()) + 1
         p_grid = np.unique(np.geomspace(p_lo, p_hi, 80).astype(int))
         a_grid = p_grid * np.log(p_grid) / d**2
         keep = (a_grid >= 0.8 * a_lo) & (a_grid <= 1.05 * a_hi)
         for ax, crit in zip(axes, ("typical", "all"), strict=True):
             th = recall_probability(p_grid[keep], d, criterion=crit)
             theory_line(ax, a_grid[keep], th, label=f"Hebbian theory, d = {d}", color=c)
-        for rule, tab in res.items():
-            n = tab["accuracy"].shape[1]
-            acc = tab["accuracy"].mean(1)
-            acc_se = tab["accuracy"].std(1, ddof=1) / math.sqrt(n) if n > 1 else None
-            perf = tab["perfect"].mean(1)
-            perf_se = np.sqrt(perf * (1 - perf) / n)
-            fill = "full" if rule == "trained" else "none"
-            kw = {"marker": markers[rule], "fillstyle": fill, "color": c}
-            sim_points(axes[0], tab["alpha"], acc, acc_se, label=f"{rule} W, d = {d}", **kw)
-            sim_points(axes[1], tab["alpha"], perf, perf_se, label=f"{rule} W, d = {d}", **kw)
+        for rule, tab in at_d.groupby("method", sort=True):
+            fill = "full" if rule == "train" else "none"
+            kw = {"marker": markers.get(str(rule), "D"), "fillstyle": fill, "color": c}
+            lab = f"{names.get(str(rule), rule)} W, d = {d}"
+            sim_points(axes[0], tab["load"], tab["accuracy"], tab["accuracy_sem"].fillna(0.0),
+                       label=lab, **kw)  # fmt: skip
+            sim_points(axes[1], tab["load"], tab["fraction"], _wilson_err(tab), label=lab, **kw)
         if transitions and d in transitions:
             axes[1].axvline(
                 transitions[d], color=c, linestyle="--", lw=1, label=f"RS α_c(p), d = {d}"
@@ -517,8 +529,8 @@ def plot_finite_size_capacity(
     *,
     n_samples: int | None = None,
     seed: int = 0,
-    measured: dict[str, list[Any]] | None = None,
-):
+    measured: pd.DataFrame | None = None,
+) -> Figure:
     """``alpha_c(p)`` (Monte Carlo of the RS formula) with its expansion and the limit 1/2.
 
     Parameters
@@ -527,32 +539,32 @@ def plot_finite_size_capacity(
         Grid of p (default: 15 values log-spaced from 10 to 1e8).
     n_samples, seed
         Monte Carlo settings, as in :func:`finite_size_capacity`.
-    measured : dict, optional
-        Output of :func:`transition_comparison`: measured transitions drawn as markers with
-        error bars at ``(p at measured, measured alpha_c)``, and a second panel zoomed on them
-        (there the markers are shifted by a few per cent in p so that coinciding points stay
-        visible).
+    measured : pandas.DataFrame, optional
+        Output of :func:`assocmem.linear.sweeps.transition_comparison`: measured transitions
+        drawn as markers with error bars at ``(p at measured, measured alpha_c)``, and a second
+        panel zoomed on them (there the markers are shifted by a few per cent in p so that
+        coinciding points stay visible).
 
     Returns
     -------
     matplotlib.figure.Figure
     """
-
+    meas = None if measured is None or len(measured) == 0 else measured.to_dict("list")
     ps = np.logspace(1, 8, 15) if p_values is None else np.asarray(p_values, dtype=np.float64)
     alpha, err = finite_size_capacity_curve(ps, n_samples=n_samples, seed=seed)
-    if not measured:
+    if meas is None:
         fig, ax = new_figure()
         _draw_capacity_curves(ax, ps, alpha, err, None)
         ax.legend()
         return finish(fig)
     # right panel: zoom on the measured points, with a denser theory curve
-    pm = np.asarray(measured["p at measured"], dtype=np.float64)
+    pm = np.asarray(meas["p at measured"], dtype=np.float64)
     lo, hi = max(3.0, 0.4 * np.nanmin(pm)), 2.5 * np.nanmax(pm)
     pz = np.unique(np.rint(np.geomspace(lo, hi, 12)))
     az, ez = finite_size_capacity_curve(pz, n_samples=n_samples, seed=seed + 100)
     fig, axes = new_figure(1, 2, width=11, height=4.2)
-    _draw_capacity_curves(axes[0], ps, alpha, err, measured)
-    _draw_capacity_curves(axes[1], pz, az, ez, measured, zoom=True)
+    _draw_capacity_curves(axes[0], ps, alpha, err, meas)
+    _draw_capacity_curves(axes[1], pz, az, ez, meas, zoom=True)
     axes[0].legend(fontsize=8)
     axes[1].set_title("zoom on the simulated sizes")
     return finish(fig)
@@ -641,7 +653,6 @@ def plot_free_entropy(
     -------
     matplotlib.figure.Figure
     """
-
     p = check_p(p)
     u, qs = rs_q_grid(n_grid)
     g, _ = rs_energetic_term(qs, p, n_samples=n_samples, seed=seed)
@@ -703,7 +714,6 @@ def plot_cost_solution(p: int = 200, margin: float = 0.0, seed: int = 0):
     -------
     matplotlib.figure.Figure
     """
-
     p = check_p(p)
     t = np.random.default_rng(seed).standard_normal(p)
     sol = cost_solution(t, margin)
@@ -739,7 +749,7 @@ def plot_critical_load(
     finite_size: dict[float, float] | None = None,
     kappa_max: float = 1.25,
 ) -> Figure:
-    """The capacity curve alpha_c(kappa), its small-kappa asymptote, the Hebbian curve and data.
+    """Draw the capacity alpha_c(kappa), its small-kappa asymptote, the Hebbian curve and data.
 
     Parameters
     ----------
@@ -760,7 +770,6 @@ def plot_critical_load(
     ValueError
         If ``kappa_max <= 0``.
     """
-
     if not (np.isfinite(kappa_max) and kappa_max > 0):
         raise ValueError(f"kappa_max must be > 0, got {kappa_max}")
     fig, ax = new_figure()
@@ -816,7 +825,6 @@ def plot_singular_values(
     ValueError
         If ``spectra`` holds no singular values or ``bins < 2``.
     """
-
     if not spectra:
         raise ValueError("spectra must contain at least one {kappa: singular values} entry")
     if isinstance(bins, bool) or not isinstance(bins, int) or bins < 2:
@@ -879,7 +887,6 @@ def plot_rank_truncation(kappa: float = 0.5) -> Figure:
     ValueError
         If ``kappa <= 0`` or is not finite.
     """
-
     k = check_scalar_kappa(kappa)
     s_k = float(truncation_point(k))
     a_k = float(critical_load(k))
@@ -914,31 +921,48 @@ def plot_rank_truncation(kappa: float = 0.5) -> Figure:
     return finish(fig, title="Rank constraint: truncated quarter circle (reconstruction)")
 
 
-def plot_rank_success(sweep: RankSweep) -> Figure:
-    """Probability of perfect storage vs load for each kappa, with theory markers.
+def plot_rank_success(
+    table: pd.DataFrame, *, predicted: dict[float, float] | None = None
+) -> Figure:
+    """Probability of perfect storage against the load for each rank ratio, with theory lines.
 
     Parameters
     ----------
-    sweep : RankSweep
-        Output of :func:`rank_capacity_sweep`.
+    table : pandas.DataFrame
+        :func:`assocmem.linear.sweeps.capacity_sweep` output with ``rank`` set (one group per
+        kappa, one d), joined with ``pandas.concat``.
+    predicted : dict of float -> float, optional
+        ``{kappa: alpha}``: heuristic finite-size estimate
+        (:func:`assocmem.linear.finite_size.finite_size_critical_load`), drawn dashed.
 
     Returns
     -------
     matplotlib.figure.Figure
-        Simulation markers with binomial error bars (one colour per kappa), the asymptotic
-        ``alpha_c(kappa)`` (solid vertical line) and the heuristic finite-size estimate (dashed).
-    """
+        Simulation markers with 95 % Wilson intervals (one colour per kappa), the asymptotic
+        ``alpha_c(kappa)`` (solid vertical line) and the finite-size estimate (dashed).
 
+    Raises
+    ------
+    TypeError, ValueError
+        If ``table`` is not a non-empty sweep table.
+    """
+    curves = success_by_load(table)
     fig, ax = new_figure(width=7.2, height=4.4)
-    for j, k in enumerate(sweep.kappas):
-        a, frac, err = sweep.success_probability(k)
-        sim_points(ax, a, frac, err, label=rf"simulation $\kappa={k:g}$", color=color(j),
+    ds = sorted(curves["d"].unique())
+    for j, (rank, c) in enumerate(curves.groupby("rank", sort=True)):
+        k = float(rank) / float(c["d"].iloc[0])
+        lab = rf"simulation $\kappa={k:.3g}$"
+        sim_points(ax, c["load"], c["fraction"], _wilson_err(c), label=lab, color=color(j),
                    linestyle=":")  # fmt: skip
         ax.axvline(float(critical_load(k)), color=color(j), linewidth=1.2)
-        ax.axvline(sweep.predicted[k], color=color(j), linewidth=1.2, linestyle="--")
+        if predicted is not None:
+            pred = [v for kk, v in predicted.items() if math.isclose(kk, k, rel_tol=1e-9)]
+            if pred:
+                ax.axvline(pred[0], color=color(j), linewidth=1.2, linestyle="--")
     ax.plot([], [], color="k", linewidth=1.2, label=r"theory $\alpha_c(\kappa)$, $d\to\infty$")
-    ax.plot([], [], color="k", linewidth=1.2, linestyle="--",
-            label=f"finite-size estimate, $d={sweep.d}$ (heuristic)")  # fmt: skip
+    if predicted is not None:
+        lab = f"finite-size estimate, $d={', '.join(map(str, ds))}$ (heuristic)"
+        ax.plot([], [], color="k", linewidth=1.2, linestyle="--", label=lab)
     ax.set_xlabel(r"load $\alpha = p\log p/d^2$")
     ax.set_ylabel("P(all associations stored)")
     ax.set_ylim(-0.05, 1.05)
