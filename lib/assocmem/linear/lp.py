@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linprog
 
-from assocmem._validate import check_int, check_positive
+from assocmem._validate import check_int
 from assocmem.linear.problems import MemoryProblem
 
 #: Largest LP handled by :func:`lp_feasible`: (number of constraints p(p-1)) x (d^2 variables).
@@ -26,24 +26,21 @@ def lp_size(p: int, d: int) -> int:
     return check_int("p", p, 2) * (p - 1) * check_int("d", d, 1) ** 2
 
 
-def lp_feasible(
-    problem: MemoryProblem, margin: float = 1.0, *, max_entries: int = LP_MAX_ENTRIES
-) -> bool:
-    """Exact test of perfect storage: is there a ``W`` with every target ahead by ``margin``?
+def lp_feasible(problem: MemoryProblem, *, max_entries: int = LP_MAX_ENTRIES) -> bool:
+    """Decide exactly whether some ``W`` recalls every association of an instance.
 
     Solves the feasibility LP (zero objective, HiGHS via :func:`scipy.optimize.linprog`)
 
-        (u_mu - v)^T W e_mu >= margin   for every input mu and every competitor v of mu
+        (u_mu - v)^T W e_mu >= 1   for every input mu and every competitor v of mu
 
     (OP: ``v = u_nu, nu != mu``; DP: the private competitors). The constraints are homogeneous
-    in ``W``, so any ``margin > 0`` gives the same answer: strict separability.
+    in ``W``, so the right-hand side 1 stands for any positive margin: the LP decides strict
+    separability, i.e. perfect storage.
 
     Parameters
     ----------
     problem : MemoryProblem
         Unbatched OP or DP instance.
-    margin : float
-        Right-hand side, > 0 (only rescales ``W``).
     max_entries : int
         Size limit on ``p (p-1) d^2`` (default :data:`LP_MAX_ENTRIES`).
 
@@ -57,7 +54,7 @@ def lp_feasible(
     TypeError
         If ``problem`` is not a MemoryProblem.
     ValueError
-        If the problem is batched, ``margin <= 0``, or ``p (p-1) d^2 > max_entries`` (the message
+        If the problem is batched or ``p (p-1) d^2 > max_entries`` (the message
         names the size; the dense constraint matrix alone would take 8 bytes per entry).
     RuntimeError
         If HiGHS stops without deciding (e.g. numerical trouble).
@@ -67,15 +64,11 @@ def lp_feasible(
     Cost grows quickly: at d = 12-16 a feasible instance takes about a second, an infeasible one
     near capacity up to a minute on 2 cores (digest §9). Source: digest §3.2-3.3 (reconstruction).
     """
-
     if not isinstance(problem, MemoryProblem):
         raise TypeError(f"problem must be a MemoryProblem, got {type(problem).__name__}")
     if problem.batched:
         raise ValueError("lp_feasible takes one (unbatched) problem")
-    check_positive("margin", margin)
-    # The constraints are homogeneous in W: feasibility at any margin > 0 equals feasibility at
-    # margin 1, and solving at 1 keeps the LP well scaled (a margin of 1e300 would overflow).
-    margin = 1.0
+    margin = 1.0  # homogeneous constraints: any margin > 0 gives the same decision
     p, d = problem.p, problem.d
     n_entries = lp_size(p, d)
     if n_entries > max_entries:
