@@ -1,4 +1,4 @@
-"""Tests of assocmem.problems: load <-> pairs, sampling, score matrices, recall."""
+"""Tests of assocmem.linear.problems and .load: load <-> pairs, sampling, score matrices, recall."""
 
 from __future__ import annotations
 
@@ -8,8 +8,18 @@ import numpy as np
 import pytest
 import torch
 from assocmem.linear.load import load_for_pairs, pairs_for_load
-from assocmem.linear.problems import MemoryProblem, all_recalled, check_memory, dp_memory_bytes, recall_accuracy, sample_problem, sample_problems, score_matrix, stack_problems
-from assocmem.linear.problems import score_statistics
+from assocmem.linear.problems import (
+    MemoryProblem,
+    all_recalled,
+    check_memory,
+    dp_memory_bytes,
+    recall_accuracy,
+    sample_problem,
+    sample_problems,
+    score_matrix,
+    score_statistics,
+    stack_problems,
+)
 
 
 @pytest.mark.parametrize("d", [2, 8, 64])
@@ -84,6 +94,8 @@ def test_sampling_is_seeded_and_shapes() -> None:
     assert batch.batched and batch.batch_size == 2 and batch.seed == (3, 4)
     assert torch.equal(batch[0].competitors, dp.competitors)
     assert torch.equal(batch[1].inputs, c.inputs)
+    # the seeds rule: an int n means range(n)
+    assert sample_problems(7, 5, 3).seed == (0, 1, 2)
 
 
 def test_embedding_law_is_n_0_identity_over_d() -> None:
@@ -189,14 +201,13 @@ def test_dp_memory_limit() -> None:
 
 
 def test_newcomer_bad_inputs() -> None:
-    import pytest as _pytest
-    from assocmem.linear.problems import sample_problems as _sp
-
-    with _pytest.raises(TypeError, match="decoupled"):
+    with pytest.raises(TypeError, match="decoupled"):
         sample_problem(4, 8, decoupled="no")  # type: ignore[arg-type]
-    with _pytest.raises(TypeError, match="sequence"):
-        _sp(4, 8, 5)  # type: ignore[arg-type]
-    with _pytest.raises(ValueError, match="2\\*\\*63"):
+    with pytest.raises(TypeError, match="seeds"):
+        sample_problems(4, 8, 5.0)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="repeat"):
+        sample_problems(4, 8, [3, 3])
+    with pytest.raises(ValueError, match="2\\*\\*63"):
         sample_problem(4, 8, seed=2**64)
-    with _pytest.raises(MemoryError, match="inputs and targets"):
+    with pytest.raises(MemoryError, match="inputs and targets"):
         sample_problem(10**6, 10**5)

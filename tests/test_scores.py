@@ -1,4 +1,4 @@
-"""Tests of assocmem.scores: score statistics on hand-built memories, batching, bad inputs."""
+"""Tests of score_statistics (assocmem.linear.problems): hand-built memories, batching, errors."""
 
 from __future__ import annotations
 
@@ -7,9 +7,13 @@ import math
 import numpy as np
 import pytest
 import torch
-from assocmem.linear.problems import MemoryProblem, sample_problem, sample_problems
-from assocmem.linear.problems import score_statistics, spread_summary
-from assocmem.linear.sweeps import recall_vs_load
+from assocmem.linear.problems import (
+    MemoryProblem,
+    sample_problem,
+    sample_problems,
+    score_statistics,
+    spread_summary,
+)
 from assocmem.linear.training import hebbian_memory
 
 
@@ -67,15 +71,6 @@ def test_batched_problem_dp_and_random_w_units() -> None:
     assert 2.0 < st["max_competitor"].mean() < math.sqrt(2 * math.log(200))
 
 
-def test_recall_vs_load_hebbian_only() -> None:
-    res = recall_vs_load(24, [0.05, 1.5], seeds=[0, 1], steps=0, progress=False)
-    assert set(res) == {"hebbian"}
-    tab = res["hebbian"]
-    assert tab["accuracy"].shape == (2, 2) and tab["perfect"].dtype == bool
-    assert tab["accuracy"][0].mean() > tab["accuracy"][1].mean()
-    assert np.all(tab["p"] >= 2)
-
-
 @pytest.mark.parametrize(
     ("call", "exc"),
     [
@@ -83,9 +78,6 @@ def test_recall_vs_load_hebbian_only() -> None:
         (lambda: score_statistics(torch.eye(4), _orthonormal_problem()), ValueError),
         (lambda: score_statistics([[1.0]], _orthonormal_problem()), TypeError),
         (lambda: score_statistics(torch.eye(3), "problem"), TypeError),
-        (lambda: recall_vs_load(16, [], steps=0, progress=False), ValueError),
-        (lambda: recall_vs_load(16, [-0.1], steps=0, progress=False), ValueError),
-        (lambda: recall_vs_load(16, [0.5], steps=-1, progress=False), ValueError),
     ],
 )
 def test_bad_inputs_raise(call, exc) -> None:  # type: ignore[no-untyped-def]

@@ -22,7 +22,7 @@ LP_MAX_ENTRIES: int = 25_000_000
 
 
 def lp_size(p: int, d: int) -> int:
-    """Number of LP coefficients of :func:`lp_feasible`: ``p (p-1)`` constraints x ``d^2``."""
+    """Count the LP coefficients of :func:`lp_feasible`: ``p (p-1)`` constraints x ``d^2``."""
     return check_int("p", p, 2) * (p - 1) * check_int("d", d, 1) ** 2
 
 

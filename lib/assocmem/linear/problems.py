@@ -26,14 +26,14 @@ formulas are a reconstruction (digest ``factual_recall.md`` §3; see chapter 1).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import torch
 
-from assocmem._validate import check_int
+from assocmem._validate import check_int, seed_list
 from assocmem.device import get_device
 from assocmem.linear.load import load_for_pairs
 
@@ -62,6 +62,7 @@ class MemoryProblem:
     seed: int | tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
+        """Check shapes, dtypes and devices of the tensors (ValueError/TypeError otherwise)."""
         e, u, c = self.inputs, self.targets, self.competitors
         if not isinstance(e, torch.Tensor) or not isinstance(u, torch.Tensor):
             raise TypeError("inputs and targets must be torch tensors")
@@ -115,7 +116,7 @@ class MemoryProblem:
         return self.inputs.device
 
     def __getitem__(self, i: int) -> MemoryProblem:
-        """The ``i``-th problem of a batch (unbatched view)."""
+        """Return the ``i``-th problem of a batch (an unbatched view)."""
         if not self.batched:
             raise TypeError("indexing needs a batched MemoryProblem")
         seed = self.seed[i] if isinstance(self.seed, tuple) else None
@@ -123,6 +124,7 @@ class MemoryProblem:
         return MemoryProblem(self.inputs[i], self.targets[i], c, seed)
 
     def __len__(self) -> int:
+        """Return the number of problems in the batch."""
         return self.batch_size
 
     def to(self, device: str | torch.device | None) -> MemoryProblem:
@@ -255,7 +257,7 @@ def sample_problem(
 def sample_problems(
     p: int,
     d: int,
-    seeds: Sequence[int],
+    seeds: int | Iterable[int],
     *,
     decoupled: bool = False,
     device: str | torch.device | None = None,
@@ -266,8 +268,8 @@ def sample_problems(
     ----------
     p, d : int
         Problem size (``p >= 2``, ``d >= 2``).
-    seeds : sequence of int
-        One seed per problem (non-empty).
+    seeds : int or iterable of int
+        The book's rule: an int ``n`` means ``range(n)``; else one seed per problem (distinct).
     decoupled : bool
         OP (False) or DP (True).
     device : str, torch.device or None
@@ -289,11 +291,7 @@ def sample_problems(
     d = check_int("d", d, 2)
     if not isinstance(decoupled, (bool, np.bool_)):
         raise TypeError(f"decoupled must be True or False, got {decoupled!r}")
-    if isinstance(seeds, (int, np.integer)):
-        raise TypeError(f"seeds must be a sequence of seeds (e.g. range({seeds})), got an integer")
-    seeds_t = tuple(check_int("seed", s, 0) for s in seeds)
-    if not seeds_t:
-        raise ValueError("seeds must contain at least one seed")
+    seeds_t = tuple(seed_list(seeds))
     if any(s >= 2**63 for s in seeds_t):
         raise ValueError(f"seeds must be < 2**63, got {max(seeds_t)}")
     dev = get_device(device)
@@ -438,7 +436,7 @@ def recall_accuracy(W: torch.Tensor | np.ndarray, problem: MemoryProblem) -> flo
 
 
 def all_recalled(W: torch.Tensor | np.ndarray, problem: MemoryProblem) -> bool | np.ndarray:
-    """True when every association is recalled (perfect storage).
+    """Tell whether every association is recalled (perfect storage).
 
     Returns
     -------

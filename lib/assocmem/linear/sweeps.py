@@ -93,7 +93,7 @@ def capacity_sweep(
     d: int,
     alphas: Iterable[float],
     *,
-    problem: str = "op",
+    decoupled: bool = False,
     method: str = "train",
     rank: int | None = None,
     seeds: int | Iterable[int] = 4,
@@ -113,9 +113,9 @@ def capacity_sweep(
         Embedding dimension, >= 2.
     alphas : iterable of float
         Loads ``alpha = p log p / d^2``, each > 0; ``p = pairs_for_load(alpha, d)``.
-    problem : {"op", "dp"}
-        Original problem (competitors are the other targets) or decoupled problem (private
-        competitors).
+    decoupled : bool
+        Original problem (False: the competitors are the other targets) or decoupled problem
+        (True: private competitors); recorded as ``problem = "op"`` or ``"dp"``.
     method : {"train", "hebbian", "lp"}
         Cross-entropy + Adam (:func:`assocmem.linear.training.train_memory`, all seeds of one
         load as one batch), the Hebbian rule, or the exact LP decision
@@ -150,7 +150,7 @@ def capacity_sweep(
     TypeError
         If ``alphas`` is a single number or ``seeds`` is not an int or iterable of ints.
     ValueError
-        Unknown ``problem``/``method``, empty ``alphas``, a load <= 0, ``rank`` outside
+        Unknown ``method``, empty ``alphas``, a load <= 0, ``rank`` outside
         ``1..d`` or given with another method, an LP too large for ``lp_feasible``.
     MemoryError
         DP competitors that would not fit in memory (checked before allocating).
@@ -160,7 +160,9 @@ def capacity_sweep(
     Protocol: the digest of arXiv:2605.10795, §9 (reconstruction); see chapter 1.
     """
     d = check_int("d", d, 2)
-    problem = _check_choice("problem", problem, PROBLEMS)
+    if not isinstance(decoupled, (bool, np.bool_)):
+        raise TypeError(f"decoupled must be a bool, got {type(decoupled).__name__}")
+    problem = "dp" if decoupled else "op"
     method = _check_choice("method", method, METHODS)
     if rank is not None:
         if method != "train":
@@ -175,7 +177,6 @@ def capacity_sweep(
         raise ValueError("alphas must be non-empty")
     seeds_ = seed_list(seeds)
     ps = [pairs_for_load(a, d) for a in alpha_list]  # validates every alpha first
-    decoupled = problem == "dp"
     m = d if rank is None else rank
     label = f"{method} {problem.upper()} d={d}" + ("" if rank is None else f" m={rank}")
     rows: list[dict[str, Any]] = []
@@ -481,7 +482,7 @@ def mechanism_scores(
     seeds: int | Iterable[int] = 1,
     steps: int = 3000,
     lr: float = 0.05,
-    problem: str = "op",
+    decoupled: bool = False,
     device: str | torch.device | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Score statistics of the Hebbian and of the trained memory on the same problems.
@@ -497,8 +498,8 @@ def mechanism_scores(
         Problems, pooled in the returned statistics (an int n means range(n)).
     steps, lr : int, float
         Training budget and Adam step size.
-    problem : {"op", "dp"}
-        Original or decoupled problem.
+    decoupled : bool
+        Original (False) or decoupled (True) problem.
     device : str, torch.device or None
         Where to compute.
 
@@ -511,13 +512,12 @@ def mechanism_scores(
     Raises
     ------
     ValueError
-        Unknown ``problem``, bad sizes or seeds.
+        Bad sizes or seeds.
 
     Notes
     -----
     Observables of the digest of arXiv:2605.10795, §6 (reconstruction); see chapter 3.
     """
-    decoupled = _check_choice("problem", problem, PROBLEMS) == "dp"
     batch = sample_problems(p, d, seed_list(seeds), decoupled=decoupled, device=device)
     res = train_memory(batch, steps=steps, lr=lr, early_stop=False, device=device)
     out: dict[str, dict[str, Any]] = {}

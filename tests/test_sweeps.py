@@ -1,0 +1,169 @@
+"""Tests of assocmem.linear.sweeps: the tidy sweep table, success by load, the transition."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from assocmem.linear.load import load_for_pairs, pairs_for_load
+from assocmem.linear.problems import sample_problem
+from assocmem.linear.spectra import singular_values
+from assocmem.linear.sweeps import (
+    COLUMNS,
+    capacity_sweep,
+    mechanism_scores,
+    stored_spectra,
+    success_by_load,
+    transition_load,
+    transition_loads,
+)
+from assocmem.linear.training import hebbian_memory, train_memory
+
+Z95 = 1.959963984540054  # standard normal 97.5 % quantile
+
+
+def _synthetic(successes: dict[float, list[bool]], d: int = 40, method: str = "train"):
+    """A sweep table with given outcomes (the columns of capacity_sweep)."""
+    rows = []
+    for a, flags in successes.items():
+        p = pairs_for_load(a, d)
+        for s, f in enumerate(flags):
+            rows.append({"method": method, "problem": "op", "d": d, "rank": d, "kappa": 1.0,
+                         "alpha": a, "load": load_for_pairs(p, d), "p": p, "seed": s,
+                         "recalled_all": f, "accuracy": 1.0 if f else 0.9, "steps": 10,
+                         "seconds": 0.0})  # fmt: skip
+    return pd.DataFrame(rows, columns=list(COLUMNS))
+
+
+def _wilson(k: int, n: int) -> tuple[float, float]:
+    """Textbook Wilson score interval at 95 % (independent of the library's scipy call)."""
+    f, z2 = k / n, Z95**2
+    centre = (f + z2 / (2 * n)) / (1 + z2 / n)
+    half = Z95 / (1 + z2 / n) * math.sqrt(f * (1 - f) / n + z2 / (4 * n * n))
+    return centre - half, centre + half
+
+
+def test_success_by_load_counts_and_wilson_interval() -> None:
+    t = _synthetic({0.5: [True] * 4, 0.8: [True, True, True, False], 1.1: [False] * 4})
+    c = success_by_load(t)
+    assert c["n"].tolist() == [4, 4, 4] and c["stored"].tolist() == [4, 3, 0]
+    np.testing.assert_allclose(c["fraction"], [1.0, 0.75, 0.0])
+    for k, lo, hi in zip(c["stored"], c["ci_low"], c["ci_high"], strict=True):
+        assert (lo, hi) == pytest.approx(_wilson(int(k), 4), abs=1e-12)
+    # the interval never leaves [0, 1] and keeps a width at 0 and 1
+    assert c["ci_low"].min() >= 0 and c["ci_high"].max() <= 1
+    assert c["ci_high"].iloc[2] == pytest.approx(Z95**2 / (4 + Z95**2))  # k = 0: z^2/(n + z^2)
+    np.testing.assert_allclose(c["accuracy"], [1.0, 0.975, 0.9])
+    assert c["accuracy_sem"].iloc[1] == pytest.approx(0.05 / math.sqrt(4) * 1.0, rel=1e-12)
+
+
+def test_transition_interpolates_the_half_crossing() -> None:
+    t = _synthetic({0.5: [True] * 4, 0.8: [True, True, True, False], 1.1: [False] * 4})
+    c = success_by_load(t)
+    x0, x1, x2 = c["load"]
+    est = transition_load(t)
+    assert est.alpha == pytest.approx(x1 + (0.75 - 0.5) / 0.75 * (x2 - x1), rel=1e-12)
+    assert 0 < est.stderr < x2 - x0
+    assert x0 <= est.ci_low < est.alpha < est.ci_high <= x2
+    assert est.n == 4
+    # no crossing in range: NaN
+    assert math.isnan(transition_load(_synthetic({0.5: [True] * 3, 0.9: [True] * 3})).alpha)
+
+
+def test_transition_error_shrinks_with_instances() -> None:
+    four = _synthetic({0.5: [True] * 4, 0.8: [True] * 3 + [False], 1.1: [False] * 4})
+    small = transition_load(four)
+    n = 400
+    big = transition_load(_synthetic({0.5: [True] * n, 0.8: [True] * 300 + [False] * 100,
+                                      1.1: [False] * n}))  # fmt: skip
+    assert big.alpha == pytest.approx(small.alpha, rel=1e-12)  # same fractions, same crossing
+    # the posterior sd of the fraction falls like 1/sqrt(n): 10x more instances, ~10x less error
+    assert big.stderr < small.stderr / 4
+    assert transition_load(four, seed=1).alpha == small.alpha  # the draws move only the error
+
+
+def test_transition_refuses_mixed_groups_and_bad_tables() -> None:
+    t = pd.concat([_synthetic({0.5: [True, False]}), _synthetic({0.5: [True]}, d=20)])
+    with pytest.raises(ValueError, match="groups"):
+        transition_load(t)
+    per_group = transition_loads(t)
+    assert per_group["d"].tolist() == [40, 20]
+    with pytest.raises(TypeError):
+        success_by_load({"alpha": [0.5]})  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="empty"):
+        success_by_load(_synthetic({}))
+    with pytest.raises(ValueError, match="columns"):
+        success_by_load(pd.DataFrame({"alpha": [0.5]}))
+
+
+def test_trained_sweep_is_tidy_and_uses_the_seeding_rule() -> None:
+    t = capacity_sweep(16, [0.4, 2.5], seeds=2, steps=1500, patience=300, progress=False)
+    assert list(t.columns) == list(COLUMNS) and len(t) == 4
+    assert t["seed"].tolist() == [0, 1, 0, 1] and set(t["problem"]) == {"op"}
+    assert (t["rank"] == 16).all() and (t["kappa"] == 1.0).all()
+    assert t["recalled_all"].tolist() == [True, True, False, False]
+    assert t["accuracy"].iloc[2] < 0.6
+    assert 0.4 < transition_load(t).alpha < 2.5
+    # the instance at (alpha, seed) is sample_problem(p, d, seed=seed)
+    p = pairs_for_load(0.4, 16)
+    r = train_memory(sample_problem(p, 16, seed=1), steps=1500, patience=300)
+    assert t.loc[(t["alpha"] == 0.4) & (t["seed"] == 1), "steps"].item() == r.perfect_step
+
+
+def test_hebbian_and_lp_sweeps() -> None:
+    h = capacity_sweep(24, [0.02, 3.0], seeds=[0, 1], method="hebbian", keep_weights=True,
+                       progress=False)  # fmt: skip
+    assert h["recalled_all"].tolist() == [True, True, False, False]
+    W = hebbian_memory(sample_problem(pairs_for_load(3.0, 24), 24, seed=1)).numpy()
+    np.testing.assert_array_equal(h["weights"].iloc[3], W)
+    lp = capacity_sweep(10, [0.5, 1.8], seeds=[0], method="lp", decoupled=True, progress=False)
+    assert lp["recalled_all"].tolist() == [True, False] and set(lp["problem"]) == {"dp"}
+    assert lp["accuracy"].isna().all() and (lp["steps"] == 0).all()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "exc", "match"),
+    [
+        ({"method": "svm"}, ValueError, "method"),
+        ({"alphas": []}, ValueError, "non-empty"),
+        ({"alphas": [-0.5]}, ValueError, "alpha"),
+        ({"alphas": 0.3}, TypeError, "sequence"),
+        ({"method": "lp", "rank": 1}, ValueError, "rank"),
+        ({"rank": 13}, ValueError, "rank"),
+        ({"seeds": 0}, ValueError, "seeds"),
+        ({"seeds": [1, 1]}, ValueError, "repeat"),
+        ({"seeds": 2.0}, TypeError, "seeds"),
+        ({"decoupled": "yes"}, TypeError, "decoupled"),
+    ],
+)
+def test_sweep_refuses_bad_input(kwargs, exc, match) -> None:  # type: ignore[no-untyped-def]
+    args = {"alphas": [0.5], "seeds": [0], "steps": 5, "progress": False} | kwargs
+    with pytest.raises(exc, match=match):
+        capacity_sweep(12, **args)
+
+
+def test_rank_sweep_and_stored_spectra() -> None:
+    t = capacity_sweep(12, [0.2, 4.0], rank=6, seeds=3, steps=600, lr=0.2, patience=200,
+                       keep_weights=True, progress=False)  # fmt: skip
+    assert (t["rank"] == 6).all() and (t["kappa"] == 0.5).all()
+    c = success_by_load(t)
+    assert c["fraction"].tolist() == [1.0, 0.0]
+    spec = stored_spectra(t)
+    assert len(spec) == 1 and spec["load"].item() == pytest.approx(c["load"].iloc[0])
+    s = spec["singular_values"].item()
+    assert spec["n_memories"].item() == 3 and s.shape == (3 * 6,)
+    # the top-m singular values of each W = Q R^T, normalised per matrix to mean square 1
+    W0 = t["weights"].iloc[0]
+    np.testing.assert_allclose(s[:6], singular_values(W0, rank=6)[:6], rtol=1e-10)
+    assert np.linalg.matrix_rank(W0, tol=1e-4 * np.abs(W0).max()) == 6
+    with pytest.raises(ValueError, match="keep_weights"):
+        stored_spectra(t.drop(columns="weights"))
+
+
+def test_mechanism_scores_pools_seeds() -> None:
+    st = mechanism_scores(40, 16, seeds=2, steps=200, lr=0.05)
+    assert set(st) == {"hebbian", "trained"}
+    assert st["trained"]["target"].shape == (2, 40)  # (seeds, p)
+    assert 0.0 <= st["hebbian"]["accuracy"] <= st["trained"]["accuracy"] <= 1.0
