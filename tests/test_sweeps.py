@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from assocmem.linear.finite_size import predicted_transition
 from assocmem.linear.load import load_for_pairs, pairs_for_load
 from assocmem.linear.problems import sample_problem
 from assocmem.linear.spectra import singular_values
@@ -16,6 +17,7 @@ from assocmem.linear.sweeps import (
     mechanism_scores,
     stored_spectra,
     success_by_load,
+    transition_comparison,
     transition_load,
     transition_loads,
 )
@@ -167,3 +169,34 @@ def test_mechanism_scores_pools_seeds() -> None:
     assert set(st) == {"hebbian", "trained"}
     assert st["trained"]["target"].shape == (2, 40)  # (seeds, p)
     assert 0.0 <= st["hebbian"]["accuracy"] <= st["trained"]["accuracy"] <= 1.0
+
+
+def _lp_table(successes: list[tuple[float, int]], n: int = 8, d: int = 12) -> pd.DataFrame:
+    """A DP exact-LP sweep table with k of n instances stored at each load."""
+    rows = []
+    for alpha, k in successes:
+        p = pairs_for_load(alpha, d)
+        rows += [{"method": "lp", "problem": "dp", "d": d, "rank": d, "kappa": 1.0,
+                  "alpha": alpha, "load": load_for_pairs(p, d), "p": p, "seed": s,
+                  "recalled_all": s < k, "accuracy": math.nan, "steps": 0, "seconds": 0.0}
+                 for s in range(n)]  # fmt: skip
+    return pd.DataFrame(rows, columns=list(COLUMNS))
+
+
+def test_transition_comparison_against_the_finite_size_prediction() -> None:
+    table = _lp_table([(0.8, 8), (0.9, 8), (1.0, 6), (1.1, 2), (1.2, 0)])
+    loads = sorted(set(table["load"]))
+    est = transition_load(table)
+    # 6/8 -> 2/8 between the 3rd and 4th loads: the crossing lies half-way
+    assert est.alpha == pytest.approx((loads[2] + loads[3]) / 2, rel=1e-12)
+    comp = transition_comparison({"DP, exact LP": table})
+    row = comp.iloc[0]
+    assert row["d"] == 12 and row["seeds per load"] == 8
+    assert row["measured alpha_c"] == est.alpha and row["measured +-"] == est.stderr
+    pred, p_pred, pred_err = predicted_transition(12, seed=0)
+    assert (row["predicted alpha_c"], row["p at predicted"], row["predicted +-"]) == (
+        pred, p_pred, pred_err)  # fmt: skip
+    p_meas = row["p at measured"]
+    assert p_meas * math.log(p_meas) / 144 == pytest.approx(est.alpha, rel=1e-9)
+    assert row["difference / error"] == pytest.approx(
+        (est.alpha - pred) / math.hypot(est.stderr, pred_err), rel=1e-12)  # fmt: skip

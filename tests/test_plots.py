@@ -1,0 +1,134 @@
+"""Tests of assocmem.linear.plots: what each Part I figure draws (axes, labels, curves)."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+from assocmem.linear.load import load_for_pairs, pairs_for_load  # noqa: E402
+from assocmem.linear.plots import (  # noqa: E402
+    plot_cost_solution,
+    plot_critical_load,
+    plot_finite_size_capacity,
+    plot_free_entropy,
+    plot_mechanism,
+    plot_memory,
+    plot_rank_success,
+    plot_rank_truncation,
+    plot_recall_vs_load,
+    plot_score_distributions,
+    plot_score_histograms,
+    plot_singular_values,
+    plot_spectra,
+    plot_success,
+    plot_thresholds,
+)
+from assocmem.linear.problems import sample_problem, sample_problems  # noqa: E402
+from assocmem.linear.spectra import singular_values  # noqa: E402
+from assocmem.linear.sweeps import COLUMNS, mechanism_scores, transition_comparison  # noqa: E402
+from assocmem.linear.training import hebbian_memory, train_memory  # noqa: E402
+from matplotlib.container import ErrorbarContainer  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+def _table(groups: dict[tuple[str, str, int, int], dict[float, list[bool]]]) -> pd.DataFrame:
+    rows = []
+    for (method, problem, d, rank), outcomes in groups.items():
+        for a, flags in outcomes.items():
+            p = pairs_for_load(a, d)
+            rows += [{"method": method, "problem": problem, "d": d, "rank": rank,
+                      "kappa": rank / d, "alpha": a, "load": load_for_pairs(p, d), "p": p,
+                      "seed": s, "recalled_all": f, "accuracy": 1.0 if f else 0.8, "steps": 1,
+                      "seconds": 0.0} for s, f in enumerate(flags)]  # fmt: skip
+    return pd.DataFrame(rows, columns=list(COLUMNS))
+
+
+def _errorbars(ax) -> list[ErrorbarContainer]:  # type: ignore[no-untyped-def]
+    return [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
+
+
+def test_plot_success_one_series_per_group_with_wilson_bars() -> None:
+    t = _table({("train", "op", 16, 16): {0.5: [True] * 4, 1.0: [False] * 4},
+                ("train", "dp", 16, 16): {0.5: [True] * 4, 1.0: [True, False, False, False]},
+                ("lp", "op", 12, 12): {0.5: [True] * 2, 1.0: [False] * 2}})  # fmt: skip
+    fig = plot_success(t, theory={"α = 1/2": 0.5})
+    acc, suc = fig.axes[:2]
+    assert "load" in suc.get_xlabel() and "recalled" in suc.get_ylabel()
+    assert len(_errorbars(suc)) == 3 and len(_errorbars(acc)) == 2  # the LP has no accuracy
+    labels = [t.get_text() for t in suc.get_legend().get_texts()]
+    assert "LP (exact) OP, d=12 (simulation)" in labels and "α = 1/2" in labels
+    # Wilson bars stay inside [0, 1]: the lower bar of a fraction 1 ends above 0
+    seg = _errorbars(suc)[0].lines[2][0].get_segments()
+    assert all(0.0 <= y <= 1.0 for s in seg for _, y in s)
+
+
+def test_plot_recall_vs_load_and_rank_success() -> None:
+    t = _table({("hebbian", "op", 32, 32): {0.05: [True] * 3, 0.5: [False] * 3},
+                ("train", "op", 32, 32): {0.5: [True] * 2}})  # fmt: skip
+    fig = plot_recall_vs_load(t, transitions={32: 0.9})
+    assert len(fig.axes) == 2 and all(len(_errorbars(ax)) == 2 for ax in fig.axes)
+    assert "typical" in fig.axes[0].get_ylabel() and "all" in fig.axes[1].get_ylabel()
+    r = _table({("train", "op", 12, 6): {0.3: [True] * 2, 0.8: [False] * 2},
+                ("train", "op", 12, 12): {0.5: [True] * 2, 1.2: [False] * 2}})  # fmt: skip
+    fig = plot_rank_success(r, predicted={0.5: 0.5, 1.0: 0.9})
+    ax = fig.axes[0]
+    assert len(_errorbars(ax)) == 2
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert any("kappa=0.5" in s for s in labels) and any("finite-size" in s for s in labels)
+
+
+def test_plot_finite_size_capacity_draws_measured_points() -> None:
+    p = pairs_for_load(1.0, 12)
+    rows = [{"method": "lp", "problem": "dp", "d": 12, "rank": 12, "kappa": 1.0, "alpha": a,
+             "load": load_for_pairs(pairs_for_load(a, 12), 12), "p": p, "seed": s,
+             "recalled_all": s < k, "accuracy": np.nan, "steps": 0, "seconds": 0.0}
+            for a, k in ((0.8, 4), (1.0, 2), (1.2, 0)) for s in range(4)]  # fmt: skip
+    comp = transition_comparison({"DP, exact LP": pd.DataFrame(rows, columns=list(COLUMNS))})
+    fig = plot_finite_size_capacity(np.logspace(1, 4, 5), n_samples=200, measured=comp)
+    assert len(fig.axes) == 2
+    assert all(len(_errorbars(ax)) == 1 for ax in fig.axes)
+    assert fig.axes[0].get_xscale() == "log" and "capacity" in fig.axes[0].get_ylabel()
+
+
+def test_memory_figures_take_trained_weights() -> None:
+    prob = sample_problem(60, 12, seed=0)
+    res = train_memory(prob, steps=300)
+    fig = plot_memory(res.weights, prob, perfect_step=res.perfect_step)
+    assert len(fig.axes) == 3  # score matrix, margins, the colour bar
+    assert "margin" in fig.axes[1].get_ylabel() and len(fig.axes[1].patches) == prob.p
+    with pytest.raises(ValueError, match="unbatched"):
+        plot_memory(res.weights, sample_problems(60, 12, 2))
+    fig = plot_spectra({"OP": res.weights})
+    assert "singular value" in fig.axes[0].get_xlabel()
+    fig = plot_score_distributions(
+        {"OP": (res.weights, prob), "Hebb": (hebbian_memory(prob), prob)}
+    )
+    assert len(fig.axes) == 2 and "competitor" in fig.axes[0].get_xlabel()
+    stats = mechanism_scores(40, 12, seeds=1, steps=50)
+    assert plot_mechanism(stats).axes
+
+
+def test_theory_figures_label_their_axes() -> None:
+    fig = plot_score_histograms(50, 16, n_instances=2)
+    assert "score" in fig.axes[0].get_xlabel() and len(fig.axes[0].lines) >= 2
+    fig = plot_thresholds(np.geomspace(1e2, 1e4, 3), embeddings=("gaussian",))
+    assert fig.axes and all(ax.get_xlabel() for ax in fig.axes)
+    fig = plot_free_entropy(50, alphas=(0.3,), n_samples=50, n_grid=10)
+    assert "overlap" in fig.axes[0].get_xlabel() and "load" in fig.axes[1].get_xlabel()
+    assert plot_cost_solution(p=50).axes
+    fig = plot_critical_load(measured={0.5: (0.7, 0.05), 1.0: (0.9, 0.05)})
+    assert len(_errorbars(fig.axes[0])) == 1 and "kappa" in fig.axes[0].get_xlabel()
+    rng = np.random.default_rng(0)
+    fig = plot_singular_values({1.0: singular_values(rng.standard_normal((60, 60)))})
+    assert fig.axes
+    assert plot_rank_truncation(0.3).axes
