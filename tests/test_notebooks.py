@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import jupytext
 import pytest
 from _book_checks import (
     ROOT,
@@ -89,3 +90,13 @@ def test_check_colab_cell_catches_missing_guard_and_wrong_url(tmp_path):
     assert any("guard" in p for p in check_colab_cell(md, url))
     md.write_text(text.replace(url, "https://github.com/someone/else"))
     assert any("someone/else" in p for p in check_colab_cell(md, url))
+
+
+@pytest.mark.parametrize("md", CHAPTERS, ids=lambda p: p.name)
+def test_code_chapters_have_one_parameters_cell(md):
+    """Every chapter with code has exactly one cell tagged ``parameters`` (papermill/Colab)."""
+    cells = [c for c in jupytext.read(md).cells if c.cell_type == "code"]
+    if not cells:
+        return
+    tagged = [c for c in cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(tagged) == 1, f"{md.name}: {len(tagged)} cells tagged 'parameters'"
