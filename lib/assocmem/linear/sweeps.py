@@ -42,6 +42,7 @@ from assocmem.linear.problems import (
 )
 from assocmem.linear.spectra import singular_values
 from assocmem.linear.training import hebbian_memory, train_memory
+from assocmem.stats import first_crossing
 
 __all__ = [
     "COLUMNS",
@@ -275,15 +276,6 @@ def success_by_load(table: pd.DataFrame) -> pd.DataFrame:
     return out[cols]
 
 
-def _crossing(load: np.ndarray, fraction: np.ndarray) -> float:
-    """First downward crossing of 1/2 by ``fraction`` against ``load`` (linear interpolation)."""
-    for i in range(len(fraction) - 1):
-        if fraction[i] >= 0.5 > fraction[i + 1]:
-            w = (fraction[i] - 0.5) / (fraction[i] - fraction[i + 1])
-            return float(load[i] + w * (load[i + 1] - load[i]))
-    return math.nan
-
-
 @dataclass(frozen=True)
 class Transition:
     """Estimated perfect-storage transition of one sweep (:func:`transition_load`).
@@ -345,11 +337,11 @@ def transition_load(table: pd.DataFrame, *, n_draws: int = 1000, seed: int = 0) 
         )
     n_draws = check_int("n_draws", n_draws, 10)
     load = curve["load"].to_numpy(float)
-    alpha = _crossing(load, curve["fraction"].to_numpy(float))
+    alpha = first_crossing(load, curve["fraction"].to_numpy(float))
     k, n = curve["stored"].to_numpy(float), curve["n"].to_numpy(float)
     rng = np.random.default_rng(check_int("seed", seed, 0))
     draws = rng.beta(k + 0.5, n - k + 0.5, size=(n_draws, k.size))
-    boot = np.array([_crossing(load, f) for f in draws])
+    boot = np.array([first_crossing(load, f) for f in draws])
     ok = boot[np.isfinite(boot)]
     err = float(ok.std(ddof=1)) if ok.size > 1 else math.nan
     lo, hi = np.quantile(ok, [0.025, 0.975]) if ok.size > 1 else (math.nan, math.nan)
