@@ -1,4 +1,4 @@
-"""Tests for assocmem.extremes: Gaussian maxima (exact, expansion, sampling)."""
+"""Tests for assocmem.linear.extremes: Gaussian maxima (exact, expansion, sampling)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,19 @@ import math
 
 import numpy as np
 import pytest
-from assocmem.linear.extremes import EULER_GAMMA, expected_max, expected_max_expansion, gumbel_location, gumbel_scale, sample_max, sample_top_order_statistics
+from assocmem.linear.extremes import (
+    EULER_GAMMA,
+    UniformSpacings,
+    expected_max,
+    expected_max_expansion,
+    gaussians_from_spacings,
+    gumbel_location,
+    gumbel_scale,
+    sample_max,
+    sample_top_order_statistics,
+    sample_top_uniform_spacings,
+)
+from scipy.special import ndtri
 
 
 def test_expected_max_small_n_closed_forms():
@@ -47,6 +59,39 @@ def test_top_order_statistics_match_sorted_samples():
     assert abs(full.mean()) < 0.01
 
 
+def test_top_uniform_spacings_are_the_smallest_uniforms():
+    n, k, m = 40, 3, 100_000
+    sp = sample_top_uniform_spacings(n, k, m, np.random.default_rng(0))
+    assert isinstance(sp, UniformSpacings)
+    assert sp.partial_sums.shape == (m, k) and sp.remainder.shape == (m,)
+    assert np.all(np.diff(sp.partial_sums, axis=1) > 0)
+    np.testing.assert_array_equal(sp.total, sp.partial_sums[:, -1] + sp.remainder)
+    # the remainder is Gamma(n + 1 - k): mean and variance n + 1 - k
+    shape = n + 1 - k
+    assert abs(sp.remainder.mean() - shape) < 4 * math.sqrt(shape / m)
+    # U_(i) of n uniforms is Beta(i, n + 1 - i): mean i / (n + 1), compared with sorted uniforms
+    u = sp.partial_sums / sp.total[:, None]
+    i = np.arange(1, k + 1)
+    var = i * (n + 1 - i) / ((n + 1) ** 2 * (n + 2))
+    assert np.all(np.abs(u.mean(0) - i / (n + 1)) < 4 * np.sqrt(var / m))
+    ref = np.sort(np.random.default_rng(1).uniform(size=(m, n)), axis=1)[:, :k]
+    assert np.all(np.abs(u.mean(0) - ref.mean(0)) < 4 * np.sqrt(2 * var / m))
+    assert np.all(np.abs(u.std(0) - ref.std(0)) < 0.02 * ref.std(0))
+
+
+def test_top_order_statistics_are_mapped_spacings():
+    # sample_top_order_statistics = spacings drawn from the same generator, mapped by -ndtri
+    sp = sample_top_uniform_spacings(1000, 5, 200, np.random.default_rng(7))
+    top = gaussians_from_spacings(sp.partial_sums, sp.total)
+    np.testing.assert_array_equal(top, sample_top_order_statistics(1000, 5, 200, seed=7))
+    assert np.all(np.diff(top, axis=1) < 0)
+    # upper tail: P(max of n > x) = 1 - Phi(x)^n at the median of the maximum
+    n = 10**6
+    x_med = float(-ndtri(-math.expm1(math.log(0.5) / n)))
+    mx = sample_max(n, 20_000, seed=5)
+    assert abs(np.mean(mx > x_med) - 0.5) < 4 * math.sqrt(0.25 / mx.size)
+
+
 def test_expansion_converges_to_quadrature():
     errs = [
         abs(expected_max_expansion(n) - expected_max(n)) / expected_max(n) for n in (1e4, 1e8, 1e16)
@@ -81,3 +126,9 @@ def test_bad_arguments_raise():
         sample_top_order_statistics(10, 11, 5)
     with pytest.raises(ValueError):
         sample_top_order_statistics(10, 0, 5)
+    with pytest.raises(ValueError):
+        sample_top_order_statistics(10, 2, 0)
+    with pytest.raises(TypeError):
+        sample_top_order_statistics(10, 2.5, 5)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        sample_top_uniform_spacings(0, 1, 5, np.random.default_rng(0))

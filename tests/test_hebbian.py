@@ -1,4 +1,4 @@
-"""Tests of assocmem.hebbian: exact score moments, recall theory, thresholds, bad inputs."""
+"""Tests of assocmem.linear.hebbian: exact score moments, recall theory, thresholds, bad inputs."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from assocmem.linear.hebbian import recall_probability, score_moments, threshold
+from assocmem.linear.hebbian import recall_probability, score_densities, score_moments, threshold
 from assocmem.linear.problems import simulate_scores
 
 
@@ -122,8 +122,6 @@ def test_bad_inputs_raise(call, exc) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_score_densities_normalised_and_match_simulation() -> None:
-    from assocmem.linear.hebbian import score_densities
-
     p, d = 289, 64
     x = np.linspace(-2.0, 4.0, 601)
     den = score_densities(x, p, d)

@@ -1,4 +1,4 @@
-"""Tests of the RS optimal storage mechanism (end section of assocmem.replica)."""
+"""Tests of the RS optimal storage mechanism (assocmem.linear.mechanism)."""
 
 from __future__ import annotations
 
@@ -72,6 +72,8 @@ def test_margin_for_load() -> None:
         (lambda: optimal_mechanism(100, n_samples=1), ValueError),
         (lambda: margin_for_load(0.0, 100), ValueError),
         (lambda: margin_for_load(float("inf"), 100), ValueError),
+        (lambda: margin_for_load("0.5", 100), TypeError),
+        (lambda: margin_for_load(0.5, 1), ValueError),
     ],
 )
 def test_bad_inputs_raise(call, exc) -> None:  # type: ignore[no-untyped-def]

@@ -1,4 +1,5 @@
-"""Tests for assocmem.replica: q -> 1 cost, finite-size capacity, RS free entropy."""
+"""Tests of assocmem.linear.replica (q -> 1 cost, RS free entropy), assocmem.linear.finite_size
+(finite-size capacity, predicted transition) and the load inverse of assocmem.linear.load."""
 
 from __future__ import annotations
 
@@ -6,9 +7,26 @@ import math
 
 import numpy as np
 import pytest
-from assocmem.linear.finite_size import expected_cost_expansion, finite_size_capacity, finite_size_capacity_estimate, finite_size_capacity_expansion
-from assocmem.linear.replica import cost, cost_solution, expected_cost, rs_energetic_term, rs_free_entropy, rs_saddle
-from assocmem.linear.spectra import critical_load
+from assocmem.linear.finite_size import (
+    expected_cost_expansion,
+    finite_size_capacity,
+    finite_size_capacity_estimate,
+    finite_size_capacity_expansion,
+    finite_size_table,
+    gardner_capacity,
+    predicted_transition,
+    shortcut_capacity,
+)
+from assocmem.linear.load import load_for_pairs, pairs_at_load, pairs_for_load
+from assocmem.linear.replica import (
+    cost,
+    cost_solution,
+    expected_cost,
+    rs_energetic_term,
+    rs_free_entropy,
+    rs_saddle,
+    sample_cost_solutions,
+)
 from scipy.optimize import minimize_scalar
 
 
@@ -97,11 +115,9 @@ def test_same_seed_same_numbers():
 
 
 def test_order_statistics_sampler_extension_is_exact():
-    from assocmem.linear.replica import sample_cost_solutions as _sample_solutions
-
     # k0 = 2 forces the exact Gamma-Dirichlet extension (several doublings) on most draws
     p, n = 300, 20_000
-    ext = _sample_solutions(p, n, 0.5, np.random.default_rng(1), k0=2)
+    ext = sample_cost_solutions(p, n, 0.5, np.random.default_rng(1), k0=2)
     assert np.mean(ext.n_active >= 2) > 0.5
     full = cost_solution(np.random.default_rng(2).standard_normal((n, p)), 0.5)
     for a, b in ((ext.cost, full.cost), (ext.n_active, full.n_active), (ext.level, full.level)):
@@ -144,25 +160,6 @@ def test_expansion_limits():
     )
 
 
-def test_critical_load():
-    assert critical_load() == 0.5
-    assert critical_load(3) == 0.5
-    for bad in (0.0, -1.0, float("nan"), float("inf")):
-        with pytest.raises(ValueError):
-            critical_load(bad)
-    with pytest.raises(TypeError):
-        critical_load("1")  # type: ignore[arg-type]
-
-
-def test_critical_load_below_one_delegates_to_spectra():
-    spectra = pytest.importorskip("assocmem.spectra")
-    if not hasattr(spectra, "critical_load_closed_form"):
-        pytest.skip("chapter-4 formula not available")
-    a = critical_load(0.5)
-    assert 0 < a < 0.5
-    assert a == pytest.approx(float(spectra.critical_load_closed_form(0.5)))
-
-
 @pytest.mark.parametrize(
     "call",
     [
@@ -177,11 +174,67 @@ def test_critical_load_below_one_delegates_to_spectra():
         lambda: finite_size_capacity_expansion(2),
         lambda: rs_energetic_term([1.0], 10),
         lambda: rs_free_entropy([0.5], -1.0, 10),
+        lambda: rs_saddle(float("nan"), 10, n_samples=4, n_grid=8),
+        lambda: predicted_transition(1),
+        lambda: pairs_at_load(0.0, 8),
+        lambda: pairs_at_load(1.0, 1),
     ],
 )
 def test_bad_input_raises(call):
     with pytest.raises(ValueError):
         call()
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: predicted_transition(16.0),
+        lambda: rs_free_entropy([0.5], "0.5", 10),
+        lambda: pairs_at_load("1", 8),
+        lambda: pairs_at_load(1.0, 8.0),
+    ],
+)
+def test_bad_type_raises(call):
+    with pytest.raises(TypeError):
+        call()
+
+
+def test_pairs_at_load_inverts_the_load():
+    for d in (2, 12, 64, 1000):
+        for p in (2, 3, 17, 350, 10**5):
+            alpha = load_for_pairs(p, d)
+            assert pairs_at_load(alpha, d) == pytest.approx(p, rel=1e-12)
+            assert pairs_for_load(alpha, d) == p
+    # real-valued between integers: p* log p* = alpha d^2 holds for every alpha
+    for alpha in (1e-3, 0.37, 1.0, 25.0):
+        p_star = pairs_at_load(alpha, 40)
+        assert p_star > 1
+        assert p_star * math.log(p_star) == pytest.approx(alpha * 1600, rel=1e-12)
+        assert abs(pairs_for_load(alpha, 40) - max(p_star, 2)) <= 0.5
+
+
+@pytest.mark.parametrize("d", [12, 32])
+def test_predicted_transition_is_a_fixed_point(d):
+    alpha, p, err = predicted_transition(d, seed=3)
+    # p is the number of associations at load alpha ...
+    assert pairs_for_load(alpha, d) == p
+    assert abs(pairs_at_load(alpha, d) - p) <= 0.5
+    # ... and alpha is the finite-size capacity at that p: exactly the estimate with the same
+    # seed (the iteration stopped at a fixed point, not one step before it) ...
+    assert finite_size_capacity_estimate(p, seed=3) == (alpha, err)
+    # ... and, within the stated error, an independent estimate with other draws
+    other, other_err = finite_size_capacity_estimate(p, seed=1234)
+    assert abs(alpha - other) < 4 * math.hypot(err, other_err)
+    assert 0 < err < 0.0051 * alpha  # default rel_error = 0.5 %
+    # the finite-size capacity at these small d lies above its large-d limit 1/2
+    assert 0.5 < alpha < 1.5
+
+
+def test_predicted_transition_decreases_with_d():
+    a12, p12, e12 = predicted_transition(12)
+    a64, p64, e64 = predicted_transition(64)
+    assert p64 > p12
+    assert a12 - a64 > 4 * math.hypot(e12, e64)
 
 
 def test_rs_energetic_term_limits():
@@ -210,54 +263,7 @@ def test_rs_saddle_behaviour():
     assert np.all(phis >= phi_mid - 1e-6)
 
 
-def _synthetic_table(successes, n=8, d=12, decoupled=True):
-    from assocmem.linear.sweeps import CapacityTable
-    from assocmem.linear.load import pairs_for_load
-
-    rows = []
-    for alpha, k in successes:
-        p = pairs_for_load(alpha, d)
-        for s in range(n):
-            rows.append(
-                {
-                    "method": "lp",
-                    "decoupled": decoupled,
-                    "d": d,
-                    "alpha": alpha,
-                    "load": p * math.log(p) / d**2,
-                    "p": p,
-                    "seed": s,
-                    "accuracy": math.nan,
-                    "perfect": s < k,
-                    "steps": 0,
-                    "seconds": 0.0,
-                }
-            )
-    return CapacityTable(rows)
-
-
-def test_measured_transition_and_comparison():
-    pytest.importorskip("assocmem.capacity")
-    from assocmem.linear.sweeps import measured_transition, transition_comparison
-
-    table = _synthetic_table([(0.8, 8), (0.9, 8), (1.0, 6), (1.1, 2), (1.2, 0)])
-    loads = sorted(set(table.column("load")))
-    alpha, err = measured_transition(table)
-    # 6/8 -> 2/8 between the 3rd and 4th loads: crossing half-way
-    assert alpha == pytest.approx((loads[2] + loads[3]) / 2, rel=1e-12)
-    assert 0 < err < loads[4] - loads[0]
-    comp = transition_comparison({"DP, exact LP": table})
-    assert comp["d"] == [12] and comp["seeds per load"] == [8]
-    assert comp["measured alpha_c"][0] == pytest.approx(alpha)
-    assert comp["predicted alpha_c"][0] == pytest.approx(1.02, abs=0.03)
-    p_meas = comp["p at measured"][0]
-    assert p_meas * math.log(p_meas) / 144 == pytest.approx(alpha, rel=1e-9)
-    assert comp["difference"][0] == pytest.approx(alpha - comp["predicted alpha_c"][0])
-
-
 def test_gardner_and_shortcut():
-    from assocmem.linear.finite_size import gardner_capacity, shortcut_capacity
-
     assert float(gardner_capacity(0.0)) == pytest.approx(2.0, rel=1e-12)  # Gardner's alpha_c = 2
     k = 6.0
     assert float(gardner_capacity(k)) == pytest.approx(1 / (k**2 + 1), rel=1e-6)
@@ -268,8 +274,6 @@ def test_gardner_and_shortcut():
 
 
 def test_finite_size_table_columns():
-    from assocmem.linear.finite_size import finite_size_table
-
     tab = finite_size_table([100, 10**6], n_samples=2000)
     assert tab["p"].tolist() == [100.0, 1e6]
     assert np.all(tab["alpha_c(p)"] > 0.5) and tab["alpha_c(p)"][0] > tab["alpha_c(p)"][1]

@@ -1,5 +1,6 @@
-"""Tests of assocmem.spectra (quarter circle, truncated quarter circle, alpha_c(kappa)) and of the
-rank-constrained wrappers in assocmem.replica and assocmem.training (chapter 4)."""
+"""Tests of assocmem.linear.spectra (quarter circle, truncated quarter circle, alpha_c(kappa)), of
+the finite-size heuristic for rank-constrained memories and of rank-constrained training
+(chapter 4)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,28 @@ import math
 import numpy as np
 import pytest
 import torch
-from assocmem import replica, spectra
-from assocmem.linear.spectra import critical_load as critical_load_closed_form, critical_load_marchenko_pastur, critical_load_quadrature, hebbian_critical_load, marchenko_pastur_cdf, marchenko_pastur_pdf, quarter_circle_cdf, quarter_circle_pdf, quarter_circle_quantile, singular_values, spectrum_ks_distance, truncated_quarter_circle_cdf, truncated_quarter_circle_pdf, truncated_quarter_circle_quantile, truncated_second_moment, truncation_point
+from assocmem.linear.finite_size import finite_size_capacity_estimate, finite_size_critical_load
+from assocmem.linear.load import load_for_pairs, pairs_for_load
+from assocmem.linear.problems import all_recalled, sample_problem, sample_problems
+from assocmem.linear.spectra import (
+    critical_load,
+    critical_load_marchenko_pastur,
+    critical_load_quadrature,
+    hebbian_critical_load,
+    marchenko_pastur_cdf,
+    marchenko_pastur_pdf,
+    quarter_circle_cdf,
+    quarter_circle_pdf,
+    quarter_circle_quantile,
+    singular_values,
+    spectrum_ks_distance,
+    truncated_quarter_circle_cdf,
+    truncated_quarter_circle_pdf,
+    truncated_quarter_circle_quantile,
+    truncated_second_moment,
+    truncation_point,
+)
+from assocmem.linear.training import train_memory
 from scipy.integrate import quad
 
 KAPPAS = [
@@ -38,19 +59,17 @@ KAPPAS = [
 
 
 def test_alpha_c_full_rank_is_one_half():
-    assert critical_load_closed_form(1.0) == 0.5
+    assert critical_load(1.0) == 0.5
     assert critical_load_quadrature(1.0) == 0.5
-    assert replica.critical_load(1.0) == 0.5
     for k in (1.5, 3, 1e6):
-        assert critical_load_closed_form(k) == 0.5
-        assert replica.critical_load(k) == 0.5
+        assert critical_load(k) == 0.5
     # continuity at kappa = 1 from below
-    assert critical_load_closed_form(1 - 1e-6) == pytest.approx(0.5, abs=1e-12)
+    assert critical_load(1 - 1e-6) == pytest.approx(0.5, abs=1e-12)
 
 
 @pytest.mark.parametrize("kappa", KAPPAS)
 def test_closed_form_equals_quadrature(kappa):
-    a = critical_load_closed_form(kappa)
+    a = critical_load(kappa)
     b = critical_load_quadrature(kappa)
     c = critical_load_marchenko_pastur(kappa)
     assert abs(a - b) < 1e-10 * max(1.0, a) and abs(a - b) <= 1e-12 * a + 1e-300
@@ -60,7 +79,7 @@ def test_closed_form_equals_quadrature(kappa):
 def test_known_values():
     # kappa = 1/2: the edge solves x - sin x = pi/2 (x = 2.309881460010057),
     # alpha = (2x - sin 2x)/(4 pi) -- values computed independently by mpmath to 30 digits
-    assert critical_load_closed_form(0.5) == pytest.approx(0.4468653969390270, abs=1e-14)
+    assert critical_load(0.5) == pytest.approx(0.4468653969390270, abs=1e-14)
     assert truncation_point(0.5) == pytest.approx(2 * math.cos(2.309881460010057 / 2), abs=1e-13)
     # the median of the quarter circle is the kappa = 1/2 edge
     assert quarter_circle_cdf(truncation_point(0.5)) == pytest.approx(0.5, abs=1e-14)
@@ -68,7 +87,7 @@ def test_known_values():
 
 def test_alpha_c_vectorised_and_increasing():
     k = np.linspace(1e-4, 1.2, 2001)
-    a = critical_load_closed_form(k)
+    a = critical_load(k)
     assert a.shape == k.shape and a.dtype == np.float64
     assert np.all(np.diff(a[k < 1]) > 0)
     assert np.all(a[k >= 1] == 0.5)
@@ -77,12 +96,12 @@ def test_alpha_c_vectorised_and_increasing():
     assert np.all(np.diff(a[k < 1], 2) < 0)
     # elementwise agreement with the scalar path
     for i in (0, 500, 1500):
-        assert a[i] == pytest.approx(critical_load_closed_form(float(k[i])), rel=1e-15)
+        assert a[i] == pytest.approx(critical_load(float(k[i])), rel=1e-15)
 
 
 def test_small_kappa_asymptote():
     ks = np.array([1e-2, 1e-4, 1e-6, 1e-8])
-    ratio = critical_load_closed_form(ks) / ks
+    ratio = critical_load(ks) / ks
     assert np.all(np.diff(np.abs(ratio - 2)) < 0)
     assert abs(ratio[-1] - 2) < 1e-4
     # next order: 2 - alpha/kappa ~ c kappa^{2/3} (edge distance ~ kappa^{2/3})
@@ -92,43 +111,34 @@ def test_small_kappa_asymptote():
 
 def test_hebbian_is_quarter():
     assert hebbian_critical_load(1.0) == 0.125
-    assert replica.hebbian_critical_load(1.0) == 0.125
-    assert replica.hebbian_critical_load(0.5) == pytest.approx(0.4468653969390270 / 4, abs=1e-14)
+    assert hebbian_critical_load(0.5) == pytest.approx(0.4468653969390270 / 4, abs=1e-14)
     k = np.array([0.1, 0.3, 0.9])
-    np.testing.assert_allclose(hebbian_critical_load(k), critical_load_closed_form(k) / 4)
-
-
-def test_replica_wrappers_agree():
-    for k in (0.05, 0.3, 0.7):
-        assert replica.critical_load(k) == critical_load_closed_form(k)
-        assert replica.critical_load_quadrature(k) == pytest.approx(
-            replica.critical_load(k), abs=1e-13
-        )
+    np.testing.assert_allclose(hebbian_critical_load(k), critical_load(k) / 4)
 
 
 @pytest.mark.parametrize("bad", [0.0, -0.1, -1, math.inf, -math.inf, math.nan])
 def test_bad_kappa_raises(bad):
     with pytest.raises(ValueError, match="kappa"):
-        critical_load_closed_form(bad)
+        critical_load(bad)
     with pytest.raises(ValueError, match="kappa"):
         critical_load_quadrature(bad)
     with pytest.raises(ValueError, match="kappa"):
-        replica.critical_load(bad)
+        critical_load_marchenko_pastur(bad)
     with pytest.raises(ValueError, match="kappa"):
-        replica.hebbian_critical_load(bad)
+        hebbian_critical_load(bad)
     with pytest.raises(ValueError, match="kappa"):
         truncated_quarter_circle_pdf(1.0, bad)
     with pytest.raises(ValueError, match="kappa"):
-        critical_load_closed_form(np.array([0.5, bad]))
+        critical_load(np.array([0.5, bad]))
 
 
 def test_bad_kappa_types():
     with pytest.raises(TypeError):
-        critical_load_closed_form("half")
+        critical_load("half")
     with pytest.raises(TypeError):
-        critical_load_closed_form(True)
+        critical_load(True)
     with pytest.raises(TypeError):
-        replica.critical_load("0.5")
+        critical_load_marchenko_pastur(np.array([0.2, 0.3]))
     with pytest.raises(TypeError):
         critical_load_quadrature(np.array([0.2, 0.3]))
 
@@ -262,10 +272,6 @@ def test_singular_values_errors():
 
 
 def test_train_memory_rank_stores_small_problem():
-    from assocmem.linear.load import pairs_for_load
-    from assocmem.linear.problems import all_recalled, sample_problems
-    from assocmem.linear.training import train_memory
-
     d, m = 16, 6
     p = pairs_for_load(0.25, d)
     problems = sample_problems(p, d, [0, 1])
@@ -283,60 +289,26 @@ def test_train_memory_rank_stores_small_problem():
 def test_rank_one_cannot_store_many_pairs():
     # a rank-1 memory W = q r^T scores candidate nu for input mu as (u_nu . q)(r . e_mu): every
     # input picks either the argmax or the argmin of u . q, so at most 2 associations are recalled
-    from assocmem.linear.problems import sample_problem
-    from assocmem.linear.training import train_memory
-
     problem = sample_problem(12, 16, seed=3)
     res = train_memory(problem, rank=1, steps=300, lr=0.02)
     assert not res.perfect
     assert res.accuracy <= 2 / 12 + 1e-6
 
 
-def test_spectra_plots_return_figures():
-    import matplotlib.pyplot as plt
-    from matplotlib.figure import Figure
-
-    rng = np.random.default_rng(0)
-    figs = [
-        spectra.plot_critical_load(measured={0.5: (0.7, 0.05), 1.0: (0.9, 0.05)}),
-        spectra.plot_singular_values({1.0: singular_values(rng.standard_normal((60, 60)))[0]}),
-        spectra.plot_rank_truncation(0.3),
-    ]
-    for f in figs:
-        assert isinstance(f, Figure)
-        plt.close(f)
-
-
 def test_finite_size_critical_load_heuristic():
-    from assocmem.linear.load import load_for_pairs
-
-    a1, p1 = spectra.finite_size_critical_load(1.0, 32)
-    a_half, p_half = spectra.finite_size_critical_load(0.5, 32)
+    a1, p1 = finite_size_critical_load(1.0, 32)
+    a_half, p_half = finite_size_critical_load(0.5, 32)
     # self-consistent: alpha is the load of p, and the full-rank value exceeds the asymptote 1/2
     assert load_for_pairs(p1, 32) == pytest.approx(a1, rel=0.02)
     assert 0.6 < a1 < 1.2
     # kappa = 1/2 keeps the fraction 2 alpha_c(1/2) = 0.894 of the second moment
     assert a_half < a1 and a_half / a1 == pytest.approx(0.8937, rel=0.05)
+    # a fixed point of alpha -> 2 alpha_c(kappa) alpha_c(pairs_for_load(alpha, d))
+    for kappa, (a, p) in ((1.0, (a1, p1)), (0.5, (a_half, p_half))):
+        assert pairs_for_load(a, 32) == p
+        est = finite_size_capacity_estimate(p, seed=0, rel_error=0.01)[0]
+        assert a == 2 * critical_load(kappa) * est
     with pytest.raises(ValueError, match="d"):
-        spectra.finite_size_critical_load(0.5, 1)
-
-
-def test_rank_capacity_sweep_small():
-    import matplotlib.pyplot as plt
-
-    sweep = spectra.rank_capacity_sweep(
-        12, [0.5], [0.5, 3.0], seeds=2, steps=400, lr=0.05, progress=False
-    )
-    a, frac, err = sweep.success_probability(0.5)
-    assert a.shape == (2,) and np.all(np.diff(a) > 0)
-    assert frac[0] == 1.0 and frac[1] == 0.0  # far below / far above the transition
-    est, _ = sweep.capacity(0.5)
-    assert a[0] < est < a[1]
-    s = sweep.singular_values[0.5]
-    assert s.size == 2 * 6 and np.mean(s**2) == pytest.approx(1.0)
-    assert "kappa" in sweep.summary()
-    plt.close(spectra.plot_rank_success(sweep))
-    with pytest.raises(ValueError, match="kappas"):
-        spectra.rank_capacity_sweep(12, [1.5], [1.0], progress=False)
-    with pytest.raises(ValueError, match="relative_loads"):
-        spectra.rank_capacity_sweep(12, [0.5], [1.0, 0.5], progress=False)
+        finite_size_critical_load(0.5, 1)
+    with pytest.raises(TypeError, match="d"):
+        finite_size_critical_load(0.5, 32.0)

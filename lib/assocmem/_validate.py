@@ -14,6 +14,7 @@ from numpy.typing import ArrayLike, NDArray
 
 
 def check_int(name: str, value: object, minimum: int) -> int:
+    """Return ``value`` as an int (TypeError unless an integer, ValueError below ``minimum``)."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
     if value < minimum:
@@ -22,6 +23,7 @@ def check_int(name: str, value: object, minimum: int) -> int:
 
 
 def check_positive(name: str, value: object) -> float:
+    """Return ``value`` as a float (TypeError unless real, ValueError unless finite and > 0)."""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
     v = float(value)
@@ -31,6 +33,7 @@ def check_positive(name: str, value: object) -> float:
 
 
 def check_p(p: float) -> int:
+    """Return the number of associations ``p`` as an int; ``ValueError`` unless an integer >= 2."""
     if isinstance(p, bool) or not isinstance(p, (int, float, np.integer, np.floating)):
         raise TypeError(f"p must be an integer >= 2, got {type(p).__name__}")
     if not math.isfinite(float(p)) or p < 2 or int(p) != p:
@@ -39,18 +42,21 @@ def check_p(p: float) -> int:
 
 
 def check_margin(margin: float) -> float:
+    """Return the margin as a float; ``ValueError`` unless finite and >= 0."""
     if not math.isfinite(float(margin)) or margin < 0:
         raise ValueError(f"margin must be finite and >= 0, got {margin}")
     return float(margin)
 
 
 def check_samples(n_samples: int) -> int:
+    """Return ``n_samples`` as an int; ``ValueError`` unless an integer >= 2."""
     if isinstance(n_samples, bool) or int(n_samples) != n_samples or n_samples < 2:
         raise ValueError(f"n_samples must be an integer >= 2, got {n_samples}")
     return int(n_samples)
 
 
 def as_float_array(x: ArrayLike, name: str) -> NDArray[np.float64]:
+    """Return ``x`` as a float64 array; ``TypeError`` if it is not made of real numbers."""
     try:
         arr = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -69,6 +75,7 @@ def check_kappa(kappa: ArrayLike) -> NDArray[np.float64]:
 
 
 def check_scalar_kappa(kappa: float) -> float:
+    """Validate a scalar rank ratio as :func:`check_kappa` does; ``TypeError`` for an array."""
     k = check_kappa(kappa)
     if k.ndim != 0:
         raise TypeError(f"kappa must be a scalar here, got an array of shape {k.shape}")
@@ -76,6 +83,7 @@ def check_scalar_kappa(kappa: float) -> float:
 
 
 def check_prob(q: ArrayLike, name: str = "q") -> NDArray[np.float64]:
+    """Return ``q`` as a float64 array; ``ValueError`` unless every entry is in [0, 1]."""
     arr = as_float_array(q, name)
     if not np.all(np.isfinite(arr)) or np.any((arr < 0) | (arr > 1)):
         raise ValueError(f"{name} must be a probability in [0, 1], got {q!r}")
@@ -102,7 +110,7 @@ def check_real(name: str, value: object, *, low: float = -math.inf, strict: bool
 
 
 def seed_list(seeds: object, name: str = "seeds") -> list[int]:
-    """The book's one rule for ``seeds``: an int ``n`` means ``range(n)``; else an iterable of ints.
+    """Apply the book's one rule for ``seeds``: an int ``n`` means ``range(n)``, else an iterable.
 
     Returns
     -------

@@ -13,19 +13,15 @@ sections 4.2-4.3 and 6.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy import integrate, special
 
+from assocmem._validate import check_int, check_real
+
 EULER_GAMMA = 0.5772156649015329
-
-
-def _check_n(n: float, name: str = "n", minimum: float = 1) -> None:
-    if isinstance(n, bool) or not isinstance(n, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a real number, got {type(n).__name__}")
-    if not math.isfinite(float(n)) or n < minimum:
-        raise ValueError(f"{name} must be finite and >= {minimum}, got {n}")
 
 
 def expected_max(n: float) -> float:
@@ -53,9 +49,13 @@ def expected_max(n: float) -> float:
         If ``n`` is not a real number.
     ValueError
         If ``n < 1`` or is not finite.
+
+    Notes
+    -----
+    Source: the mean of a distribution with CDF ``Phi^n`` (exact; no approximation beyond the
+    quadrature tolerance).
     """
-    _check_n(n)
-    n = float(n)
+    n = check_real("n", n, low=1.0)
     loc = gumbel_location(n) if n >= 3 else 0.0
 
     def upper(x: float) -> float:  # 1 - Phi(x)^n
@@ -82,12 +82,23 @@ def gumbel_location(n: float) -> float:
     n : float
         Number of Gaussians, ``n >= 3`` (so that ``log log n > 0``).
 
+    Returns
+    -------
+    float
+        ``a_n``.
+
     Raises
     ------
+    TypeError
+        If ``n`` is not a real number.
     ValueError
         If ``n < 3`` or is not finite.
+
+    Notes
+    -----
+    Source: standard extreme-value theory (Leadbetter, Lindgren & Rootzen 1983, Thm 1.5.3).
     """
-    _check_n(n, minimum=3)
+    n = check_real("n", n, low=3.0)
     r = math.sqrt(2.0 * math.log(n))
     return r - (math.log(math.log(n)) + math.log(4.0 * math.pi)) / (2.0 * r)
 
@@ -102,12 +113,23 @@ def gumbel_scale(n: float) -> float:
     n : float
         Number of Gaussians, ``n >= 2``.
 
+    Returns
+    -------
+    float
+        ``b_n``.
+
     Raises
     ------
+    TypeError
+        If ``n`` is not a real number.
     ValueError
         If ``n < 2`` or is not finite.
+
+    Notes
+    -----
+    Source: standard extreme-value theory (Leadbetter, Lindgren & Rootzen 1983, Thm 1.5.3).
     """
-    _check_n(n, minimum=2)
+    n = check_real("n", n, low=2.0)
     return 1.0 / math.sqrt(2.0 * math.log(n))
 
 
@@ -123,12 +145,123 @@ def expected_max_expansion(n: float) -> float:
     n : float
         Number of Gaussians, ``n >= 3``.
 
+    Returns
+    -------
+    float
+        ``a_n + gamma b_n`` (:func:`gumbel_location`, :func:`gumbel_scale`).
+
     Raises
     ------
+    TypeError
+        If ``n`` is not a real number.
     ValueError
         If ``n < 3`` or is not finite.
+
+    Notes
+    -----
+    Source: standard extreme-value theory (Leadbetter, Lindgren & Rootzen 1983, Thm 1.5.3).
     """
     return gumbel_location(n) + EULER_GAMMA * gumbel_scale(n)
+
+
+class UniformSpacings(NamedTuple):
+    """The ``k`` smallest of ``n`` i.i.d. uniforms in the exponential-spacings form.
+
+    The uniforms are ``partial_sums / total[:, None]``. Arrays have ``n_samples`` rows.
+
+    Attributes
+    ----------
+    partial_sums : ndarray, shape (n_samples, k), float64
+        ``Gamma_1 < ... < Gamma_k``, partial sums of i.i.d. Exp(1) spacings.
+    remainder : ndarray, shape (n_samples,), float64
+        ``Gamma_{n+1} - Gamma_k``, a Gamma(n + 1 - k) variable independent of the partial sums.
+    total : ndarray, shape (n_samples,), float64
+        ``Gamma_{n+1} = Gamma_k + remainder``.
+    """
+
+    partial_sums: NDArray[np.float64]
+    remainder: NDArray[np.float64]
+    total: NDArray[np.float64]
+
+
+def sample_top_uniform_spacings(
+    n: int, k: int, n_samples: int, rng: np.random.Generator
+) -> UniformSpacings:
+    """Exact sample of the ``k`` smallest of ``n`` i.i.d. uniforms, without drawing all ``n``.
+
+    Renyi's representation: the ``k`` smallest of ``n`` uniforms are
+    ``(Gamma_1, ..., Gamma_k) / Gamma_{n+1}`` where ``Gamma_j`` are partial sums of i.i.d. Exp(1)
+    variables and ``Gamma_{n+1} = Gamma_k + Gamma(n + 1 - k)``. The upper-tail quantiles
+    ``-ndtri(U_(i))`` of these uniforms are the top ``k`` order statistics of ``n`` standard
+    Gaussians (:func:`sample_top_order_statistics`). Draws, in this order,
+    ``rng.standard_exponential((n_samples, k))`` and ``rng.standard_gamma(n + 1 - k, n_samples)``.
+    Cost ``O(n_samples * k)``, independent of ``n``.
+
+    Parameters
+    ----------
+    n : int
+        Number of uniforms, ``n >= 1``.
+    k : int
+        Number of smallest order statistics, ``1 <= k <= n``.
+    n_samples : int
+        Number of independent draws, ``>= 1``.
+    rng : numpy.random.Generator
+        Source of the random numbers (advanced by the two calls above).
+
+    Returns
+    -------
+    UniformSpacings
+        ``partial_sums`` (shape (n_samples, k)), ``remainder`` and ``total`` (shape
+        (n_samples,)), all float64.
+
+    Raises
+    ------
+    TypeError
+        If ``n``, ``k`` or ``n_samples`` is not an integer.
+    ValueError
+        If ``n < 1``, ``k`` not in ``[1, n]`` or ``n_samples < 1``.
+
+    Notes
+    -----
+    Source: Renyi (1953) representation of uniform order statistics (e.g. David & Nagaraja,
+    *Order Statistics*, 3rd ed., sec. 2.5).
+    """
+    n = check_int("n", n, 1)
+    k = check_int("k", k, 1)
+    if k > n:
+        raise ValueError(f"k must be an integer in [1, n={n}], got {k}")
+    n_samples = check_int("n_samples", n_samples, 1)
+    partial = np.cumsum(rng.standard_exponential((n_samples, k)), axis=1)
+    remainder = rng.standard_gamma(float(n + 1 - k), size=n_samples)
+    return UniformSpacings(partial, remainder, partial[:, -1] + remainder)
+
+
+def gaussians_from_spacings(
+    partial_sums: NDArray[np.float64], total: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Map the smallest uniforms of :func:`sample_top_uniform_spacings` to the largest Gaussians.
+
+    ``-ndtri(partial_sums / total[:, None])``: the Gaussian upper-tail quantile of each uniform
+    ``U_(i)``, accurate for tiny ``U`` (no ``1 - U`` cancellation).
+
+    Parameters
+    ----------
+    partial_sums : ndarray, shape (n_samples, k), float64
+        ``Gamma_1 < ... < Gamma_k`` of each row.
+    total : ndarray, shape (n_samples,), float64
+        ``Gamma_{n+1}`` of each row.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_samples, k), float64
+        The top ``k`` of ``n`` standard Gaussians, each row in decreasing order.
+
+    Notes
+    -----
+    Source: the probability integral transform applied to Renyi's representation (see
+    :func:`sample_top_uniform_spacings`). No input checks (shapes are the caller's).
+    """
+    return -special.ndtri(partial_sums / total[:, None])
 
 
 def sample_top_order_statistics(
@@ -136,11 +269,9 @@ def sample_top_order_statistics(
 ) -> NDArray[np.float64]:
     """Exact sample of the ``k`` largest of ``n`` i.i.d. standard Gaussians.
 
-    Uses the Renyi / exponential-spacings representation: the ``k`` smallest of ``n``
-    uniforms are ``(Gamma_1, ..., Gamma_k) / Gamma_{n+1}`` where ``Gamma_j`` are partial sums
-    of i.i.d. Exp(1) variables and ``Gamma_{n+1} = Gamma_k + Gamma(n + 1 - k)``; the Gaussian
-    order statistics are their upper-tail quantiles ``-ndtri(U_(i))`` (accurate for tiny U).
-    Cost ``O(n_samples * k)``, independent of ``n``.
+    The ``k`` smallest of ``n`` uniforms (:func:`sample_top_uniform_spacings`) mapped through
+    the Gaussian upper-tail quantile ``-ndtri(U_(i))`` (accurate for tiny U). Cost
+    ``O(n_samples * k)``, independent of ``n``.
 
     Parameters
     ----------
@@ -160,20 +291,19 @@ def sample_top_order_statistics(
 
     Raises
     ------
+    TypeError
+        If ``n``, ``k`` or ``n_samples`` is not an integer.
     ValueError
         If ``n < 1``, ``k`` not in ``[1, n]`` or ``n_samples < 1``.
+
+    Notes
+    -----
+    Source: Renyi's representation (see :func:`sample_top_uniform_spacings`); standard
+    extreme-value theory as in the module docstring.
     """
-    if int(n) != n or n < 1:
-        raise ValueError(f"n must be an integer >= 1, got {n}")
-    if int(k) != k or not 1 <= k <= n:
-        raise ValueError(f"k must be an integer in [1, n={n}], got {k}")
-    if int(n_samples) != n_samples or n_samples < 1:
-        raise ValueError(f"n_samples must be an integer >= 1, got {n_samples}")
     rng = np.random.default_rng(seed)
-    gam = np.cumsum(rng.standard_exponential((n_samples, k)), axis=1)
-    total = gam[:, -1] + rng.standard_gamma(float(n + 1 - k), size=n_samples)
-    u = gam / total[:, None]
-    return -special.ndtri(u)
+    spacings = sample_top_uniform_spacings(n, k, n_samples, rng)
+    return gaussians_from_spacings(spacings.partial_sums, spacings.total)
 
 
 def sample_max(
@@ -193,5 +323,14 @@ def sample_max(
     Returns
     -------
     numpy.ndarray, shape (n_samples,), float64
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`sample_top_order_statistics` with ``k = 1``.
+
+    Notes
+    -----
+    Source: as :func:`sample_top_order_statistics`.
     """
     return sample_top_order_statistics(n, 1, n_samples, seed=seed)[:, 0]

@@ -18,9 +18,14 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
-from scipy.special import lambertw
 
-from assocmem._validate import check_margin, check_p, check_samples, check_scalar_kappa
+from assocmem._validate import (
+    check_int,
+    check_margin,
+    check_p,
+    check_samples,
+    check_scalar_kappa,
+)
 from assocmem.linear.extremes import expected_max
 from assocmem.linear.load import pairs_for_load
 from assocmem.linear.replica import expected_cost, sample_cost_solutions
@@ -149,6 +154,15 @@ def finite_size_capacity_curve(
     Returns
     -------
     (alpha, stderr) : tuple of ndarray, shape (m,), float64
+
+    Raises
+    ------
+    ValueError
+        As :func:`finite_size_capacity_estimate`, for any p.
+
+    Notes
+    -----
+    Reconstruction (digest section 4.3; chapter 2, eq. ``eq-alpha-p``).
     """
     ps = np.rint(np.asarray(p_values, dtype=np.float64)).astype(np.int64)
     out = [
@@ -164,8 +178,10 @@ def predicted_transition(
 ) -> tuple[float, int, float]:
     """RS prediction of the perfect-storage transition at embedding dimension d.
 
-    Solves the self-consistency ``alpha = alpha_c(p)`` with ``p log p = alpha d^2`` by fixed-point
-    iteration (``alpha_c(p)`` varies slowly with p, so a few iterations converge).
+    Solves the self-consistency ``alpha = alpha_c(p)`` with ``p = pairs_for_load(alpha, d)``
+    (:func:`assocmem.linear.load.pairs_for_load`, ``p log p ~ alpha d^2``) by fixed-point
+    iteration from ``alpha = 1`` (``alpha_c(p)`` varies slowly with p, so a few iterations
+    converge; at most 6 are made).
 
     Parameters
     ----------
@@ -177,11 +193,15 @@ def predicted_transition(
     Returns
     -------
     (alpha, p, stderr) : tuple of (float, int, float)
-        Predicted transition load, the corresponding number of associations and the Monte
-        Carlo standard error of alpha.
+        Predicted transition load ``alpha = alpha_c(p)`` (:func:`finite_size_capacity_estimate`
+        at ``p`` with this seed), the number of associations with
+        ``pairs_for_load(alpha, d) == p`` (once converged) and the Monte Carlo standard error of
+        alpha.
 
     Raises
     ------
+    TypeError
+        If ``d`` is not an integer.
     ValueError
         If ``d < 2``.
 
@@ -190,13 +210,10 @@ def predicted_transition(
     Reconstruction (chapter 2): the replica result is a large-d statement; at small d the
     measured transition may differ by finite-d effects the formula does not contain.
     """
-
-    if isinstance(d, bool) or int(d) != d or d < 2:
-        raise ValueError(f"d must be an integer >= 2, got {d}")
+    d = check_int("d", d, 2)
     alpha, err, p = 1.0, 0.0, 2
     for _ in range(6):
-        x = alpha * float(d) ** 2
-        p_new = max(2, int(round(float(np.real(x / lambertw(x))))))
+        p_new = pairs_for_load(alpha, d)
         if p_new == p:
             break
         p = p_new
@@ -224,8 +241,16 @@ def finite_size_table(
         Columns ``p``, ``E[C_p]``, ``E[C_p] stderr``, ``E[C_p] expansion``, ``alpha_c(p)``,
         ``alpha_c stderr``, ``alpha_c expansion`` (resummed), ``alpha_c first order``,
         ``shortcut``; ready for ``pandas.DataFrame``.
-    """
 
+    Raises
+    ------
+    ValueError
+        If a p is below 3 or ``n_samples < 2``.
+
+    Notes
+    -----
+    Reconstruction (digest section 4.3; chapter 2 and appendix A1).
+    """
     ps = np.rint(np.asarray(p_values, dtype=np.float64)).astype(np.int64)
     rows = []
     for i, p in enumerate(ps):
@@ -381,7 +406,6 @@ def shortcut_capacity(p: ArrayLike) -> NDArray[np.float64]:
     -----
     Reconstruction (digest section 4.2, "quick route"; chapter 2).
     """
-
     arr = np.asarray(p, dtype=np.float64)
     if np.any(~np.isfinite(arr)) or np.any(arr < 2):
         raise ValueError("p must be finite and >= 2")
@@ -396,7 +420,7 @@ def finite_size_critical_load(
 
     Solves ``alpha = 2 alpha_c(kappa) * alpha_c(p)`` with ``p log p = alpha d^2`` by fixed-point
     iteration, where ``alpha_c(p) = log p / E[C_p]`` is the finite-size capacity of the full-rank
-    decoupled problem (:func:`assocmem.replica.finite_size_capacity_estimate`, Monte Carlo) and
+    decoupled problem (:func:`finite_size_capacity_estimate`, Monte Carlo) and
     ``2 alpha_c(kappa)`` the fraction of the quarter circle's second moment a rank-``kappa d``
     memory keeps.
 
@@ -418,6 +442,8 @@ def finite_size_critical_load(
 
     Raises
     ------
+    TypeError
+        If ``kappa`` is not a real scalar or ``d`` not an integer.
     ValueError
         If ``kappa <= 0`` or not finite, or ``d < 2``.
 
@@ -426,14 +452,12 @@ def finite_size_critical_load(
     A heuristic (digest section 7.2, "by analogy with section 4.3"): neither this product form
     nor the value of ``alpha_c(kappa)`` is read from the paper. Reconstruction, see chapter 4.
     """
-
     k = check_scalar_kappa(kappa)
-    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 2:
-        raise ValueError(f"d must be an integer >= 2, got {d!r}")
+    d = check_int("d", d, 2)
     factor = 2.0 * float(critical_load(k))
     alpha, p = factor, 0
     for _ in range(8):
-        p_new = pairs_for_load(alpha, int(d))
+        p_new = pairs_for_load(alpha, d)
         if p_new == p:
             break
         p = p_new

@@ -42,9 +42,6 @@ _Z = np.linspace(-12.0, 12.0, 1601)  # quadrature grid for the target fluctuatio
 _N_NODES = 8  # quantile nodes per norm variable in the conditional model
 
 
-_PHI = np.exp(-0.5 * _Z**2) / math.sqrt(2.0 * math.pi)
-
-
 def _check_embedding(embedding: str) -> str:
     if embedding not in EMBEDDINGS:
         raise ValueError(f"embedding must be one of {EMBEDDINGS}, got {embedding!r}")
@@ -170,7 +167,7 @@ def _conditional_model(
 
 
 def _log_recall_one(p: float, d: float, embedding: str) -> float:
-    """log P(one input recalled) in the conditional Gaussian model (scalar p, d)."""
+    """Return log P(one input recalled) in the conditional Gaussian model (scalar p, d)."""
     t, var_c, w = _conditional_model(p, d, embedding)
     log_phi = log_ndtr(t / np.sqrt(var_c))
     fail = -np.expm1((p - 1.0) * log_phi)
@@ -205,6 +202,13 @@ def score_densities(
     ------
     ValueError
         If ``p < 2``, ``d < 1`` or the embedding is unknown.
+
+    Notes
+    -----
+    Reconstruction (chapter 3, eq. ``eq-hebb-recall``): the target density is the node
+    histogram of the conditional model smoothed with a Gaussian of a tenth of its spread; the
+    maximum of ``p - 1`` competitors of variance ``sigma_c^2`` has density
+    ``(p - 1) phi(x / sigma_c) Phi(x / sigma_c)^(p - 2) / sigma_c``, averaged over the nodes.
     """
     _check_embedding(embedding)
     pf = float(_as_positive("p", p, 2.0))
@@ -315,8 +319,10 @@ def threshold(p: float, *, criterion: str = "all", embedding: str = "gaussian") 
 
     Raises
     ------
+    TypeError
+        If ``p`` is not a real number.
     ValueError
-        If ``p < 3`` or is not finite, or an option is unknown.
+        If ``p`` is outside [3, 1e30] or not finite, or an option is unknown.
 
     Notes
     -----

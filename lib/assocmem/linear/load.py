@@ -45,8 +45,43 @@ def load_for_pairs(p: int, d: int) -> float:
     return p * math.log(p) / d**2
 
 
+def pairs_at_load(alpha: float, d: int) -> float:
+    """Real-valued inverse of the load: ``p*`` with ``p* log p* = alpha d^2``.
+
+    Parameters
+    ----------
+    alpha : float
+        Load, > 0 and finite.
+    d : int
+        Embedding dimension, >= 2.
+
+    Returns
+    -------
+    float
+        ``p* = x / W0(x)`` with ``x = alpha d^2`` and ``W0`` the principal branch of the Lambert
+        function (``p* > 1``; not rounded).
+
+    Raises
+    ------
+    TypeError
+        If ``alpha`` is not a real number or ``d`` not an integer.
+    ValueError
+        If ``alpha <= 0`` (or not finite) or ``d < 2``.
+
+    Notes
+    -----
+    Source: inverse of the load variable ``alpha = p log p / d^2`` (arXiv:2605.10795, abstract):
+    with ``p = e^w``, ``p log p = w e^w = x`` gives ``w = W0(x)`` and ``p = e^w = x / w``.
+    """
+    alpha = check_positive("alpha", alpha)
+    d = check_int("d", d, 2)
+    x = alpha * d**2
+    # the complex quotient's real part (not x / Re W0(x), which can differ in the last bit)
+    return float(np.real(x / lambertw(x)))
+
+
 def pairs_for_load(alpha: float, d: int) -> int:
-    """Number of associations ``p`` with ``p log p = alpha d^2`` (nearest integer, at least 2).
+    """Return the number of associations ``p`` with ``p log p = alpha d^2`` (nearest integer >= 2).
 
     Parameters
     ----------
@@ -58,8 +93,8 @@ def pairs_for_load(alpha: float, d: int) -> int:
     Returns
     -------
     int
-        ``max(2, round(p*))`` where ``p* log p* = alpha d^2``, i.e. ``p* = x / W0(x)`` with
-        ``x = alpha d^2`` and ``W0`` the principal Lambert function.
+        ``max(2, round(p*))`` with ``p* = pairs_at_load(alpha, d)`` (a tie ``p* = n + 1/2``
+        rounds down).
 
     Raises
     ------
@@ -71,13 +106,9 @@ def pairs_for_load(alpha: float, d: int) -> int:
     Notes
     -----
     Exact inverse of :func:`load_for_pairs` on integers: ``pairs_for_load(load_for_pairs(p, d), d)
-    == p`` for every ``p >= 2``.
+    == p`` for every ``p >= 2``. Source: as :func:`pairs_at_load`.
     """
-
-    alpha = check_positive("alpha", alpha)
-    d = check_int("d", d, 2)
-    x = alpha * d**2
-    p_star = x / float(np.real(lambertw(x))) if x > 0 else 1.0
+    p_star = pairs_at_load(alpha, d)
     # p log p is increasing for p >= 1: pick the nearer of the two neighbouring integers
     lo = max(1, math.floor(p_star))
     p = lo if p_star - lo <= 0.5 else lo + 1

@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import brentq
 
-from assocmem._validate import check_margin, check_p, check_samples
+from assocmem._validate import check_margin, check_p, check_positive, check_samples
 from assocmem.linear.extremes import sample_top_order_statistics
 from assocmem.linear.replica import sample_cost_solutions, solve_sorted_fields
 
@@ -32,9 +32,10 @@ def optimal_mechanism(
     For each draw of the quenched fields ``t_0`` (target) and ``t_1..t_{p-1}`` (competitors), all
     i.i.d. N(0, 1) in units of ``sigma_W = ||W||_F / d``, the q -> 1 solution lifts the target to
     ``T*`` and pushes the ``k`` competitors with ``t_nu + margin > T*`` down to ``T* - margin``
-    (:func:`cost_solution`). Only the top competitors are drawn (exact order statistics,
-    :func:`assocmem.extremes.sample_top_order_statistics`); the draw is widened until fewer
-    competitors are active than were drawn, which makes it exact.
+    (:func:`assocmem.linear.replica.solve_sorted_fields`). Only the top competitors are drawn
+    (exact order statistics, :func:`assocmem.linear.extremes.sample_top_order_statistics`); the
+    draw is widened (64, 256, ... competitors, each time a fresh draw) until fewer competitors
+    are active than were drawn in every row, which makes it exact.
 
     Parameters
     ----------
@@ -66,7 +67,6 @@ def optimal_mechanism(
     mean of ``T*`` sits just below the competitor maximum ``~ sqrt(2 log p)``, with spread
     O(1/sqrt(log p)); E[C] = E[k] (statistical-dimension identity, digest section 4.2).
     """
-
     p = check_p(p)
     margin = check_margin(margin)
     n_samples = check_samples(n_samples)
@@ -118,19 +118,20 @@ def margin_for_load(alpha: float, p: int, *, n_samples: int = 20_000, seed: int 
 
     Raises
     ------
+    TypeError
+        If ``alpha`` is not a real number.
     ValueError
-        If ``alpha <= 0`` or is not finite, or ``p``/``n_samples`` is out of range.
+        If ``alpha <= 0`` or is not finite, ``p``/``n_samples`` is out of range, or ``alpha`` is
+        so small that no margin up to 1e3 reaches it.
 
     Notes
     -----
     Reconstruction (digest sections 3.4 and 4.2; chapter 3).
     """
-
     p = check_p(p)
     n_samples = check_samples(n_samples)
-    if not (isinstance(alpha, (int, float)) and math.isfinite(alpha) and alpha > 0):
-        raise ValueError(f"alpha must be a finite load > 0, got {alpha!r}")
-    target = math.log(p) / float(alpha)
+    alpha = check_positive("alpha", alpha)
+    target = math.log(p) / alpha
 
     def excess(m: float) -> float:
         rng = np.random.default_rng(seed)

@@ -27,7 +27,8 @@ from scipy import special
 from scipy.interpolate import CubicSpline
 from scipy.optimize import minimize_scalar
 
-from assocmem._validate import check_margin, check_p, check_samples
+from assocmem._validate import check_margin, check_p, check_positive, check_samples
+from assocmem.linear.extremes import gaussians_from_spacings, sample_top_uniform_spacings
 
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
@@ -52,12 +53,31 @@ class CostSolution(NamedTuple):
 
 
 def solve_sorted_fields(t0: NDArray[np.float64], c: NDArray[np.float64]) -> CostSolution:
-    """Exact minimiser for competitor values ``c`` (margin included) sorted decreasingly.
+    """Solve the q -> 1 problem exactly for competitor values sorted decreasingly.
 
     With ``S_k`` the sum of the k largest, the candidate level with k active competitors is
     ``T_k = (t0 + S_k) / (k + 1)``; ``c_(k) > T_k`` holds exactly for a prefix ``k <= k*`` of
     the k's (``c_(k) > T_{k-1} <=> c_(k) > T_k``, and once it fails, ``c_(k+1) <= c_(k) <= T_k``),
-    so ``k* = #{k : c_(k) > T_k}`` and ``T* = T_{k*}`` (``T_0 = t0``).
+    so ``k* = #{k : c_(k) > T_k}`` and ``T* = T_{k*}`` (``T_0 = t0``). No input checks: the
+    checked entry point is :func:`cost_solution`.
+
+    Parameters
+    ----------
+    t0 : ndarray, shape (n,), float64
+        Target fields.
+    c : ndarray, shape (n, k), float64
+        Competitor fields plus the margin, each row sorted in decreasing order (``k >= 1``). Only
+        the top ``k`` competitors need be given: if fewer than ``k`` come out active, the
+        unseen smaller ones are inactive too (prefix property), so the solution is exact.
+
+    Returns
+    -------
+    CostSolution
+        ``cost``, ``level`` (float64) and ``n_active`` (int64), each of shape (n,).
+
+    Notes
+    -----
+    Reconstruction (digest section 4.2; chapter 2, eq. ``eq-cost``).
     """
     k_max = c.shape[1]
     ks = np.arange(1, k_max + 1, dtype=np.float64)
@@ -75,19 +95,49 @@ def sample_cost_solutions(
 ) -> CostSolution:
     """Exact draws of the q -> 1 solution using only the top order statistics.
 
-    Draws ``k`` top competitors via exponential spacings. If fewer than ``k`` of them are
-    active, the prefix property of :func:`solve_sorted_fields` proves that none of the unseen (smaller)
-    competitors can be active, so the solution is exact. Rows with all ``k`` active are extended
-    exactly: conditional on the remaining Gamma mass ``G`` of the spacings, the next spacings and
-    the new remainder are ``G * Dirichlet(1, ..., 1, n + 1 - k')``.
+    Draws the target field, then the top ``k = min(k0, p - 1)`` competitors via exponential
+    spacings (:func:`assocmem.linear.extremes.sample_top_uniform_spacings`). If fewer than ``k``
+    of them are active, the prefix property of :func:`solve_sorted_fields` proves that none of
+    the unseen (smaller) competitors can be active, so the solution is exact. Rows with all
+    ``k`` active are extended exactly: conditional on the remaining Gamma mass ``G`` of the
+    spacings, the next spacings and the new remainder are ``G * Dirichlet(1, ..., 1, n + 1 - k')``
+    (``k'`` doubles each round). No input checks beyond the sampler's: the checked entry points
+    are :func:`expected_cost` and :func:`assocmem.linear.finite_size.finite_size_capacity`.
+
+    Parameters
+    ----------
+    p : int
+        Number of associations (one target + ``p - 1`` competitors), ``p >= 2``.
+    n_samples : int
+        Number of draws, ``>= 1``.
+    margin : float
+        Margin kappa_0 >= 0.
+    rng : numpy.random.Generator
+        Source of the random numbers (advanced).
+    k0 : int
+        Number of competitors drawn at first, ``>= 1``; exactness does not depend on it.
+
+    Returns
+    -------
+    CostSolution
+        ``cost``, ``level`` (float64) and ``n_active`` (int64), each of shape (n_samples,).
+
+    Raises
+    ------
+    TypeError, ValueError
+        From :func:`assocmem.linear.extremes.sample_top_uniform_spacings` if ``p - 1``, ``k0``
+        or ``n_samples`` is not a positive integer.
+
+    Notes
+    -----
+    Reconstruction (digest section 4.2; chapter 2): the draws of ``t`` are exact, so this is an
+    exact sampler of ``C(t)`` with ``t ~ N(0, I_p)``.
     """
     n = p - 1
     t0 = rng.standard_normal(n_samples)
     k = min(k0, n)
-    gam = np.cumsum(rng.standard_exponential((n_samples, k)), axis=1)
-    rest = rng.standard_gamma(float(n + 1 - k), size=n_samples)
-    total = gam[:, -1] + rest
-    c = -special.ndtri(gam / total[:, None]) + margin
+    gam, rest, total = sample_top_uniform_spacings(n, k, n_samples, rng)
+    c = gaussians_from_spacings(gam, total) + margin
     sol = solve_sorted_fields(t0, c)
     cost_v, level, n_act = sol.cost.copy(), sol.level.copy(), sol.n_active.copy()
     todo = np.flatnonzero(n_act >= k) if k < n else np.array([], dtype=np.int64)
@@ -100,7 +150,7 @@ def sample_cost_solutions(
         gam_t = np.concatenate(
             [gam[todo], gam[todo, -1:] + np.cumsum(extra * scale[:, None], axis=1)], axis=1
         )
-        c_t = -special.ndtri(gam_t / total[todo, None]) + margin
+        c_t = gaussians_from_spacings(gam_t, total[todo]) + margin
         sub = solve_sorted_fields(t0[todo], c_t)
         cost_v[todo], level[todo], n_act[todo] = sub.cost, sub.level, sub.n_active
         # grow the stored state for the rows that still need more
@@ -160,7 +210,7 @@ def cost_solution(t: ArrayLike, margin: float = 0.0) -> CostSolution:
 
 
 def cost(t: ArrayLike, margin: float = 0.0) -> NDArray[np.float64]:
-    """The q -> 1 cost ``C(t) = min_T [(T - t_0)_+^2 + sum_nu (t_nu + margin - T)_+^2]``.
+    """Compute the q -> 1 cost ``C(t) = min_T [(T - t_0)_+^2 + sum_nu (t_nu + margin - T)_+^2]``.
 
     Exact and vectorised over draws; see :func:`cost_solution` for the algorithm.
 
@@ -222,6 +272,10 @@ def expected_cost(
     ------
     ValueError
         If ``p < 2``, ``n_samples < 2``, ``margin < 0`` or ``method`` is unknown.
+
+    Notes
+    -----
+    Reconstruction (digest section 4.2; chapter 2, eq. ``eq-cost``).
     """
     p = check_p(p)
     n_samples = check_samples(n_samples)
@@ -385,15 +439,16 @@ def rs_free_entropy(
 
     Raises
     ------
+    TypeError
+        If ``alpha`` is not a real number.
     ValueError
-        If ``alpha <= 0`` or other arguments are out of range.
+        If ``alpha <= 0`` (or not finite) or other arguments are out of range.
 
     Notes
     -----
     Reconstruction (digest section 4.1; chapter 2, eq. ``eq-phi-rs``).
     """
-    if not math.isfinite(float(alpha)) or alpha <= 0:
-        raise ValueError(f"alpha must be finite and > 0, got {alpha}")
+    alpha = check_positive("alpha", alpha)
     p = check_p(p)
     qs = np.atleast_1d(np.asarray(q, dtype=np.float64))
     if energetic is None:
@@ -440,19 +495,43 @@ def rs_saddle(
 
     Raises
     ------
+    TypeError
+        If ``alpha`` is not a real number.
     ValueError
-        If ``alpha <= 0`` or other arguments are out of range.
+        If ``alpha <= 0`` (or not finite) or other arguments are out of range.
 
     Notes
     -----
     Reconstruction (digest section 4.1).
     """
-    fn = _saddle_function(p, n_samples=n_samples, seed=seed, margin=margin, n_grid=n_grid)
-    return fn(alpha)
+    alpha = check_positive("alpha", alpha)
+    u, qs = rs_q_grid(n_grid)
+    g, _ = rs_energetic_term(qs, p, n_samples=n_samples, seed=seed, margin=margin)
+    return rs_interpolants(u, g, p)[1](alpha)
 
 
 def rs_q_grid(n_grid: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Grid uniform in ``u = -log(1 - q)`` from q = 0 to ``1 - q = 1e-4``."""
+    """Grid of overlaps uniform in ``u = -log(1 - q)``, from q = 0 to ``1 - q = 1e-4``.
+
+    Parameters
+    ----------
+    n_grid : int
+        Number of grid points, ``>= 8``.
+
+    Returns
+    -------
+    (u, q) : tuple of ndarray, shape (n_grid,), float64
+        ``u`` from 0 to ``log(1e4)`` and ``q = 1 - exp(-u)``.
+
+    Raises
+    ------
+    ValueError
+        If ``n_grid`` is not an integer >= 8.
+
+    Notes
+    -----
+    The grid of :func:`rs_saddle` (reconstruction, chapter 2).
+    """
     if int(n_grid) != n_grid or n_grid < 8:
         raise ValueError(f"n_grid must be an integer >= 8, got {n_grid}")
     u = np.linspace(0.0, math.log(1e4), int(n_grid))
@@ -465,8 +544,38 @@ def rs_interpolants(
     Callable[[NDArray[np.float64] | float, float], NDArray[np.float64]],
     Callable[[float], tuple[float, float]],
 ]:
-    """``(phi(u, alpha), solve(alpha) -> (q*, Phi(q*)))`` from ``G`` tabulated on the grid ``u``."""
+    """Interpolate ``Phi_RS`` from ``G(q)`` tabulated on a grid and return it with its minimiser.
 
+    The smooth bounded function ``2 (1 - q) G(q)`` is interpolated by a cubic spline in ``u``;
+    ``solve`` minimises ``Phi_RS`` on 2000 points of ``[0, u[-1]]`` and refines the minimum with a
+    bounded scalar minimiser (as :func:`rs_saddle` does).
+
+    Parameters
+    ----------
+    u : ndarray, shape (m,), float64
+        Grid in ``u = -log(1 - q)``, increasing (e.g. from :func:`rs_q_grid`).
+    g : ndarray, shape (m,), float64
+        ``G(q)`` on that grid (:func:`rs_energetic_term`).
+    p : int
+        Number of associations, >= 2.
+
+    Returns
+    -------
+    (phi_u, solve) : tuple of callables
+        ``phi_u(u, alpha)``: ``Phi_RS`` at ``q = 1 - exp(-u)`` (ndarray of the shape of ``u``,
+        float64); ``solve(alpha)``: ``(q*, Phi_RS(q*))`` as floats, raising ``TypeError`` /
+        ``ValueError`` unless ``alpha`` is a finite real > 0.
+
+    Raises
+    ------
+    ValueError
+        From :class:`scipy.interpolate.CubicSpline` if ``u`` is not increasing or the shapes
+        differ.
+
+    Notes
+    -----
+    Reconstruction (digest section 4.1; chapter 2, eq. ``eq-phi-rs``).
+    """
     qs = -np.expm1(-u)
     spline = CubicSpline(u, 2.0 * (1.0 - qs) * g)
     log_p = math.log(p)
@@ -477,8 +586,7 @@ def rs_interpolants(
         return _entropic(q) + alpha / log_p * spline(uu) / (2.0 * (1.0 - q))
 
     def solve(alpha: float) -> tuple[float, float]:
-        if not math.isfinite(float(alpha)) or alpha <= 0:
-            raise ValueError(f"alpha must be finite and > 0, got {alpha}")
+        alpha = check_positive("alpha", alpha)
         vals = phi_u(fine, alpha)
         i = int(np.argmin(vals))
         lo, hi = fine[max(i - 1, 0)], fine[min(i + 1, fine.size - 1)]
@@ -487,11 +595,3 @@ def rs_interpolants(
         return float(-np.expm1(-u_star)), float(phi_u(u_star, alpha))
 
     return phi_u, solve
-
-
-def _saddle_function(
-    p: int, *, n_samples: int, seed: int | np.random.Generator, margin: float, n_grid: int
-) -> Callable[[float], tuple[float, float]]:
-    u, qs = rs_q_grid(n_grid)
-    g, _ = rs_energetic_term(qs, p, n_samples=n_samples, seed=seed, margin=margin)
-    return rs_interpolants(u, g, p)[1]

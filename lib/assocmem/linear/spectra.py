@@ -20,14 +20,14 @@ With ``s_kappa = 2 cos(x / 2)``, ``x in [0, pi]``, both integrals are elementary
 **reconstruction** of the paper's formula (Giorlandino, Goldt, Maillard 2026, arXiv:2605.10795,
 two-layer linear networks; digest section 7.2), see chapter 4, eq. ``eq-alpha-kappa``.
 
-Two independent computations of alpha_c(kappa) are provided and cross-checked in the tests:
-:func:`critical_load_closed_form` (vectorised Newton solve of the elementary equation above) and
-:func:`critical_load_quadrature` (adaptive quadrature of the density and a bracketing root find);
-:func:`critical_load_marchenko_pastur` is a third (quadrature of the eigenvalue form).
+Three computations of alpha_c(kappa) are provided and cross-checked in the tests:
+:func:`critical_load` (vectorised Newton solve of the elementary equation above; the one to use),
+:func:`critical_load_quadrature` (adaptive quadrature of the density and a bracketing root find)
+and :func:`critical_load_marchenko_pastur` (quadrature of the eigenvalue form).
 
-The chapter-4 experiment (:func:`rank_capacity_sweep`, which trains ``W = Q R^T`` across loads and
-rank ratios) lives in :mod:`assocmem.rank` and the figures in :mod:`assocmem.rank_plots`; their
-public names stay importable from this module.
+The chapter-4 experiment (training ``W = Q R^T`` across loads and rank ratios) lives in
+:mod:`assocmem.linear.sweeps`, its finite-size prediction in :mod:`assocmem.linear.finite_size`
+and the figures in :mod:`assocmem.linear.plots`.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def _out(arr: NDArray[np.float64]) -> Any:
 
 
 def _h(x: NDArray[np.float64]) -> NDArray[np.float64]:
-    """x - sin x without cancellation for small x (x >= 0)."""
+    """Compute ``x - sin x`` without cancellation for small x (x >= 0)."""
     x = np.asarray(x, dtype=np.float64)
     shape = x.shape
     x = x.reshape(-1)
@@ -142,6 +142,11 @@ def quarter_circle_pdf(s: ArrayLike) -> Any:
     -------
     float or numpy.ndarray (float64, same shape as ``s``)
 
+    Raises
+    ------
+    TypeError
+        If ``s`` is not made of real numbers.
+
     Notes
     -----
     Source: the singular values of a square matrix with i.i.d. entries (here the optimal or
@@ -166,6 +171,17 @@ def quarter_circle_cdf(s: ArrayLike) -> Any:
     Returns
     -------
     float or numpy.ndarray (float64)
+        Same shape as ``s``.
+
+    Raises
+    ------
+    TypeError
+        If ``s`` is not made of real numbers.
+
+    Notes
+    -----
+    Source: the singular values of a square matrix with i.i.d. entries (here the optimal or
+    Hebbian memory at ``p >> d``), digest section 7.1; chapter 4, eq. ``eq-rank-qc``.
     """
     s_arr = as_float_array(s, "s")
     sc = np.clip(s_arr, 0.0, 2.0)
@@ -192,6 +208,11 @@ def quarter_circle_quantile(q: ArrayLike) -> Any:
     ------
     ValueError
         If any ``q`` is outside [0, 1] or not finite.
+
+    Notes
+    -----
+    Source: the singular values of a square matrix with i.i.d. entries (here the optimal or
+    Hebbian memory at ``p >> d``), digest section 7.1; chapter 4, eq. ``eq-rank-qc``.
     """
     q_arr = check_prob(q)
     x = _h_inverse(math.pi * (1.0 - q_arr))
@@ -199,7 +220,7 @@ def quarter_circle_quantile(q: ArrayLike) -> Any:
 
 
 def _x_of_kappa(k: NDArray[np.float64]) -> NDArray[np.float64]:
-    """The angle x in [0, pi] with x - sin x = pi min(kappa, 1)."""
+    """Return the angle x in [0, pi] with x - sin x = pi min(kappa, 1)."""
     return _h_inverse(math.pi * np.minimum(k, 1.0))
 
 
@@ -214,12 +235,18 @@ def truncation_point(kappa: ArrayLike) -> Any:
     Returns
     -------
     float or numpy.ndarray (float64)
-        ``s_kappa`` with ``int_{s_kappa}^2 rho_QC = min(kappa, 1)``.
+        ``s_kappa`` with ``int_{s_kappa}^2 rho_QC = min(kappa, 1)``, shape of ``kappa``.
 
     Raises
     ------
+    TypeError
+        If ``kappa`` is not numeric.
     ValueError
         If ``kappa <= 0`` or is not finite.
+
+    Notes
+    -----
+    Reconstruction (digest section 7.2; chapter 4, eq. ``eq-rank-truncated-qc``).
     """
     k = check_kappa(kappa)
     return _out(2.0 * np.cos(0.5 * _x_of_kappa(k)))
@@ -236,7 +263,19 @@ def truncated_second_moment(kappa: ArrayLike) -> Any:
     Returns
     -------
     float or numpy.ndarray (float64)
-        In (1, 4]; tends to 4 as ``kappa -> 0`` (all kept singular values near 2).
+        In [1, 4), shape of ``kappa``; tends to 4 as ``kappa -> 0`` (all kept singular values
+        near 2).
+
+    Raises
+    ------
+    TypeError
+        If ``kappa`` is not numeric.
+    ValueError
+        If ``kappa <= 0`` or is not finite.
+
+    Notes
+    -----
+    Reconstruction (digest section 7.2; chapter 4, eq. ``eq-rank-truncated-qc``).
     """
     k = check_kappa(kappa)
     keff = np.minimum(k, 1.0)
@@ -267,9 +306,12 @@ def truncated_quarter_circle_pdf(s: ArrayLike, kappa: float, *, unit_rms: bool =
     Returns
     -------
     float or numpy.ndarray (float64)
+        Same shape as ``s``.
 
     Raises
     ------
+    TypeError
+        If ``kappa`` is not a real scalar or ``s`` not made of real numbers.
     ValueError
         If ``kappa <= 0`` or is not finite.
 
@@ -287,12 +329,33 @@ def truncated_quarter_circle_pdf(s: ArrayLike, kappa: float, *, unit_rms: bool =
 
 
 def truncated_quarter_circle_cdf(s: ArrayLike, kappa: float, *, unit_rms: bool = False) -> Any:
-    """CDF of :func:`truncated_quarter_circle_pdf` (same arguments).
+    """CDF of :func:`truncated_quarter_circle_pdf`.
+
+    Parameters
+    ----------
+    s : float or array_like
+        Singular value(s).
+    kappa : float
+        Rank ratio ``m / d`` in (0, inf).
+    unit_rms : bool, default False
+        CDF of the law rescaled to mean square 1.
 
     Returns
     -------
     float or numpy.ndarray (float64)
-        ``(kappa - (1 - F_QC(s))) / kappa`` on ``[s_kappa, 2]``, 0 below and 1 above.
+        ``(kappa - (1 - F_QC(s))) / kappa`` on ``[s_kappa, 2]``, 0 below and 1 above; same shape
+        as ``s``.
+
+    Raises
+    ------
+    TypeError
+        If ``kappa`` is not a real scalar or ``s`` not made of real numbers.
+    ValueError
+        If ``kappa <= 0`` or is not finite.
+
+    Notes
+    -----
+    Reconstruction (digest section 7.2; chapter 4, eq. ``eq-rank-truncated-qc``).
     """
     k = check_scalar_kappa(kappa)
     keff = min(k, 1.0)
@@ -321,8 +384,14 @@ def truncated_quarter_circle_quantile(q: ArrayLike, kappa: float, *, unit_rms: b
 
     Raises
     ------
+    TypeError
+        If ``kappa`` is not a real scalar.
     ValueError
         If ``q`` is outside [0, 1] or ``kappa <= 0`` / not finite.
+
+    Notes
+    -----
+    Reconstruction (digest section 7.2; chapter 4, eq. ``eq-rank-truncated-qc``).
     """
     k = check_scalar_kappa(kappa)
     q_arr = check_prob(q)
@@ -345,6 +414,17 @@ def marchenko_pastur_pdf(x: ArrayLike) -> Any:
     Returns
     -------
     float or numpy.ndarray (float64)
+        Same shape as ``x``.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not made of real numbers.
+
+    Notes
+    -----
+    Source: Marchenko & Pastur (1967) at aspect ratio 1; the image of :func:`quarter_circle_pdf`
+    (digest section 7.1).
     """
     x_arr = as_float_array(x, "x")
     inside = (x_arr > 0) & (x_arr <= 4)
@@ -354,7 +434,27 @@ def marchenko_pastur_pdf(x: ArrayLike) -> Any:
 
 
 def marchenko_pastur_cdf(x: ArrayLike) -> Any:
-    """CDF of :func:`marchenko_pastur_pdf`: ``F_MP(x) = F_QC(sqrt(x))``."""
+    """CDF of :func:`marchenko_pastur_pdf`: ``F_MP(x) = F_QC(sqrt(x))``.
+
+    Parameters
+    ----------
+    x : float or array_like
+        Eigenvalue(s); 0 below 0 and 1 above 4.
+
+    Returns
+    -------
+    float or numpy.ndarray (float64)
+        Same shape as ``x``.
+
+    Raises
+    ------
+    TypeError
+        If ``x`` is not made of real numbers.
+
+    Notes
+    -----
+    Source: as :func:`marchenko_pastur_pdf`.
+    """
     x_arr = as_float_array(x, "x")
     return quarter_circle_cdf(np.sqrt(np.clip(x_arr, 0.0, None)))
 
@@ -373,7 +473,8 @@ def critical_load(kappa: ArrayLike) -> Any:
     Returns
     -------
     float or numpy.ndarray (float64)
-        ``alpha_c = lim p log p / d^2`` at the storage transition. Increasing in ``kappa``,
+        ``alpha_c = lim p log p / d^2`` at the storage transition, shape of ``kappa`` (a Python
+        float for a scalar). Increasing in ``kappa``,
         ``alpha_c ~ 2 kappa`` as ``kappa -> 0``, ``alpha_c(1) = 1/2``. Relative accuracy ~1e-14.
 
     Raises
@@ -407,7 +508,6 @@ def critical_load(kappa: ArrayLike) -> Any:
 
 def _qc_tail_moment(t: float, power: int) -> float:
     """int_{2-t}^{2} s^power rho_QC(s) ds by adaptive quadrature (t = 2 - s in [0, 2])."""
-
     if t <= 0:
         return 0.0
     # rho_QC(2 - u) = sqrt(u) sqrt(4 - u) / pi: algebraic weight u^{1/2} at the lower end
@@ -425,7 +525,6 @@ def _qc_tail_moment(t: float, power: int) -> float:
 
 def _qc_lower_moment(s: float, power: int) -> float:
     """int_0^{s} x^power rho_QC(x) dx by adaptive quadrature (s <= 1.5, where rho_QC is smooth)."""
-
     val, _ = quad(
         lambda u: u**power * math.sqrt(4.0 - u * u) / math.pi, 0.0, s, epsabs=0.0, epsrel=1e-13
     )
@@ -463,7 +562,6 @@ def critical_load_quadrature(kappa: float) -> float:
     -----
     Reconstruction, see :func:`critical_load` and chapter 4, eq. ``eq-alpha-kappa``.
     """
-
     k = check_scalar_kappa(kappa)
     if k >= 1.0:
         return 0.5
@@ -494,13 +592,19 @@ def critical_load_marchenko_pastur(kappa: float) -> float:
     Returns
     -------
     float
+        ``alpha_c(kappa)`` (absolute accuracy ~1e-14).
 
     Raises
     ------
+    TypeError
+        If ``kappa`` is not a real scalar.
     ValueError
         If ``kappa <= 0`` or is not finite.
-    """
 
+    Notes
+    -----
+    Reconstruction, see :func:`critical_load` and chapter 4, eq. ``eq-alpha-kappa``.
+    """
     k = check_scalar_kappa(kappa)
     if k >= 1.0:
         return 0.5
@@ -554,9 +658,12 @@ def hebbian_critical_load(kappa: ArrayLike) -> Any:
     Returns
     -------
     float or numpy.ndarray (float64)
+        Shape of ``kappa``.
 
     Raises
     ------
+    TypeError
+        If ``kappa`` is not numeric.
     ValueError
         If any ``kappa <= 0`` or is not finite.
 
@@ -594,10 +701,15 @@ def singular_values(
     Raises
     ------
     TypeError
-        If ``W`` is not an array or tensor of real numbers.
+        If ``W`` is not an array or tensor of real numbers, or ``rank`` not an integer.
     ValueError
         If ``W`` has fewer than 2 dimensions, ``rank`` is not in ``[1, min(d_out, d_in)]``, or a
         matrix is zero (or not finite) when ``normalize`` is True.
+
+    Notes
+    -----
+    Computed with :func:`numpy.linalg.svd` in float64; the normalisation puts them in the units
+    of the quarter-circle law (chapter 4).
     """
     try:
         if hasattr(W, "detach"):  # a torch.Tensor, taken without importing torch
@@ -646,8 +758,15 @@ def spectrum_ks_distance(s: ArrayLike, kappa: float = 1.0) -> float:
 
     Raises
     ------
+    TypeError
+        If ``kappa`` is not a real scalar.
     ValueError
         If ``s`` is empty or not finite, or ``kappa`` is invalid.
+
+    Notes
+    -----
+    The one-sample Kolmogorov–Smirnov statistic against :func:`truncated_quarter_circle_cdf`
+    (chapter 4).
     """
     k = check_scalar_kappa(kappa)
     x = np.sort(as_float_array(s, "s").ravel())
