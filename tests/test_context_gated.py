@@ -11,9 +11,20 @@ import torch
 
 matplotlib.use("Agg")
 
-from assocmem.context_gated import (  # noqa: E402
-    ContextGatedMemory,
-    State,
+from assocmem.context_gated.experiments import (  # noqa: E402
+    noisy_cue,
+    relax_gate_retrieval,
+    sample_memories,
+    separation_experiment,
+)
+from assocmem.context_gated.model import ContextGatedMemory, State  # noqa: E402
+from assocmem.context_gated.plots import (  # noqa: E402
+    draw_fixed_point,
+    plot_architecture,
+    plot_coupled_transition,
+    plot_separation,
+)
+from assocmem.context_gated.theory import (  # noqa: E402
     alpha_crit,
     contraction_constant,
     coupled_alpha_crit,
@@ -21,15 +32,16 @@ from assocmem.context_gated import (  # noqa: E402
     eta_min,
     first_order_scores,
     gate_matrix,
-    gate_state,
-    gate_transition,
-    relax_gate_retrieval,
     retrieval_bound,
     retrieval_threshold,
-    sample_memories,
     self_consistent_fixed_point,
-    separation_experiment,
 )
+from assocmem.context_gated.transitions import (  # noqa: E402
+    coupled_transition,
+    gate_state,
+    gate_transition,
+)
+from matplotlib.figure import Figure  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -267,7 +279,7 @@ def test_bound_below_softmax_target_probability() -> None:
 
 
 def test_separation_experiment_small() -> None:
-    kw = dict(sigma_q=[0.0, 1.0], lams=(0.0, 2.0), trials=300, noise="unit", progress=False)
+    kw = dict(sigma_q=[0.0, 1.0], lambdas=(0.0, 2.0), trials=300, noise="unit", progress=False)
     r1 = separation_experiment(**kw, seed=3)
     r2 = separation_experiment(**kw, seed=3)
     np.testing.assert_array_equal(r1.accuracy, r2.accuracy)
@@ -330,10 +342,106 @@ def test_bad_inputs_raise() -> None:
         m.integrate(m.initial_state(torch.zeros(4), torch.zeros(4)), t_end=1.0, method="rk2")
 
 
-def test_plots_return_figures() -> None:
-    from assocmem.context_gated import draw_fixed_point, plot_architecture
-    from matplotlib.figure import Figure
+# --------------------------------------------------------------------------- noisy cue
+def test_noisy_cue_is_the_formula_with_the_same_draws() -> None:
+    Z = sample_memories(8, 10, seed=0)
+    g = torch.Generator().manual_seed(3)
+    q = noisy_cue(Z[0], 0.8, seed=g, n=4)
+    c = noisy_cue(Z[0], 0.3, seed=g)
+    # the same generator calls, in the same order, as the formula written out
+    g2 = torch.Generator().manual_seed(3)
+    q_ref = Z[0] + 0.8 * torch.randn(4, 10, generator=g2, dtype=torch.float64) / 10**0.5
+    c_ref = Z[0] + 0.3 * torch.randn(10, generator=g2, dtype=torch.float64) / 10**0.5
+    assert torch.equal(q, q_ref) and torch.equal(c, c_ref)
+    assert q.shape == (4, 10) and c.shape == (10,) and q.dtype == torch.float64
+    # per-component noise has norm ~ sigma sqrt(d); unit noise ~ sigma
+    big = noisy_cue(torch.zeros(10, dtype=torch.float64), 1.0, n=4000, seed=1)
+    per = noisy_cue(
+        torch.zeros(10, dtype=torch.float64), 1.0, n=4000, seed=1, noise="per_component"
+    )
+    assert float(big.norm(dim=1).pow(2).mean()) == pytest.approx(1.0, rel=0.05)
+    torch.testing.assert_close(per, big * 10**0.5)
+    # a grid of levels shares one draw (common random numbers)
+    grid = noisy_cue(Z[:3], [0.0, 1.0, 2.0], seed=5)
+    assert grid.shape == (3, 3, 10)
+    torch.testing.assert_close(grid[0], Z[:3])
+    torch.testing.assert_close(grid[2] - Z[:3], 2 * (grid[1] - Z[:3]))
+    assert torch.equal(grid[1], noisy_cue(Z[:3], 1.0, seed=5))
+    with pytest.raises(ValueError, match="sigma"):
+        noisy_cue(Z[0], -1.0)
+    with pytest.raises(ValueError, match="noise"):
+        noisy_cue(Z[0], 1.0, noise="bogus")
+    with pytest.raises(ValueError, match="n is only allowed"):
+        noisy_cue(Z, 1.0, n=3)
+    with pytest.raises(TypeError, match="memory"):
+        noisy_cue(np.zeros(3), 1.0)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="seed"):
+        noisy_cue(Z[0], 1.0, seed=1.5)  # type: ignore[arg-type]
 
-    for fig in (plot_architecture(), draw_fixed_point(lam=0.5, noise=1.0)):
-        assert isinstance(fig, Figure)
-        matplotlib.pyplot.close(fig)
+
+def test_lambdas_is_the_grid_name_of_both_drivers() -> None:
+    sep = separation_experiment(
+        N=10, d=4, sigma_q=[0.5], lambdas=(0.0, 1.0), trials=20, progress=False
+    )
+    np.testing.assert_array_equal(sep.lambdas, [0.0, 1.0])
+    cpl = coupled_transition([0.1, 0.5], lambdas=(0.0, 1.0), N=10, d=4, trials=2, progress=False)
+    np.testing.assert_array_equal(cpl.lambdas, [0.0, 1.0])
+    assert cpl.peak_gate.shape == (2, 2, 2)
+    with pytest.raises(ValueError, match="lambdas"):
+        separation_experiment(lambdas=(-1.0,), trials=2, progress=False)
+    with pytest.raises(ValueError, match="lambdas"):
+        coupled_transition([0.1], lambdas=(), trials=2, progress=False)
+
+
+# --------------------------------------------------------------------------- figures
+def _texts(fig: Figure) -> list[str]:
+    return [t.get_text() for t in fig.findobj(matplotlib.text.Text)]
+
+
+def test_architecture_figure_names_layers_and_hypersynapses() -> None:
+    fig = plot_architecture()
+    texts = " ".join(_texts(fig))
+    for word in ("context", "gates", "query", "retrieval", "$h_1$", "$h_2$", "$h_3$", "$h_4$"):
+        assert word in texts
+    assert len(fig.axes[0].patches) == 4 + 4  # four layer boxes, four hypersynapse arrows
+    matplotlib.pyplot.close(fig)
+
+
+def test_draw_fixed_point_draws_three_terms_and_reports_uniqueness() -> None:
+    fig = draw_fixed_point(lam=0.5, noise=1.0)
+    left, right = fig.axes
+    assert left.get_ylabel() == "contribution to $r^*_\\nu$"
+    assert right.get_ylabel() == "retrieval probability $p^*_\\nu$"
+    assert len(left.containers) == 3  # query, context, feedback bars
+    assert len(left.containers[0]) == 12  # the top 12 memories
+    title = fig._suptitle.get_text()
+    assert "unique (contraction)" in title and "converged" in title and "NOT" not in title
+    matplotlib.pyplot.close(fig)
+    fig = draw_fixed_point(alpha=0.9, lam=1.0)  # beyond the contraction bound
+    assert "uniqueness not guaranteed" in fig._suptitle.get_text()
+    matplotlib.pyplot.close(fig)
+
+
+def test_separation_and_coupled_plots_draw_one_curve_per_lambda() -> None:
+    sep = separation_experiment(
+        N=10, d=4, sigma_q=[0.0, 1.0, 2.0], lambdas=(0.0, 1.0, 4.0), trials=30, progress=False
+    )
+    fig = plot_separation({"a": sep, "b": sep})
+    assert len(fig.axes) == 2
+    for ax in fig.axes:
+        assert ax.get_xlabel() == "query noise $\\sigma_q$"
+        assert len(ax.containers) == 3  # one error-bar curve per lambda
+    assert fig.axes[0].get_ylabel() == "accuracy (simulation)"
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert labels == ["λ = 0", "λ = 1", "λ = 4"]
+    matplotlib.pyplot.close(fig)
+    cpl = coupled_transition(
+        [0.1, 0.5, 0.9], lambdas=(0.0, 1.0), N=10, d=4, trials=2, progress=False
+    )
+    fig = plot_coupled_transition(cpl)
+    left, right = fig.axes
+    assert left.get_xlabel() == "gate competition $\\alpha$"
+    assert right.get_xlabel() == "coupling $\\lambda$"
+    assert len(left.get_lines()) >= 2 + 2  # a curve and a predicted vertical line per lambda
+    assert len(right.get_lines()) >= 2  # theory line and simulation points
+    matplotlib.pyplot.close(fig)

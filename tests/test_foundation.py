@@ -177,3 +177,17 @@ def test_bad_inputs_found_by_a_newcomer_are_refused():
     for bad in ("xpu", "meta", "cpu:5"):
         with pytest.raises(ValueError, match="device"):
             dev.get_device(bad)
+
+
+def test_make_generator_is_the_one_seed_to_generator_rule():
+    a = torch.randn(5, generator=dev.make_generator(3))
+    assert torch.equal(a, torch.randn(5, generator=torch.Generator().manual_seed(3)))
+    g = torch.Generator().manual_seed(1)
+    assert dev.make_generator(g) is g  # a generator is passed through, keeping its stream
+    assert dev.make_generator(np.int64(2)).initial_seed() == 2
+    with pytest.raises(TypeError, match="seed"):
+        dev.make_generator(1.0)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="seed"):
+        dev.make_generator(True)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="seed"):
+        dev.make_generator(-1)

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
 import torch
 
-__all__ = ["get_device", "configure_threads", "describe_device"]
+from assocmem._validate import check_int
+
+__all__ = ["get_device", "configure_threads", "describe_device", "make_generator"]
 
 
 def get_device(device: str | torch.device | None = None) -> torch.device:
@@ -26,6 +29,7 @@ def get_device(device: str | torch.device | None = None) -> torch.device:
     Returns
     -------
     torch.device
+        The resolved device.
 
     Raises
     ------
@@ -125,3 +129,35 @@ def describe_device(device: str | torch.device | None = None) -> str:
     if dev.type == "cpu":
         return f"cpu ({torch.get_num_threads()} threads)"
     return str(dev)
+
+
+def make_generator(seed: int | torch.Generator) -> torch.Generator:
+    """Return a CPU :class:`torch.Generator` for ``seed``, or ``seed`` itself if it is one.
+
+    The book's one way to turn a ``seed`` argument into a torch random stream: the same seed gives
+    the same numbers (DESIGN.md, conventions). A generator passed in is returned unchanged, so a
+    caller can draw several things from one stream in a fixed order.
+
+    Parameters
+    ----------
+    seed : int or torch.Generator
+        An integer >= 0 (``torch.Generator().manual_seed(seed)``) or an existing generator.
+
+    Returns
+    -------
+    torch.Generator
+        On the CPU (draw on the CPU and move the result with ``.to(device)``, so that CPU and GPU
+        runs see the same numbers).
+
+    Raises
+    ------
+    TypeError
+        If ``seed`` is neither an integer (a bool is refused) nor a :class:`torch.Generator`.
+    ValueError
+        If ``seed`` is a negative integer.
+    """
+    if isinstance(seed, torch.Generator):
+        return seed
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
+        raise TypeError(f"seed must be an int >= 0 or a torch.Generator, got {type(seed).__name__}")
+    return torch.Generator().manual_seed(check_int("seed", seed, 0))

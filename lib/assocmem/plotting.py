@@ -76,7 +76,7 @@ def use_book_style() -> None:
 
 
 def color(i: int) -> str:
-    """The ``i``-th colour of the book's cycle (wraps around).
+    """Return the ``i``-th colour of the book's cycle (wraps around).
 
     Parameters
     ----------

@@ -153,6 +153,20 @@ def build_explorer(
 ) -> Explorer:
     """Build an :class:`Explorer` without displaying it (see :func:`explorer`).
 
+    Parameters
+    ----------
+    draw : callable returning a matplotlib Figure
+        The library's draw function.
+    fixed : mapping, optional
+        Keyword arguments passed to ``draw`` unchanged (no control).
+    **controls
+        One control specification per parameter of ``draw`` (see :func:`make_control`).
+
+    Returns
+    -------
+    Explorer
+        Its controls start at ``draw``'s own defaults.
+
     Raises
     ------
     TypeError

@@ -1,8 +1,8 @@
-"""Memory sampling and the separation experiment (paper App. D.1, Fig. 2); transitions in
-:mod:`assocmem.context_gated.transitions`.
+"""Memory sampling, noisy cues and the separation experiment (paper App. D.1, Fig. 2).
 
-Every choice the paper leaves open is a named argument with the default used in chapter 5, which
-states them as reconstructions.
+The phase transitions are in :mod:`assocmem.context_gated.transitions`. Every choice the paper
+leaves open is a named argument with the default used in chapter 5, which states them as
+reconstructions.
 """
 
 from __future__ import annotations
@@ -15,12 +15,15 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from assocmem.context_gated.theory import _check_real, alpha_crit
-from assocmem.device import get_device
+from assocmem._validate import check_int, check_real
+from assocmem.context_gated.theory import alpha_crit
+from assocmem.device import get_device, make_generator
 
 __all__ = [
+    "NOISE_NORMS",
     "sample_memories",
     "sample_clustered_memories",
+    "noisy_cue",
     "relax_gate_retrieval",
     "SeparationResult",
     "separation_experiment",
@@ -29,37 +32,37 @@ __all__ = [
 NOISE_NORMS = ("per_component", "unit")
 
 
-def _check_int(name: str, v: int, low: int) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
-    return int(v)
-
-
-def _gen(seed: int | torch.Generator) -> torch.Generator:
-    if isinstance(seed, torch.Generator):
-        return seed
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"seed must be an int or a torch.Generator, got {type(seed).__name__}")
-    return torch.Generator().manual_seed(int(seed))
-
-
 def sample_memories(
     N: int, d: int, *, seed: int | torch.Generator = 0, dtype: torch.dtype = torch.float64
 ) -> torch.Tensor:
-    """N unit-norm memories in R^d: ζ ~ N(0, I_d), then normalised (paper App. D.1).
+    """Draw N unit-norm memories in R^d: ζ ~ N(0, I_d), then normalised (paper App. D.1).
+
+    Parameters
+    ----------
+    N : int
+        Number of memories, >= 2.
+    d : int
+        Dimension, >= 1.
+    seed : int or torch.Generator
+        Seed (or generator, see :func:`assocmem.device.make_generator`) of the draw.
+    dtype : torch.dtype
+        Output dtype (drawn and normalised in float64, then cast).
 
     Returns
     -------
-    torch.Tensor, shape (N, d), on the CPU.
+    torch.Tensor, shape (N, d), ``dtype``, on the CPU
+        One memory per row, each of unit Euclidean norm.
 
     Raises
     ------
+    TypeError
+        If N, d or seed is not an integer (or seed not a generator).
     ValueError
         If N < 2 or d < 1.
     """
-    _check_int("N", N, 2)
-    _check_int("d", d, 1)
-    z = torch.randn(N, d, generator=_gen(seed), dtype=torch.float64)
+    check_int("N", N, 2)
+    check_int("d", d, 1)
+    z = torch.randn(N, d, generator=make_generator(seed), dtype=torch.float64)
     return (z / z.norm(dim=1, keepdim=True)).to(dtype)
 
 
@@ -86,27 +89,107 @@ def sample_clustered_memories(
     spread : float
         Scale of the i.i.d. N(0, I_d) offsets ξ^μ (default 0.3, as in the paper).
     seed : int or torch.Generator
+        Seed or generator of the draw (centroids first, then offsets).
+    dtype : torch.dtype
+        Output dtype (drawn in float64, then cast).
 
     Returns
     -------
-    torch.Tensor, shape (N, d) or (trials, N, d)
+    torch.Tensor, shape (N, d) or (trials, N, d), ``dtype``, on the CPU
+        Unit-norm memories (rows).
 
     Raises
     ------
+    TypeError
+        If a size or the seed has the wrong type.
     ValueError
         On out-of-range sizes or scales.
     """
-    _check_int("N", N, 2)
-    _check_int("d", d, 1)
-    cn = _check_real("centroid_norm", centroid_norm, low=0.0, strict=False)
-    sp = _check_real("spread", spread, low=0.0, strict=True)
-    g = _gen(seed)
-    T = 1 if trials is None else _check_int("trials", trials, 1)
+    check_int("N", N, 2)
+    check_int("d", d, 1)
+    cn = check_real("centroid_norm", centroid_norm, low=0.0, strict=False)
+    sp = check_real("spread", spread, low=0.0, strict=True)
+    g = make_generator(seed)
+    T = 1 if trials is None else check_int("trials", trials, 1)
     cent = torch.randn(T, 1, d, generator=g, dtype=torch.float64)
     cent = cn * cent / cent.norm(dim=-1, keepdim=True)
     z = cent + sp * torch.randn(T, N, d, generator=g, dtype=torch.float64)
     z = (z / z.norm(dim=-1, keepdim=True)).to(dtype)
     return z[0] if trials is None else z
+
+
+def noisy_cue(
+    memory: torch.Tensor,
+    sigma: float | Sequence[float] | np.ndarray,
+    *,
+    seed: int | torch.Generator = 0,
+    n: int | None = None,
+    noise: str = "unit",
+) -> torch.Tensor:
+    """Return a noisy cue of stored patterns: ζ + σ ε/√d (``"unit"``) or ζ + σ ε, ε ~ N(0, I_d).
+
+    The one place where the book builds the noisy query q = ζ^μ + σ_q ε and context
+    c = ζ^μ + σ_c η of chapter 5. The noise is drawn as ``torch.randn(..., d)`` in float64 from
+    the generator, once per call, and the same draw serves every level of ``sigma`` (common random
+    numbers); with ``noise="unit"`` the cue is computed as ``memory + sigma * eps / sqrt(d)``.
+
+    Parameters
+    ----------
+    memory : torch.Tensor, shape (d,) or (B, d)
+        The pattern(s) ζ to corrupt (e.g. ``Z[0]`` or ``Z[targets]``).
+    sigma : float or 1-D sequence of float
+        Noise level(s) σ >= 0. A sequence of S levels adds a leading axis of length S.
+    seed : int or torch.Generator
+        Seed or generator of the draw (pass a generator to draw several cues from one stream).
+    n : int, optional
+        Number of independent cues of a single pattern (``memory`` of shape (d,)): output (n, d).
+    noise : {"unit", "per_component"}
+        ε ~ N(0, I_d)/√d (norm ≈ 1, the book's convention for random vectors) or N(0, I_d)
+        (norm ≈ √d). The paper does not say which (reconstruction choice, see chapter 5).
+
+    Returns
+    -------
+    torch.Tensor, float64, on the CPU
+        Shape ``memory.shape`` (or (n, d)), with a leading (S,) axis when ``sigma`` is a sequence.
+
+    Raises
+    ------
+    TypeError
+        If ``memory`` is not a torch tensor, or ``n``/``seed`` has the wrong type.
+    ValueError
+        If ``memory`` is not 1-D or 2-D, ``n`` is given with a 2-D ``memory`` or is < 1, a σ is
+        negative or not finite, or ``noise`` is unknown.
+
+    Notes
+    -----
+    Paper App. D.1 (q = ζ^μ + σ_q ε, c = ζ^μ + σ_c η); the noise scale is a reconstruction.
+    """
+    if not isinstance(memory, torch.Tensor):
+        raise TypeError(f"memory must be a torch tensor, got {type(memory).__name__}")
+    if memory.ndim not in (1, 2):
+        raise ValueError(f"memory must have shape (d,) or (B, d), got {tuple(memory.shape)}")
+    if noise not in NOISE_NORMS:
+        raise ValueError(f"noise must be one of {NOISE_NORMS}, got {noise!r}")
+    shape = tuple(memory.shape)
+    if n is not None:
+        if memory.ndim != 1:
+            raise ValueError("n is only allowed with a single pattern (memory of shape (d,))")
+        shape = (check_int("n", n, 1), *shape)
+    d = shape[-1]
+    if isinstance(sigma, (int, float, np.integer, np.floating)):
+        sig: float | torch.Tensor = check_real("sigma", sigma, low=0.0)
+    else:
+        arr = np.asarray(sigma, dtype=np.float64)
+        if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr < 0):
+            raise ValueError(
+                "sigma must be a number or a non-empty 1-D sequence of finite values >= 0"
+            )
+        sig = torch.as_tensor(arr).view(-1, *([1] * len(shape)))
+    eps = torch.randn(*shape, generator=make_generator(seed), dtype=torch.float64)
+    zeta = memory.detach().to(dtype=torch.float64, device="cpu")
+    if noise == "unit":
+        return zeta + sig * eps / math.sqrt(d)
+    return zeta + sig * eps
 
 
 def relax_gate_retrieval(
@@ -247,7 +330,9 @@ class SeparationResult:
     Attributes
     ----------
     sigma_q : numpy.ndarray, shape (S,)
-    lams : numpy.ndarray, shape (L,)
+        Query noise levels.
+    lambdas : numpy.ndarray, shape (L,)
+        Couplings λ.
     accuracy : numpy.ndarray, shape (L, S)
         Fraction of trials with argmax_ν r_ν = μ (target).
     accuracy_se : numpy.ndarray, shape (L, S)
@@ -261,7 +346,7 @@ class SeparationResult:
     """
 
     sigma_q: np.ndarray
-    lams: np.ndarray
+    lambdas: np.ndarray
     accuracy: np.ndarray
     accuracy_se: np.ndarray
     delta: np.ndarray
@@ -277,7 +362,7 @@ def separation_experiment(
     alpha: float = 0.1,
     sigma_c: float = 0.3,
     sigma_q: Sequence[float] | np.ndarray | None = None,
-    lams: Sequence[float] = (0.0, 1.0, 2.0, 4.0, 8.0, 16.0),
+    lambdas: Sequence[float] = (0.0, 1.0, 2.0, 4.0, 8.0, 16.0),
     trials: int = 6000,
     noise: str = "per_component",
     feedback: bool = False,
@@ -289,11 +374,12 @@ def separation_experiment(
     dtype: torch.dtype = torch.float32,
     progress: bool = True,
 ) -> SeparationResult:
-    """Retrieval accuracy vs query noise for several couplings λ (paper Fig. 2, App. D.1).
+    """Measure retrieval accuracy vs query noise for several couplings λ (paper Fig. 2, App. D.1).
 
     One memory set ζ (N unit-norm vectors in R^d) per call. Per trial a target μ is drawn
-    uniformly, q = ζ^μ + σ_q ε and c = ζ^μ + σ_c η; the same targets and noise draws are reused
-    for every (σ_q, λ) cell (common random numbers). W_h1 = Z, so u_μ = ⟨ζ^μ, c⟩.
+    uniformly, q = ζ^μ + σ_q ε and c = ζ^μ + σ_c η (:func:`noisy_cue`); the same targets and noise
+    draws are reused for every (σ_q, λ) cell (common random numbers). W_h1 = Z, so
+    u_μ = ⟨ζ^μ, c⟩. Draw order from the seed: memories, targets, ε, η.
 
     Parameters
     ----------
@@ -305,8 +391,8 @@ def separation_experiment(
         Context noise level (0.3).
     sigma_q : array_like, optional
         Query noise levels; default 12 levels linspace(0, 3, 12).
-    lams : sequence of float
-        Couplings λ >= 0.
+    lambdas : sequence of float
+        Couplings λ >= 0 (one curve each).
     trials : int
         Trials per cell (paper: 6000).
     noise : {"per_component", "unit"}
@@ -319,7 +405,10 @@ def separation_experiment(
         Largest Euler step, step-accuracy knob and transient length for ``feedback=True``
         (see :func:`relax_gate_retrieval`).
     seed : int
+        Seed of every random draw.
     device : str or torch.device, optional
+        Where the scores are computed (see :func:`assocmem.device.get_device`); the draws are made
+        on the CPU, so every device sees the same numbers.
     dtype : torch.dtype
         float32 by default (speed).
     progress : bool
@@ -328,54 +417,52 @@ def separation_experiment(
     Returns
     -------
     SeparationResult
+        Accuracies of shape (L, S) and per-trial gaps and target probabilities (L, S, T).
 
     Raises
     ------
+    TypeError
+        If a size or the seed is not an integer.
     ValueError
         On out-of-range arguments (including α >= α_crit, where A(α) is not positive definite).
     """
-    N = _check_int("N", N, 2)
-    d = _check_int("d", d, 1)
-    trials = _check_int("trials", trials, 1)
-    be = _check_real("beta", beta, low=0.0, strict=True)
-    al = _check_real("alpha", alpha, low=0.0, strict=False)
-    sc = _check_real("sigma_c", sigma_c, low=0.0, strict=False)
+    N = check_int("N", N, 2)
+    d = check_int("d", d, 1)
+    trials = check_int("trials", trials, 1)
+    be = check_real("beta", beta, low=0.0, strict=True)
+    al = check_real("alpha", alpha, low=0.0, strict=False)
+    sc = check_real("sigma_c", sigma_c, low=0.0, strict=False)
     if noise not in NOISE_NORMS:
         raise ValueError(f"noise must be one of {NOISE_NORMS}, got {noise!r}")
     sq = np.linspace(0.0, 3.0, 12) if sigma_q is None else np.asarray(sigma_q, dtype=np.float64)
     if sq.ndim != 1 or sq.size == 0 or not np.all(np.isfinite(sq)) or np.any(sq < 0):
         raise ValueError("sigma_q must be a non-empty 1-D sequence of finite values >= 0")
-    lam_arr = np.asarray(lams, dtype=np.float64)
+    lam_arr = np.asarray(lambdas, dtype=np.float64)
     if (
         lam_arr.ndim != 1
         or lam_arr.size == 0
         or not np.all(np.isfinite(lam_arr))
         or np.any(lam_arr < 0)
     ):
-        raise ValueError("lams must be a non-empty 1-D sequence of finite values >= 0")
+        raise ValueError("lambdas must be a non-empty 1-D sequence of finite values >= 0")
     dev = get_device(device)
-    g = _gen(seed)
+    g = make_generator(seed)
     Z64 = sample_memories(N, d, seed=g)
     G = Z64 @ Z64.T
     A64 = torch.eye(N, dtype=torch.float64) + al * (G - torch.diag(torch.diag(G)))
     if float(torch.linalg.eigvalsh(A64)[0]) <= 0:
         raise ValueError(f"alpha={alpha} is not below alpha_crit={alpha_crit(Z64):.3g}")
     target = torch.randint(0, N, (trials,), generator=g)
-    scale = 1.0 if noise == "per_component" else 1.0 / math.sqrt(d)
-    eps = scale * torch.randn(trials, d, generator=g, dtype=torch.float64)
-    eta = scale * torch.randn(trials, d, generator=g, dtype=torch.float64)
+    zt = Z64[target]
+    # query at every sigma_q level from one noise draw (common random numbers), then the context
+    q_all = noisy_cue(zt, sq, seed=g, noise=noise)  # (S, T, d)
+    c = noisy_cue(zt, sc, seed=g, noise=noise).to(dtype=dtype, device=dev)
     Z = Z64.to(dtype=dtype, device=dev)
     A = A64.to(dtype=dtype, device=dev)
     M = torch.linalg.inv(A64).to(dtype=dtype, device=dev)
     tgt = target.to(dev)
-    zt = Z64[target]
-    c = (zt + sc * eta).to(dtype=dtype, device=dev)
     u_one = c @ Z.T  # (T, N)
-    # all sigma_q levels at once: b = Z (ζ^μ + σ ε)
-    b_base = (zt.to(dtype=dtype, device=dev)) @ Z.T
-    b_eps = eps.to(dtype=dtype, device=dev) @ Z.T
-    sq_t = torch.as_tensor(sq, dtype=dtype, device=dev)
-    b_all = (b_base.unsqueeze(0) + sq_t.view(-1, 1, 1) * b_eps.unsqueeze(0)).reshape(-1, N)
+    b_all = (q_all.to(dtype=dtype, device=dev) @ Z.T).reshape(-1, N)  # b = Z q, (S*T, N)
     u_all = u_one.repeat(sq.size, 1)
     tgt_all = tgt.repeat(sq.size)
     S, L = sq.size, lam_arr.size

@@ -16,7 +16,8 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
-from assocmem.context_gated.theory import _check_real, as_memories
+from assocmem._validate import check_real
+from assocmem.context_gated.theory import as_memories
 from assocmem.device import get_device
 
 __all__ = ["State", "Trajectory", "ContextGatedMemory"]
@@ -115,15 +116,15 @@ class ContextGatedMemory:
         self.device = dev
         self.dtype = dtype
         self.Z = as_memories(memories, normalize=normalize, dtype=dtype, device=dev)
-        self.alpha = _check_real("alpha", alpha, low=0.0, strict=False)
-        self.lam = _check_real("lam", lam, low=0.0, strict=False)
-        self.beta = _check_real("beta", beta, low=0.0, strict=True)
+        self.alpha = check_real("alpha", alpha, low=0.0, strict=False)
+        self.lam = check_real("lam", lam, low=0.0, strict=False)
+        self.beta = check_real("beta", beta, low=0.0, strict=True)
         if len(taus) != 4:
             raise ValueError(
                 f"taus must hold 4 time constants (tau_c, tau_s, tau_r, tau_q), got {taus}"
             )
         self.taus = tuple(
-            _check_real(f"taus[{i}]", t, low=0.0, strict=True) for i, t in enumerate(taus)
+            check_real(f"taus[{i}]", t, low=0.0, strict=True) for i, t in enumerate(taus)
         )
         N = self.Z.shape[0]
         if W_h1 is None:
@@ -205,7 +206,7 @@ class ContextGatedMemory:
         return State(c=state.c, s=state.s, q=state.q, r=torch.softmax(self.beta * state.r, dim=-1))
 
     def energy_terms(self, state: State, act: State | None = None) -> dict[str, torch.Tensor]:
-        """The eight energy terms, each of shape (B,).
+        """Return the eight energy terms, each of shape (B,).
 
         Parameters
         ----------
@@ -238,8 +239,20 @@ class ContextGatedMemory:
         return torch.stack(list(self.energy_terms(state, act).values())).sum(0)
 
     def currents(self, state: State) -> State:
-        """Input currents I_ℓ = −∂E_synapses/∂x̂_ℓ into each layer (right-hand sides of Eqs. 1–4
-        without the leak −x_ℓ)."""
+        """Input currents I_ℓ = −∂E_synapses/∂x̂_ℓ into each layer.
+
+        They are the right-hand sides of Eqs. 1–4 without the leak −x_ℓ.
+
+        Parameters
+        ----------
+        state : State
+            Batched state (B trials).
+
+        Returns
+        -------
+        State
+            One current per layer, same shapes and dtype as ``state``.
+        """
         a = self.activations(state)
         return State(
             c=a.s @ self.W_h1,
@@ -301,8 +314,8 @@ class ContextGatedMemory:
         ValueError
             On non-positive t_end/dt/record_every or an unknown method.
         """
-        te = _check_real("t_end", t_end, low=0.0, strict=True)
-        h = _check_real("dt", dt, low=0.0, strict=True)
+        te = check_real("t_end", t_end, low=0.0, strict=True)
+        h = check_real("dt", dt, low=0.0, strict=True)
         if method not in ("rk4", "euler"):
             raise ValueError(f"method must be 'rk4' or 'euler', got {method!r}")
         if not isinstance(record_every, int) or record_every < 1:
@@ -349,9 +362,9 @@ class ContextGatedMemory:
 
     # ----------------------------------------------------------------- clamped inputs
     def query_similarities(self, q: np.ndarray | torch.Tensor) -> torch.Tensor:
-        """b_μ = ⟨ζ^μ, q⟩, shape (B, N)."""
+        """Query–memory similarities b_μ = ⟨ζ^μ, q⟩, shape (B, N)."""
         return self._batch("q", q, self.d) @ self.Z.T
 
     def context_input(self, c: np.ndarray | torch.Tensor) -> torch.Tensor:
-        """u = W_h1 c, shape (B, N)."""
+        """Context input to the gates, u = W_h1 c, shape (B, N)."""
         return self._batch("c", c, self.d_c) @ self.W_h1.T

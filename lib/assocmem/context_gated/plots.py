@@ -9,7 +9,7 @@ import torch
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
-from assocmem.context_gated.experiments import SeparationResult, sample_memories
+from assocmem.context_gated.experiments import SeparationResult, noisy_cue, sample_memories
 from assocmem.context_gated.model import Trajectory
 from assocmem.context_gated.theory import (
     contraction_constant,
@@ -20,6 +20,7 @@ from assocmem.context_gated.theory import (
     self_consistent_fixed_point,
 )
 from assocmem.context_gated.transitions import CoupledTransitionResult, GateTransitionResult
+from assocmem.device import make_generator
 from assocmem.plotting import color, finish, new_figure, sim_points, theory_line
 
 __all__ = [
@@ -205,7 +206,7 @@ def plot_separation(
     for ax in axes_list[len(res) :]:
         ax.set_axis_off()
     for ax, (title, r) in zip(axes_list, res.items(), strict=True):
-        for li, lam in enumerate(r.lams):
+        for li, lam in enumerate(r.lambdas):
             sim_points(
                 ax,
                 r.sigma_q,
@@ -255,7 +256,7 @@ def plot_gap_scatter(
     N, beta = int(result.params["N"]), float(result.params["beta"])
     rng = np.random.default_rng(seed)
     fig, ax = new_figure()
-    for li, lam in enumerate(result.lams):
+    for li, lam in enumerate(result.lambdas):
         d = result.delta[li].ravel()
         p = result.target_prob[li].ravel()
         k = rng.choice(d.size, size=min(max_points, d.size), replace=False)
@@ -287,6 +288,14 @@ def plot_gate_transition(
     result: GateTransitionResult, *, show_alphas: tuple[float, ...] = (0.5, 1.0, 1.1, 1.3)
 ) -> Figure:
     """Peak gate probability vs α (paper Fig. 3a) and example gate distributions (Fig. 3c).
+
+    Parameters
+    ----------
+    result : GateTransitionResult
+        From :func:`assocmem.context_gated.transitions.gate_transition`.
+    show_alphas : tuple of float
+        α values whose sorted gate distribution (trial 0) is drawn in the right panel (nearest
+        grid point).
 
     Returns
     -------
@@ -357,7 +366,7 @@ def plot_coupled_transition(result: CoupledTransitionResult, *, which: str = "ga
         raise ValueError(f"which must be 'gate' or 'retrieval', got {which!r}")
     data = result.peak_gate if which == "gate" else result.peak_retrieval
     fig, axes = new_figure(1, 2)
-    for li, lam in enumerate(result.lams):
+    for li, lam in enumerate(result.lambdas):
         m = data[li].mean(-1)
         sim_points(
             axes[0],
@@ -376,7 +385,7 @@ def plot_coupled_transition(result: CoupledTransitionResult, *, which: str = "ga
     axes[0].legend(fontsize=8)
     theory_line(
         axes[1],
-        result.lams,
+        result.lambdas,
         result.predicted,
         color="k",
         marker="s",
@@ -384,7 +393,7 @@ def plot_coupled_transition(result: CoupledTransitionResult, *, which: str = "ga
     )
     sim_points(
         axes[1],
-        result.lams,
+        result.lambdas,
         result.measured,
         color=color(1),
         label=f"simulation (crossing of {result.level:g})",
@@ -456,18 +465,30 @@ def draw_fixed_point(
     """Explorer view: the self-consistent fixed point of one noisy retrieval trial.
 
     Memories from :func:`sample_memories`; target μ = 0; q = ζ⁰ + noise·ε, c = ζ⁰ + σ_c η with
-    ε, η ~ N(0, I_d/d); fixed point of Eq. (6) iterated from the first-order scores.
+    ε, η ~ N(0, I_d/d) (:func:`noisy_cue`, query first); fixed point of Eq. (6) iterated from
+    the first-order scores (paper Thm 3.4).
+
+    Parameters
+    ----------
+    alpha, lam, beta : float
+        Competition α >= 0, coupling λ >= 0, inverse temperature β > 0.
+    noise : float
+        Query noise σ_q >= 0.
+    sigma_c : float
+        Context noise σ_c >= 0.
+    N, d : int
+        Memories and dimension.
+    seed : int
+        Seed of the memories and of both noise draws.
 
     Returns
     -------
     Figure
     """
-    g = torch.Generator().manual_seed(seed)
+    g = make_generator(seed)
     Z = sample_memories(N, d, seed=g)
-    eps = torch.randn(d, generator=g, dtype=torch.float64) / np.sqrt(d)
-    eta = torch.randn(d, generator=g, dtype=torch.float64) / np.sqrt(d)
-    q = Z[0] + noise * eps
-    c = Z[0] + sigma_c * eta
+    q = noisy_cue(Z[0], noise, seed=g)
+    c = noisy_cue(Z[0], sigma_c, seed=g)
     A = gate_matrix(Z, alpha)
     L = contraction_constant(Z, alpha, lam, beta)
     if not np.isfinite(L):

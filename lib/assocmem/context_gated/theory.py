@@ -15,6 +15,8 @@ import numpy as np
 import torch
 from scipy.special import expit
 
+from assocmem._validate import check_int, check_real
+
 __all__ = [
     "as_memories",
     "gram",
@@ -31,21 +33,6 @@ __all__ = [
     "self_consistent_fixed_point",
     "decompose_fixed_point",
 ]
-
-
-def _check_n_memories(N: int) -> None:
-    if isinstance(N, bool) or not isinstance(N, (int, np.integer)) or N < 2:
-        raise ValueError(f"N must be an integer >= 2, got {N!r}")
-
-
-def _check_real(name: str, value: float, *, low: float, strict: bool) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    v = float(value)
-    if not math.isfinite(v) or (v <= low if strict else v < low):
-        op = ">" if strict else ">="
-        raise ValueError(f"{name} must be finite and {op} {low}, got {value!r}")
-    return v
 
 
 def as_memories(
@@ -100,13 +87,33 @@ def as_memories(
 
 
 def gram(memories: np.ndarray | torch.Tensor) -> torch.Tensor:
-    """Gram matrix G_ij = ⟨ζ^i, ζ^j⟩, shape (N, N), float64 (paper §3.1.2)."""
+    """Gram matrix G_ij = ⟨ζ^i, ζ^j⟩ of the memories (paper §3.1.2).
+
+    Parameters
+    ----------
+    memories : array_like, shape (N, d)
+        Stored patterns ζ^μ (rows), N >= 2, finite.
+
+    Returns
+    -------
+    torch.Tensor, shape (N, N), float64
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`as_memories`.
+    """
     z = as_memories(memories)
     return z @ z.T
 
 
 def competition_matrix(memories: np.ndarray | torch.Tensor) -> torch.Tensor:
     """Gate self-synapse W_h2: off-diagonal Gram entries, zero diagonal (paper §3.1.2 (ii)).
+
+    Parameters
+    ----------
+    memories : array_like, shape (N, d)
+        Stored patterns ζ^μ (rows), N >= 2, finite.
 
     Returns
     -------
@@ -139,13 +146,35 @@ def gate_matrix(memories: np.ndarray | torch.Tensor, alpha: float) -> torch.Tens
     -----
     Paper Thm 3.3 / App. C.2: A(α) = (1 − α) I + α G for unit-norm memories.
     """
-    a = _check_real("alpha", alpha, low=0.0, strict=False)
+    a = check_real("alpha", alpha, low=0.0, strict=False)
     w2 = competition_matrix(memories)
     return torch.eye(w2.shape[0], dtype=w2.dtype) + a * w2
 
 
 def eta_min(memories: np.ndarray | torch.Tensor, alpha: float) -> float:
-    """Smallest eigenvalue η_min(α) of A(α), the stability margin of the gate subsystem (Eq. 32)."""
+    """Smallest eigenvalue η_min(α) of A(α), the stability margin of the gate subsystem.
+
+    Parameters
+    ----------
+    memories : array_like, shape (N, d)
+        Stored patterns ζ^μ (rows), N >= 2, finite.
+    alpha : float
+        Competition strength α >= 0.
+
+    Returns
+    -------
+    float
+        η_min(α); 1 − α for unit-norm memories with N > d.
+
+    Raises
+    ------
+    ValueError
+        As :func:`gate_matrix`.
+
+    Notes
+    -----
+    Paper Eq. (32), App. C.2.
+    """
     return float(torch.linalg.eigvalsh(gate_matrix(memories, alpha))[0])
 
 
@@ -212,10 +241,10 @@ def coupled_alpha_crit(alpha_c: float, lam: float, beta: float, N: int) -> float
     Theorem C.2 (App. C.3, "preliminary"); the display is garbled in the extracted PDF and was
     rebuilt from the derivation (digest §4.4). The paper says it is only qualitatively right.
     """
-    ac = _check_real("alpha_c", alpha_c, low=0.0, strict=True)
-    la = _check_real("lam", lam, low=0.0, strict=False)
-    be = _check_real("beta", beta, low=0.0, strict=True)
-    _check_n_memories(N)
+    ac = check_real("alpha_c", alpha_c, low=0.0, strict=True)
+    la = check_real("lam", lam, low=0.0, strict=False)
+    be = check_real("beta", beta, low=0.0, strict=True)
+    check_int("N", N, 2)
     return max(0.0, ac * (1.0 - la**2 * be / N))
 
 
@@ -223,6 +252,17 @@ def contraction_constant(
     memories: np.ndarray | torch.Tensor, alpha: float, lam: float, beta: float
 ) -> float:
     """Lipschitz constant βλ²/(2η_min(α)) of the self-consistent map Φ (Thm 3.4, Lemma C.4).
+
+    Parameters
+    ----------
+    memories : array_like, shape (N, d)
+        Stored patterns ζ^μ (rows), N >= 2, finite.
+    alpha : float
+        Competition strength α >= 0.
+    lam : float
+        Coupling λ >= 0.
+    beta : float
+        Inverse temperature β > 0.
 
     Returns
     -------
@@ -235,8 +275,8 @@ def contraction_constant(
     ValueError
         If α < 0, λ < 0 or β <= 0.
     """
-    la = _check_real("lam", lam, low=0.0, strict=False)
-    be = _check_real("beta", beta, low=0.0, strict=True)
+    la = check_real("lam", lam, low=0.0, strict=False)
+    be = check_real("beta", beta, low=0.0, strict=True)
     em = eta_min(memories, alpha)
     if em <= 0:
         return math.inf
@@ -265,9 +305,9 @@ def retrieval_threshold(N: int, beta: float, eps: float) -> float:
     ValueError
         On out-of-range arguments.
     """
-    _check_n_memories(N)
-    be = _check_real("beta", beta, low=0.0, strict=True)
-    e = _check_real("eps", eps, low=0.0, strict=True)
+    check_int("N", N, 2)
+    be = check_real("beta", beta, low=0.0, strict=True)
+    e = check_real("eps", eps, low=0.0, strict=True)
     if e >= 1:
         raise ValueError(f"eps must lie in (0, 1), got {eps!r}")
     return math.log((1 - e) * (N - 1) / e) / be
@@ -294,8 +334,8 @@ def retrieval_bound(delta: np.ndarray | float, N: int, beta: float) -> np.ndarra
     ValueError
         On out-of-range arguments.
     """
-    _check_n_memories(N)
-    be = _check_real("beta", beta, low=0.0, strict=True)
+    check_int("N", N, 2)
+    be = check_real("beta", beta, low=0.0, strict=True)
     dl = np.asarray(delta, dtype=np.float64)
     # 1/(1 + (N-1) e^{-βΔ}) written as a logistic function, stable for large |Δ|
     return np.asarray(expit(be * dl - np.log(N - 1)), dtype=np.float64)
@@ -424,9 +464,9 @@ def self_consistent_fixed_point(
     to the unique fixed point from any start; otherwise it may have several fixed points and the
     one reached depends on r0 (see chapter 5).
     """
-    la = _check_real("lam", lam, low=0.0, strict=False)
-    be = _check_real("beta", beta, low=0.0, strict=True)
-    om = _check_real("damping", damping, low=0.0, strict=True)
+    la = check_real("lam", lam, low=0.0, strict=False)
+    be = check_real("beta", beta, low=0.0, strict=True)
+    om = check_real("damping", damping, low=0.0, strict=True)
     if om > 1:
         raise ValueError(f"damping must lie in (0, 1], got {damping!r}")
     if not isinstance(max_iter, int) or max_iter < 1:
@@ -469,13 +509,31 @@ def self_consistent_fixed_point(
 def decompose_fixed_point(
     b: torch.Tensor, u: torch.Tensor, A: torch.Tensor, p: torch.Tensor, *, lam: float
 ) -> dict[str, torch.Tensor]:
-    """Three-term decomposition of r* (paper p.5, below Thm 3.4).
+    """Three-term decomposition of r* (paper p.5, below Thm 3.4, Eq. 5).
+
+    Parameters
+    ----------
+    b, u : torch.Tensor, shape (..., N)
+        Query similarities and context input.
+    A : torch.Tensor, shape (N, N)
+        Gate matrix A(α) (invertible).
+    p : torch.Tensor, shape (..., N)
+        Retrieval distribution p* at the fixed point (``FixedPoint.p``).
+    lam : float
+        Coupling λ >= 0.
 
     Returns
     -------
-    dict with keys ``"query"`` (b), ``"context"`` (λA⁻¹u, first order) and ``"feedback"``
-    (λ²A⁻¹p*, second order), each of shape (..., N); their sum is r*.
+    dict of str to torch.Tensor
+        Keys ``"query"`` (b), ``"context"`` (λA⁻¹u, first order) and ``"feedback"``
+        (λ²A⁻¹p*, second order), each of shape (..., N) and the dtype of the inputs; their sum
+        is r*.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If λ is not a real number >= 0.
     """
-    la = _check_real("lam", lam, low=0.0, strict=False)
+    la = check_real("lam", lam, low=0.0, strict=False)
     M = torch.linalg.inv(A)
     return {"query": b, "context": la * (u @ M.T), "feedback": la**2 * (p @ M.T)}

@@ -10,9 +10,10 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from assocmem.context_gated.experiments import _check_int, _gen, sample_clustered_memories
-from assocmem.context_gated.theory import _check_real, coupled_alpha_crit
-from assocmem.device import get_device
+from assocmem._validate import check_int, check_real
+from assocmem.context_gated.experiments import sample_clustered_memories
+from assocmem.context_gated.theory import coupled_alpha_crit
+from assocmem.device import get_device, make_generator
 
 __all__ = [
     "gate_state",
@@ -61,7 +62,7 @@ def gate_state(
     -------
     torch.Tensor, shape (..., N)
     """
-    al = _check_real("alpha", alpha, low=0.0, strict=False)
+    al = check_real("alpha", alpha, low=0.0, strict=False)
     eta = 1.0 + al * eigvals
     cc = (eigvecs.mT @ u.unsqueeze(-1)).squeeze(-1)
     a0 = torch.zeros_like(cc) if s0 is None else (eigvecs.mT @ s0.unsqueeze(-1)).squeeze(-1)
@@ -139,12 +140,36 @@ def gate_transition(
     u = (1/N)·1, λ = 0 and a random initial gate state s(0) ~ N(0, σ_init² I); the gate state is
     :func:`gate_state` (fixed point when η_min > eta_floor, else the transient at t_end).
 
+    Parameters
+    ----------
+    alphas : 1-D sequence of float
+        Competition strengths α >= 0 (A values).
+    N, d : int
+        Memories and dimension (paper: 50, 10).
+    beta : float
+        Inverse temperature of the gate read-out softmax(β s) (> 0).
+    trials : int
+        Memory sets (T), one per trial (paper: 1000).
+    t_end, eta_floor : float
+        Read-out time of the transient and the switch of :func:`gate_state`.
+    sigma_init : float
+        Scale of the random initial gate state (>= 0).
+    seed : int
+        Seed of every draw (memories, then initial states).
+    device : str or torch.device, optional
+        Where the eigen-decompositions and states are computed (draws are made on the CPU).
+    progress : bool
+        Show a progress bar over α.
+
     Returns
     -------
     GateTransitionResult
+        Peak gate probabilities of shape (A, T), float64.
 
     Raises
     ------
+    TypeError
+        If a size or the seed is not an integer.
     ValueError
         On out-of-range arguments.
 
@@ -154,14 +179,14 @@ def gate_transition(
     per-trial memory draw, s(0) and the fixed t_end are reconstruction choices (chapter 5).
     """
     a = _alpha_grid(alphas)
-    N = _check_int("N", N, 2)
-    d = _check_int("d", d, 1)
-    trials = _check_int("trials", trials, 1)
-    be = _check_real("beta", beta, low=0.0, strict=True)
-    te = _check_real("t_end", t_end, low=0.0, strict=True)
-    si = _check_real("sigma_init", sigma_init, low=0.0, strict=False)
+    N = check_int("N", N, 2)
+    d = check_int("d", d, 1)
+    trials = check_int("trials", trials, 1)
+    be = check_real("beta", beta, low=0.0, strict=True)
+    te = check_real("t_end", t_end, low=0.0, strict=True)
+    si = check_real("sigma_init", sigma_init, low=0.0, strict=False)
     dev = get_device(device)
-    g = _gen(seed)
+    g = make_generator(seed)
     evals, evecs = _clustered_competition(N, d, trials, g, dev)
     ac = np.where(evals[:, 0].cpu().numpy() < 0, -1.0 / evals[:, 0].cpu().numpy(), np.inf)
     if N > d:
@@ -195,7 +220,8 @@ class CoupledTransitionResult:
     Attributes
     ----------
     alphas : numpy.ndarray, shape (A,)
-    lams : numpy.ndarray, shape (L,)
+    lambdas : numpy.ndarray, shape (L,)
+        Couplings λ.
     peak_gate : numpy.ndarray, shape (L, A, T)
         max_i softmax(β s*)_i, s* = A⁻¹(u + λp*).
     peak_retrieval : numpy.ndarray, shape (L, A, T)
@@ -211,7 +237,7 @@ class CoupledTransitionResult:
     """
 
     alphas: np.ndarray
-    lams: np.ndarray
+    lambdas: np.ndarray
     peak_gate: np.ndarray
     peak_retrieval: np.ndarray
     converged: np.ndarray
@@ -234,7 +260,7 @@ def _crossing(x: np.ndarray, y: np.ndarray, level: float) -> float:
 
 def coupled_transition(
     alphas: Sequence[float] | np.ndarray,
-    lams: Sequence[float] = (0.0, 0.5, 1.0, 1.5, 2.0, 2.5),
+    lambdas: Sequence[float] = (0.0, 0.5, 1.0, 1.5, 2.0, 2.5),
     *,
     N: int = 50,
     d: int = 10,
@@ -256,31 +282,59 @@ def coupled_transition(
     Only α < α_crit (A(α) positive definite) is allowed: above it the gate subsystem alone is
     unstable and the fixed point means nothing.
 
+    Parameters
+    ----------
+    alphas : 1-D sequence of float
+        Competition strengths, each in [0, α_crit).
+    lambdas : 1-D sequence of float
+        Couplings λ >= 0 (one curve each).
+    N, d : int
+        Memories and dimension.
+    beta : float
+        Inverse temperature (paper: 5).
+    trials : int
+        Memory sets per α.
+    max_iter, tol : int, float
+        Iteration cap and sup-norm tolerance of the fixed-point iteration.
+    sigma_init : float
+        Scale of the random start r⁰.
+    level : float
+        Crossing level of the trial-mean peak gate probability that defines the measured point.
+    seed : int
+        Seed of every draw (memories, then r⁰).
+    device : str or torch.device, optional
+        Where the iteration runs (draws are made on the CPU).
+    progress : bool
+        Show a progress bar over λ.
+
     Returns
     -------
     CoupledTransitionResult
+        Peak probabilities of shape (L, A, T), float64; predicted and measured thresholds (L,).
 
     Raises
     ------
+    TypeError
+        If a size or the seed is not an integer.
     ValueError
         On out-of-range arguments, including any α >= α_crit = 1 (N > d).
     """
     a = _alpha_grid(alphas)
-    lam_arr = np.asarray(lams, dtype=np.float64)
+    lam_arr = np.asarray(lambdas, dtype=np.float64)
     if (
         lam_arr.ndim != 1
         or lam_arr.size == 0
         or np.any(~np.isfinite(lam_arr))
         or np.any(lam_arr < 0)
     ):
-        raise ValueError("lams must be a non-empty 1-D sequence of finite values >= 0")
-    N = _check_int("N", N, 2)
-    d = _check_int("d", d, 1)
-    trials = _check_int("trials", trials, 1)
-    be = _check_real("beta", beta, low=0.0, strict=True)
-    lv = _check_real("level", level, low=0.0, strict=True)
+        raise ValueError("lambdas must be a non-empty 1-D sequence of finite values >= 0")
+    N = check_int("N", N, 2)
+    d = check_int("d", d, 1)
+    trials = check_int("trials", trials, 1)
+    be = check_real("beta", beta, low=0.0, strict=True)
+    lv = check_real("level", level, low=0.0, strict=True)
     dev = get_device(device)
-    g = _gen(seed)
+    g = make_generator(seed)
     evals, evecs = _clustered_competition(N, d, trials, g, dev)
     ac_trial = 1.0 if N > d else float((-1.0 / evals[:, 0].clamp(max=-1e-300)).min())
     if np.any(a >= ac_trial):

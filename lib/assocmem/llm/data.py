@@ -21,6 +21,9 @@ from pathlib import Path
 
 import numpy as np
 
+from .examples import EXAMPLES
+from .models import hub_reachable
+
 __all__ = ["Task", "TASKS", "load_task", "EXAMPLES_LABEL", "data_dir_from_env"]
 
 EXAMPLES_LABEL = "examples, not the benchmark"
@@ -122,6 +125,7 @@ class Task:
     source: str
 
     def __len__(self) -> int:
+        """Return the number of items n."""
         return len(self.texts)
 
     @property
@@ -131,7 +135,18 @@ class Task:
 
 
 def data_dir_from_env(data_dir: str | os.PathLike[str] | None = None) -> Path | None:
-    """The data directory: the argument, else ``$ASSOCMEM_DATA_DIR``, else ``None``."""
+    """Return the data directory: the argument, else ``$ASSOCMEM_DATA_DIR``, else ``None``.
+
+    Parameters
+    ----------
+    data_dir : path or None
+        Explicit directory; ``None`` reads the environment variable.
+
+    Returns
+    -------
+    pathlib.Path or None
+        The directory with ``~`` expanded (not checked for existence), or ``None`` if unset.
+    """
     value = data_dir if data_dir is not None else os.environ.get("ASSOCMEM_DATA_DIR")
     if value is None or str(value) == "":
         return None
@@ -185,8 +200,6 @@ def _hub_offline() -> str | None:
     for var in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
         if os.environ.get(var, "").strip().lower() in ("1", "true", "yes", "on"):
             return f"{var} is set"
-    from .models import hub_reachable
-
     if not hub_reachable():
         return "huggingface.co is unreachable"
     return None
@@ -300,8 +313,6 @@ def load_task(
                 raise ValueError(f"source='hub' but {reason}")
             why.append(f"hub skipped: {reason}")
     if texts is None:
-        from .examples import EXAMPLES
-
         texts = [t for t, _ in EXAMPLES[name]]
         labels = [y for _, y in EXAMPLES[name]]
         origin = EXAMPLES_LABEL

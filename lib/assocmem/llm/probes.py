@@ -57,7 +57,19 @@ def _normed(lm: LanguageModel, h: torch.Tensor) -> torch.Tensor:
 
 
 def final_norm(lm: LanguageModel, h: torch.Tensor) -> torch.Tensor:
-    """Apply the model's final RMSNorm to residual states h (..., d); returns float32 on CPU."""
+    """Apply the model's final RMSNorm to residual states.
+
+    Parameters
+    ----------
+    lm : LanguageModel
+        The model whose ``base.norm`` is applied.
+    h : torch.Tensor, shape (..., d)
+        Residual-stream states.
+
+    Returns
+    -------
+    torch.Tensor, shape (..., d), float32, on the CPU
+    """
     return _normed(lm, h).cpu()
 
 
@@ -70,9 +82,21 @@ def _logits(lm: LanguageModel, h: torch.Tensor, ids: torch.Tensor | None = None)
 
 
 def decode(lm: LanguageModel, h: torch.Tensor, ids: torch.Tensor | None = None) -> torch.Tensor:
-    """Logit lens: W_U RMSNorm(h), shape (..., V), or (..., K) restricted to token ``ids``.
+    """Logit lens: W_U RMSNorm(h) (paper §4.1, with the final norm; see the module notes).
 
-    Computed on the model's device; returned as float32 on the CPU.
+    Parameters
+    ----------
+    lm : LanguageModel
+        The model (its final norm and unembedding W_U).
+    h : torch.Tensor, shape (..., d)
+        Residual-stream states at any layer.
+    ids : torch.Tensor, int64, shape (K,), optional
+        Restrict the logits to these token ids.
+
+    Returns
+    -------
+    torch.Tensor, shape (..., V) or (..., K), float32, on the CPU
+        Computed on the model's device.
     """
     return _logits(lm, h, ids).cpu()
 
@@ -118,7 +142,20 @@ def layer_profile(
     chunk: int = 64,
     progress: bool = False,
 ) -> dict[str, np.ndarray]:
-    """Logit-lens statistics of states h (n, L + 1, d) at every layer.
+    """Logit-lens statistics of states h (n, L + 1, d) at every layer (paper §4.2, Fig. 4).
+
+    Parameters
+    ----------
+    lm : LanguageModel
+        The model used to decode.
+    h : torch.Tensor, shape (n, L + 1, d)
+        Last-token states of n prompts at every layer.
+    label_ids : torch.Tensor, int64, shape (K,)
+        Token ids of the label words.
+    chunk : int
+        States decoded per batch (memory: chunk · V floats).
+    progress : bool
+        Show a progress bar.
 
     Returns
     -------
@@ -198,7 +235,20 @@ def additive_logits(
 
 
 def label_accuracy(label_logits: torch.Tensor | np.ndarray, labels: np.ndarray) -> float:
-    """Fraction of rows whose argmax over the K label logits is the correct label."""
+    """Fraction of rows whose argmax over the K label logits is the correct label.
+
+    Parameters
+    ----------
+    label_logits : torch.Tensor or numpy.ndarray, shape (n, K)
+        Logits of the K label tokens.
+    labels : numpy.ndarray, int, shape (n,)
+        Correct label indices in [0, K).
+
+    Returns
+    -------
+    float
+        Accuracy in [0, 1].
+    """
     pred = np.asarray(label_logits).argmax(-1)
     return float((pred == np.asarray(labels)).mean())
 

@@ -228,7 +228,18 @@ class TaskStates:
 
 
 def cache_dir(path: str | os.PathLike[str] | None = None) -> Path:
-    """Cache directory: the argument, else ``$ASSOCMEM_CACHE_DIR``, else ``~/.cache/assocmem``."""
+    """Cache directory: the argument, else ``$ASSOCMEM_CACHE_DIR``, else ``~/.cache/assocmem``.
+
+    Parameters
+    ----------
+    path : path or None
+        Explicit directory.
+
+    Returns
+    -------
+    pathlib.Path
+        With ``~`` expanded; not created here.
+    """
     value = path or os.environ.get("ASSOCMEM_CACHE_DIR") or "~/.cache/assocmem"
     return Path(value).expanduser()
 
@@ -253,9 +264,32 @@ def task_states(
     under that key plus (demos, k). ``cache=None`` caches registry models only (a wrapped
     custom model has no stable name).
 
+    Parameters
+    ----------
+    lm : LanguageModel
+        The model.
+    task : Task
+        The task whose items become queries and demonstrations.
+    k, n, seed, demos
+        As :func:`build_prompts`.
+    cache : bool or None
+        Read and write the disk cache; ``None``: registry models only.
+    cache_path : path or None
+        See :func:`cache_dir`.
+    batch_size : int
+        Prompts per forward pass.
+    progress : bool
+        Show progress bars.
+
     Returns
     -------
     TaskStates
+        States of shape (n, L + 1, d), float32, CPU.
+
+    Raises
+    ------
+    ValueError
+        As :func:`build_prompts` and :func:`last_token_states`.
     """
     prompts = build_prompts(task, k=k, n=n, seed=seed, demos=demos)
     use_cache = (lm.name in MODELS) if cache is None else cache
