@@ -1,4 +1,4 @@
-"""Tests of assocmem.linear.plots: what each Part I figure draws (axes, labels, curves)."""
+"""Tests of assocmem.linear.plots_*: what each Part I figure draws (axes, labels, curves)."""
 
 from __future__ import annotations
 
@@ -11,22 +11,26 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 from assocmem.linear.load import load_for_pairs, pairs_for_load  # noqa: E402
-from assocmem.linear.plots import (  # noqa: E402
+from assocmem.linear.plots_capacity import (  # noqa: E402
     plot_cost_solution,
-    plot_critical_load,
     plot_finite_size_capacity,
     plot_free_entropy,
-    plot_mechanism,
     plot_memory,
-    plot_rank_success,
-    plot_rank_truncation,
-    plot_recall_vs_load,
     plot_score_distributions,
-    plot_score_histograms,
-    plot_singular_values,
     plot_spectra,
     plot_success,
+)
+from assocmem.linear.plots_hebbian import (  # noqa: E402
+    plot_mechanism,
+    plot_recall_vs_load,
+    plot_score_histograms,
     plot_thresholds,
+)
+from assocmem.linear.plots_rank import (  # noqa: E402
+    plot_critical_load,
+    plot_rank_success,
+    plot_rank_truncation,
+    plot_singular_values,
 )
 from assocmem.linear.problems import sample_problem, sample_problems  # noqa: E402
 from assocmem.linear.spectra import singular_values  # noqa: E402

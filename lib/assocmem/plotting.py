@@ -253,3 +253,36 @@ def finish(fig: Figure, *, title: str | None = None) -> Figure:
         fig.suptitle(title)
     fig.tight_layout()
     return fig
+
+
+def interval_yerr(
+    y: Sequence[float] | np.ndarray,
+    low: Sequence[float] | np.ndarray,
+    high: Sequence[float] | np.ndarray,
+) -> np.ndarray:
+    """Asymmetric error bars ``(2, n)`` for :func:`sim_points` from an interval ``[low, high]``.
+
+    Parameters
+    ----------
+    y : array_like, shape (n,)
+        The measured values (each inside its interval).
+    low, high : array_like, shape (n,)
+        Interval ends, e.g. a 95 % Wilson interval of a proportion.
+
+    Returns
+    -------
+    numpy.ndarray, float64, shape (2, n)
+        ``[y - low, high - y]``: the lengths of the lower and upper bars.
+
+    Raises
+    ------
+    ValueError
+        If the shapes differ or a value lies outside its interval.
+    """
+    ya, lo, hi = (np.asarray(v, dtype=np.float64) for v in (y, low, high))
+    if not ya.shape == lo.shape == hi.shape:
+        raise ValueError(f"y, low, high must share a shape, got {ya.shape}, {lo.shape}, {hi.shape}")
+    err = np.vstack([ya - lo, hi - ya])
+    if np.any(err < -1e-12):
+        raise ValueError("every value must lie inside its interval [low, high]")
+    return np.clip(err, 0.0, None)

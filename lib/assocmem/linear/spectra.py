@@ -27,7 +27,7 @@ and :func:`critical_load_marchenko_pastur` (quadrature of the eigenvalue form).
 
 The chapter-4 experiment (training ``W = Q R^T`` across loads and rank ratios) lives in
 :mod:`assocmem.linear.sweeps`, its finite-size prediction in :mod:`assocmem.linear.finite_size`
-and the figures in :mod:`assocmem.linear.plots`.
+and the figures in :mod:`assocmem.linear.plots_rank`.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ instance. Everything downstream reads that table: :func:`success_by_load` (fract
 load with its Wilson interval), :func:`transition_load` / :func:`transition_loads` (the one
 estimator of the load where the fraction crosses 1/2, with its uncertainty),
 :func:`transition_comparison` (measured vs finite-size theory) and :func:`stored_spectra`.
-Sweeps draw nothing (figures: :mod:`assocmem.linear.plots`).
+Sweeps draw nothing (figures: the ``assocmem.linear.plots_*`` modules).
 
 Seeding rule (the same for every method): the instance at load ``alpha`` and seed ``s`` is
 ``sample_problem(pairs_for_load(alpha, d), d, seed=s)``, so methods and problems are compared on

@@ -3,7 +3,8 @@
 * :func:`train_memory` — full-batch softmax cross-entropy over all ``p`` candidates of each input,
   Adam, ``W_0 = 0`` (or a factored ``W = Q R^T`` of rank ``m``), early stop at perfect recall.
   Several problems (seeds) train as one batched computation of shape (B, d, d) with the gradient
-  written out analytically, so no autograd graph is built.
+  written out analytically, so no autograd graph is built; the update is ``torch.optim.Adam``
+  (fused kernel where the device has one), its state sliced as finished problems leave the batch.
 * :func:`hebbian_memory` — the correlation-matrix memory ``W = sum_mu u_mu e_mu^T``.
 
 Sources: the training protocol is the digest's recommendation (``factual_recall.md`` §9,
@@ -42,7 +43,7 @@ class TrainResult:
         device.
     accuracy : float or numpy.ndarray (B,)
         Recall accuracy of ``weights`` (strict winner-take-all, see
-        :func:`assocmem.problems.recall_accuracy`).
+        :func:`assocmem.linear.problems.recall_accuracy`).
     perfect_step : int or None, or list of (int or None)
         First step ``t`` (number of Adam updates applied) at which every association was recalled;
         ``None`` if never within the budget.
@@ -71,6 +72,7 @@ class TrainResult:
 
 
 def _as_batched(problems: MemoryProblem | Sequence[MemoryProblem]) -> tuple[MemoryProblem, bool]:
+    """Return the problems as one batched problem and whether the input was batched."""
     if isinstance(problems, MemoryProblem):
         return (problems, True) if problems.batched else (stack_problems([problems]), False)
     if isinstance(problems, (list, tuple)):
@@ -138,6 +140,7 @@ def _forward(
 
 
 def _cat_rows(parts: list[torch.Tensor]) -> torch.Tensor:
+    """Concatenate row blocks (B, k, ...) along the rows."""
     return parts[0] if len(parts) == 1 else torch.cat(parts, dim=1)
 
 
@@ -179,8 +182,7 @@ def _softmax_terms(
 
 
 def _row_block(p: int, batch: int, device: torch.device) -> int:
-    """Rows of the (B, p, p) score matrix processed at once: ~1 MB per problem on the CPU
-    (cache resident), up to 2^28 scores in all on a GPU."""
+    """Rows of the (B, p, p) score matrix processed at once (1 MB/problem on CPU, 2^28 on GPU)."""
     budget = 2**18 if device.type == "cpu" else 2**28 // max(batch, 1)
     return max(16, min(p, budget // p))
 
@@ -189,77 +191,277 @@ _FUSED_ADAM: dict[str, bool] = {}
 
 
 def _fused_adam_available(device: torch.device) -> bool:
-    """Whether ``torch._fused_adam_`` runs on this device type (probed once on scratch tensors,
-    so that a missing kernel is found before any real parameter is touched)."""
+    """Whether ``torch.optim.Adam(fused=True)`` steps on this device type (probed once)."""
     if device.type not in _FUSED_ADAM:
-        ok = hasattr(torch, "_fused_adam_") and device.type in ("cpu", "cuda")
-        if ok:
-            x, g, m, v = (torch.ones(2, device=device) for _ in range(4))
-            try:
-                torch._fused_adam_(
-                    [x], [g], [m], [v], [], [torch.ones((), device=device)],
-                    lr=0.1, beta1=0.9, beta2=0.999, weight_decay=0.0, eps=1e-8,
-                    amsgrad=False, maximize=False,
-                )  # fmt: skip
-            except (RuntimeError, NotImplementedError, TypeError):
-                ok = False
+        x = torch.zeros(2, device=device)  # a scratch tensor: a missing kernel touches no real W
+        x.grad = torch.ones_like(x)
+        try:
+            torch.optim.Adam([x], lr=0.1, fused=True).step()
+            ok = True
+        except (RuntimeError, NotImplementedError, TypeError, ValueError):
+            ok = False
         _FUSED_ADAM[device.type] = ok
     return _FUSED_ADAM[device.type]
 
 
-class _Adam:
-    """Adam on plain tensors, the update of ``torch.optim.Adam`` (no weight decay).
+class _BatchAdam:
+    """``torch.optim.Adam`` on tensors (B, ...) whose leading index is a problem; problems retire.
 
-    Uses PyTorch's fused Adam kernel (``torch._fused_adam_``, the one behind
-    ``torch.optim.Adam(fused=True)``: one pass per tensor instead of seven elementwise ops) where
-    this build has it for the device, and the same update written out otherwise.
+    The fused kernel (one pass per tensor) where the device has it, ``foreach=True`` otherwise;
+    ``fused`` forces either. Retiring problems slices each parameter and its moments
+    ``exp_avg``, ``exp_avg_sq`` along the batch; the step count is one for the whole batch.
     """
 
-    def __init__(self, params: list[torch.Tensor], lr: float, betas: tuple[float, float], eps):
-        self.params = params
-        self.m = [torch.zeros_like(x) for x in params]
-        self.v = [torch.zeros_like(x) for x in params]
-        self.lr, self.b1, self.b2, self.eps = lr, betas[0], betas[1], eps
-        self.t = 0
-        dev = params[0].device
-        self._step = torch.zeros((), dtype=torch.float32, device=dev)
-        self._fused = _fused_adam_available(dev)
-
-    def _fused_step(self, grads: list[torch.Tensor], lr: float) -> None:
-        self._step.fill_(float(self.t))
-        torch._fused_adam_(
-            self.params,
-            grads,
-            self.m,
-            self.v,
-            [],
-            [self._step] * len(self.params),
+    def __init__(
+        self,
+        params: list[torch.Tensor],
+        lr: float,
+        betas: tuple[float, float],
+        eps: float,
+        fused: bool | None = None,
+    ) -> None:
+        self.fused = _fused_adam_available(params[0].device) if fused is None else fused
+        self.opt = torch.optim.Adam(
+            params,
             lr=lr,
-            beta1=self.b1,
-            beta2=self.b2,
-            weight_decay=0.0,
-            eps=self.eps,
-            amsgrad=False,
-            maximize=False,
+            betas=betas,
+            eps=eps,
+            fused=True if self.fused else None,
+            foreach=None if self.fused else True,
         )
 
-    def step(self, grads: list[torch.Tensor], lr: float) -> None:
-        self.t += 1
-        if self._fused:
-            self._fused_step(grads, lr)
-            return
-        c1 = 1.0 - self.b1**self.t
-        c2 = 1.0 - self.b2**self.t
-        for x, g, m, v in zip(self.params, grads, self.m, self.v, strict=True):
-            m.mul_(self.b1).add_(g, alpha=1.0 - self.b1)
-            v.mul_(self.b2).addcmul_(g, g, value=1.0 - self.b2)
-            denom = v.sqrt().div_(math.sqrt(c2)).add_(self.eps)
-            x.addcdiv_(m, denom, value=-lr / c1)
+    @property
+    def params(self) -> list[torch.Tensor]:
+        """The parameters of the active problems, shape (B_active, ...) each."""
+        return self.opt.param_groups[0]["params"]
+
+    def step(self, grads: list[torch.Tensor]) -> None:
+        """Apply one Adam update, ``grads`` shaped like :attr:`params`."""
+        for x, g in zip(self.params, grads, strict=True):
+            x.grad = g
+        self.opt.step()
 
     def select(self, keep: torch.Tensor) -> None:
-        self.params = [x[keep] for x in self.params]
-        self.m = [x[keep] for x in self.m]
-        self.v = [x[keep] for x in self.v]
+        """Keep the problems where ``keep`` ((B_active,) bool) is true, with their Adam state."""
+        group = self.opt.param_groups[0]
+        kept = []
+        for x in group["params"]:
+            y = x[keep]
+            state = self.opt.state.pop(x, {})  # empty before the first step
+            if state:
+                self.opt.state[y] = {k: v if k == "step" else v[keep] for k, v in state.items()}
+            kept.append(y)
+        group["params"] = kept
+
+
+def _initial_params(
+    batch: int, d: int, rank: int | None, init_scale: float, seed: int, device: torch.device
+) -> list[torch.Tensor]:
+    """``[W]`` with ``W = 0`` (full rank) or the factors ``[Q, R]`` drawn from ``seed + i``."""
+    if rank is None:
+        return [torch.zeros(batch, d, d, dtype=torch.float32, device=device)]
+    Q = torch.empty(batch, d, rank, dtype=torch.float32)
+    R = torch.empty(batch, d, rank, dtype=torch.float32)
+    for i in range(batch):
+        g = torch.Generator().manual_seed(seed + i)
+        Q[i] = torch.randn(d, rank, generator=g) * (init_scale / math.sqrt(d))
+        R[i] = torch.randn(d, rank, generator=g) * (init_scale / math.sqrt(d))
+    return [Q.to(device), R.to(device)]
+
+
+class _BatchState:
+    """The problems still training (data, parameters, Adam, snapshots) and the retired ones' output.
+
+    Active problems are indexed 0..B_active-1, ``idx`` maps them to the batch; ``a_first`` is the
+    first perfect step of each active problem (-1: none yet), ``snaps`` the parameters at that
+    step, ``best``/``best_step`` the stall rule's lowest loss and when it was reached. Retired
+    problems have their ``W`` (and factors) in ``W_out`` (``Q_out``, ``R_out``), their first
+    perfect step in ``first`` and their stall step in ``stalled_at`` (-1: not stalled).
+    """
+
+    def __init__(self, batch: MemoryProblem, rank: int | None, opt: _BatchAdam) -> None:
+        B, d, dev = batch.batch_size, batch.d, batch.device
+        self.rank = rank
+        self.on_gpu = dev.type != "cpu"
+        self.E, self.U, self.C = batch.inputs, batch.targets, batch.competitors
+        self.idx = torch.arange(B, device=dev)
+        self.opt = opt
+        self.snaps = [torch.zeros_like(x) for x in opt.params]
+        self.a_first = torch.full((B,), -1, dtype=torch.long, device=dev)
+        self.all_found = False  # CPU: every active problem has its perfect step already
+        self.best = torch.full((B,), math.inf, dtype=torch.float64, device=dev)
+        self.best_step = torch.zeros(B, dtype=torch.long, device=dev)
+        self.W_out = torch.zeros(B, d, d, dtype=torch.float32, device=dev)
+        self.Q_out = self.R_out = None
+        if rank is not None:
+            self.Q_out = torch.zeros(B, d, rank, dtype=torch.float32, device=dev)
+            self.R_out = torch.zeros_like(self.Q_out)
+        self.first = torch.full((B,), -1, dtype=torch.long, device=dev)
+        self.stalled_at = torch.full((B,), -1, dtype=torch.long, device=dev)
+
+    @property
+    def size(self) -> int:
+        """Number of active problems."""
+        return self.idx.numel()
+
+    def evaluate(self, need_grad: bool) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+        """Recall (B_a, p) bool, loss per input (B_a, p) and the gradient in W (B_a, d, d)."""
+        params = self.opt.params
+        W = params[0] if self.rank is None else torch.matmul(*_qr(params))
+        rec, loss, _, grad = _forward(W, self.E, self.U, self.C, need_grad=need_grad)
+        return rec, loss, grad
+
+    def note_perfect(self, rec: torch.Tensor, t: int) -> None:
+        """Record the first perfect step and snapshot the parameters there.
+
+        On a GPU without a host sync; on the CPU only while some active problem has none yet and
+        one is perfect now.
+        """
+        perf = None if self.all_found else rec.all(-1)
+        if perf is None or not (self.on_gpu or bool(perf.any())):
+            return
+        newly = perf & (self.a_first < 0)
+        self.a_first = torch.where(newly, torch.full_like(self.a_first, t), self.a_first)
+        for s, x in zip(self.snaps, self.opt.params, strict=True):
+            s.copy_(torch.where(newly.view(-1, *([1] * (x.dim() - 1))), x, s))
+        self.all_found = not self.on_gpu and bool((self.a_first >= 0).all())
+
+    def step(self, grad: torch.Tensor) -> None:
+        """One Adam update from the gradient in W (B_a, d, d), through the factors for ``rank``."""
+        if self.rank is None:
+            grads = [grad]
+        else:
+            Qa, Ra = self.opt.params
+            grads = [torch.matmul(grad, Ra), torch.matmul(grad.transpose(-1, -2), Qa)]
+        self.opt.step(grads)
+
+    def write_out(self, sel: torch.Tensor, use_snap: bool) -> None:
+        """Copy the result of the active problems ``sel`` (bool) to the outputs."""
+        src = self.snaps if use_snap else self.opt.params
+        gi = self.idx[sel]
+        if self.Q_out is None or self.R_out is None:
+            self.W_out[gi] = src[0][sel]
+        else:
+            self.Q_out[gi], self.R_out[gi] = src[0][sel], src[1][sel]
+            self.W_out[gi] = torch.matmul(src[0][sel], src[1][sel].transpose(-1, -2))
+        self.first[gi] = self.a_first[sel]
+
+    def retire(self, solved: torch.Tensor, stalled: torch.Tensor, t: int) -> torch.Tensor:
+        """Write out and drop the solved (snapshot) and stalled problems; return the kept mask."""
+        if bool(solved.any()):
+            self.write_out(solved, use_snap=True)
+        if bool(stalled.any()):
+            self.write_out(stalled, use_snap=False)
+            self.stalled_at[self.idx[stalled]] = t
+        keep = ~(solved | stalled)
+        self.best, self.best_step = self.best[keep], self.best_step[keep]
+        self.idx, self.a_first = self.idx[keep], self.a_first[keep]
+        self.E, self.U = self.E[keep], self.U[keep]
+        self.C = None if self.C is None else self.C[keep]
+        self.opt.select(keep)
+        self.snaps = [s[keep] for s in self.snaps]
+        self.all_found = not self.on_gpu and bool((self.a_first >= 0).all())
+        return keep
+
+    def finish(self, early_stop: bool) -> None:
+        """Write out the problems still active when the budget ran out."""
+        if self.size == 0:
+            return
+        if early_stop:
+            done = self.a_first >= 0
+        else:
+            done = torch.zeros_like(self.a_first, dtype=torch.bool)
+        if bool(done.any()):
+            self.write_out(done, use_snap=True)
+        if bool((~done).any()):
+            self.write_out(~done, use_snap=False)
+
+
+def _to_retire(
+    state: _BatchState,
+    mean_loss: torch.Tensor,
+    t: int,
+    early_stop: bool,
+    patience: int | None,
+) -> tuple[torch.Tensor, torch.Tensor] | None:
+    """Apply the stopping rules at a check step: (solved, stalled) masks (B_a,) bool, or None.
+
+    Solved: perfect recall reached (``early_stop`` only). Stalled: unsolved and the mean loss
+    has not dropped below 0.99 of its best within ``patience`` steps (updates the stall record).
+    """
+    done = state.a_first >= 0
+    stall = torch.zeros_like(done)
+    if patience is not None:
+        lm = mean_loss.double()
+        better = lm < 0.99 * state.best
+        state.best = torch.where(better, lm, state.best)
+        state.best_step = torch.where(better, torch.full_like(state.best_step, t), state.best_step)
+        stall = (~done) & (t - state.best_step >= patience)
+    any_solved = early_stop and bool(done.any())
+    if not any_solved and not (patience is not None and bool(stall.any())):
+        return None
+    return (done if any_solved else torch.zeros_like(done)), stall
+
+
+class _History:
+    """Loss and accuracy of every problem at the check steps (NaN once a problem has stopped)."""
+
+    def __init__(self, batch_size: int) -> None:
+        self.batch_size = batch_size
+        self.step: list[int] = []
+        self.loss: list[np.ndarray] = []
+        self.accuracy: list[np.ndarray] = []
+
+    def record(self, t: int, idx: torch.Tensor, mean_loss: torch.Tensor, rec: torch.Tensor) -> None:
+        """Append step ``t``: mean loss (B_a,) and recall (B_a, p) of active problems ``idx``."""
+        lo = torch.full((self.batch_size,), math.nan, dtype=torch.float64)
+        ac = torch.full((self.batch_size,), math.nan, dtype=torch.float64)
+        i = idx.cpu()
+        lo[i] = mean_loss.double().cpu()
+        ac[i] = rec.double().mean(-1).cpu()
+        self.step.append(t)
+        self.loss.append(lo.numpy())
+        self.accuracy.append(ac.numpy())
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """``{"step": (n,), "loss": (n, B), "accuracy": (n, B)}``."""
+        return {
+            "step": np.asarray(self.step),
+            "loss": np.stack(self.loss),
+            "accuracy": np.stack(self.accuracy),
+        }
+
+
+def _result(
+    state: _BatchState,
+    history: _History,
+    batch: MemoryProblem,
+    steps: int,
+    early_stop: bool,
+    was_batched: bool,
+) -> TrainResult:
+    """Assemble the :class:`TrainResult` (unbatched fields for a single unbatched problem)."""
+    first_np = state.first.cpu().numpy()
+    perfect_step = [int(s) if s >= 0 else None for s in first_np]
+    stall_np = state.stalled_at.cpu().numpy()
+    steps_run = np.where(stall_np >= 0, stall_np, steps)
+    if early_stop:
+        steps_run = np.where(first_np >= 0, first_np, steps_run)
+    acc = recall_accuracy(state.W_out, batch)
+    hist = history.arrays()
+    factors = None
+    if state.Q_out is not None and state.R_out is not None:
+        factors = (state.Q_out, state.R_out)
+    if was_batched:
+        return TrainResult(state.W_out, np.asarray(acc), perfect_step, steps_run, hist, factors)
+    return TrainResult(
+        state.W_out[0],
+        float(np.asarray(acc).ravel()[0]),
+        perfect_step[0],
+        int(steps_run[0]),
+        {"step": hist["step"], "loss": hist["loss"][:, 0], "accuracy": hist["accuracy"][:, 0]},
+        None if factors is None else (factors[0][0], factors[1][0]),
+    )
 
 
 def train_memory(
@@ -288,8 +490,9 @@ def train_memory(
     Parameters
     ----------
     problems : MemoryProblem or sequence of MemoryProblem
-        One problem, a batched problem (:func:`assocmem.problems.sample_problems`) or a list of
-        problems with equal ``p``, ``d`` and kind; all train together as one (B, d, d) computation.
+        One problem, a batched problem (:func:`assocmem.linear.problems.sample_problems`) or a
+        list of problems with equal ``p``, ``d`` and kind; all train together as one (B, d, d)
+        computation.
     rank : int or None
         ``None``: full-rank ``W``, ``W_0 = 0``. ``m`` (1 <= m <= d): factored ``W = Q R^T`` with
         ``Q, R`` of shape (d, m), initialised i.i.d. ``N(0, init_scale^2 / d)`` from ``seed`` (the
@@ -323,8 +526,9 @@ def train_memory(
         problem the loss keeps falling (``||W||`` grows), on a non-separable one it settles at the
         finite minimum of the cross-entropy within a few hundred steps, so this saves most of the
         budget above capacity. ``None`` (default) runs the full budget. Checked at check steps, so
-        use a multiple of ``check_every``. (Validated against :func:`lp_feasible` at d = 12, 16 in
-        the tests; a heuristic, not a proof of infeasibility.)
+        use a multiple of ``check_every``. (Validated against
+        :func:`assocmem.linear.lp.lp_feasible` at d = 12, 16 in the tests; a heuristic, not a
+        proof of infeasibility.)
     device : str, torch.device or None
         Device of the computation; problems are moved there if needed.
     progress : bool
@@ -342,13 +546,15 @@ def train_memory(
 
     Notes
     -----
-    Cost per step and problem ~ ``4 p^2 d + 4 p d^2`` flops (plus ``4 d^2 m`` for ``rank``), in
+    Cost per step and problem ~ ``4 p^2 d + 4 p d^2`` flops (plus ``6 d^2 m`` for ``rank``), in
     float32. Memory: the OP score matrix is processed in row blocks (about 1 MB per problem on
     the CPU), so beyond the problem itself training needs O(B p d) numbers; for the DP, removing
     finished problems from the batch copies the remaining competitors once, so the peak can reach
     twice the competitor tensor at that moment. Adam's step size is scale free while ``||W||``
     grows on separable data, so the relative step shrinks over time (an implicit annealing): this
-    is what lets a constant ``lr`` settle into narrow feasible regions near capacity.
+    is what lets a constant ``lr`` settle into narrow feasible regions near capacity. The update
+    is ``torch.optim.Adam`` (``fused=True`` where the device supports it, ``foreach=True``
+    otherwise; no weight decay), on ``W`` or on ``Q`` and ``R``.
     Source: protocol of the digest §9 (reconstruction; lr and stopping rules tuned here).
     """
     steps = check_int("steps", steps, 1)
@@ -373,149 +579,39 @@ def train_memory(
     if batch.device != dev:
         batch = batch.to(dev)
 
-    E, U, C = batch.inputs, batch.targets, batch.competitors
-    idx = torch.arange(B, device=dev)  # global index of each active problem
-    first = torch.full((B,), -1, dtype=torch.long, device=dev)
-    W_out = torch.zeros(B, d, d, dtype=torch.float32, device=dev)
-    Q_out = R_out = None
-    if rank is None:
-        W = torch.zeros(B, d, d, dtype=torch.float32, device=dev)
-        params = [W]
-    else:
-        Q = torch.empty(B, d, rank, dtype=torch.float32)
-        R = torch.empty(B, d, rank, dtype=torch.float32)
-        for i in range(B):
-            g = torch.Generator().manual_seed(seed + i)
-            Q[i] = torch.randn(d, rank, generator=g) * (init_scale / math.sqrt(d))
-            R[i] = torch.randn(d, rank, generator=g) * (init_scale / math.sqrt(d))
-        params = [Q.to(dev), R.to(dev)]
-        Q_out = torch.zeros(B, d, rank, dtype=torch.float32, device=dev)
-        R_out = torch.zeros_like(Q_out)
-    opt = _Adam(params, lr, betas, eps)
-    snaps = [torch.zeros_like(x) for x in params]
-    a_first = first.clone()
-    stalled_at = torch.full((B,), -1, dtype=torch.long, device=dev)  # global; -1: not stalled
-    best = torch.full((B,), math.inf, dtype=torch.float64, device=dev)  # active problems
-    best_step = torch.zeros(B, dtype=torch.long, device=dev)
-    hist_step: list[int] = []
-    hist_loss: list[np.ndarray] = []
-    hist_acc: list[np.ndarray] = []
-
-    def _write_out(sel: torch.Tensor, use_snap: bool) -> None:
-        src = snaps if use_snap else opt.params
-        gi = idx[sel]
-        if rank is None:
-            W_out[gi] = src[0][sel]
-        else:
-            assert Q_out is not None and R_out is not None
-            Q_out[gi], R_out[gi] = src[0][sel], src[1][sel]
-            W_out[gi] = torch.matmul(src[0][sel], src[1][sel].transpose(-1, -2))
-        first[gi] = a_first[sel]
-
-    bar = None
-    if progress:
-        bar = tqdm(total=steps, desc="train_memory", leave=False)
+    params = _initial_params(B, d, rank, init_scale, seed, dev)
+    state = _BatchState(batch, rank, _BatchAdam(params, lr, betas, eps))
+    history = _History(B)
+    bar = tqdm(total=steps, desc="train_memory", leave=False) if progress else None
     t = 0
-    on_gpu = dev.type != "cpu"
-    all_found = False  # CPU: every active problem has its perfect step already
     while True:
-        Wt = opt.params[0] if rank is None else torch.matmul(*_qr(opt.params))
-        rec, loss, _, grad = _forward(Wt, E, U, C, need_grad=t < steps)
-        # record the first perfect step and snapshot that W. On a GPU without a host sync; on
-        # the CPU only while some active problem has none yet and one is perfect now.
-        perf = None if all_found else rec.all(-1)
-        if perf is not None and (on_gpu or bool(perf.any())):
-            newly = perf & (a_first < 0)
-            a_first = torch.where(newly, torch.full_like(a_first, t), a_first)
-            for s, x in zip(snaps, opt.params, strict=True):
-                s.copy_(torch.where(newly.view(-1, *([1] * (x.dim() - 1))), x, s))
-            all_found = not on_gpu and bool((a_first >= 0).all())
+        rec, loss, grad = state.evaluate(need_grad=t < steps)
+        state.note_perfect(rec, t)  # every step: perfect_step is exact
         last = t >= steps
         if t % check_every == 0 or last:
-            lo = torch.full((B,), math.nan, dtype=torch.float64)
-            ac = torch.full((B,), math.nan, dtype=torch.float64)
-            lo[idx.cpu()] = loss.mean(-1).double().cpu()
-            ac[idx.cpu()] = rec.double().mean(-1).cpu()
-            hist_step.append(t)
-            hist_loss.append(lo.numpy())
-            hist_acc.append(ac.numpy())
-            done = a_first >= 0
-            stall = torch.zeros_like(done)
-            if patience is not None:
-                lm = loss.mean(-1).double()
-                better = lm < 0.99 * best
-                best = torch.where(better, lm, best)
-                best_step = torch.where(better, torch.full_like(best_step, t), best_step)
-                stall = (~done) & (t - best_step >= patience)
-            if (early_stop and bool(done.any())) or bool(stall.any()):
-                if early_stop and bool(done.any()):
-                    _write_out(done, use_snap=True)
-                else:
-                    done = torch.zeros_like(done)
-                if bool(stall.any()):
-                    _write_out(stall, use_snap=False)
-                    stalled_at[idx[stall]] = t
-                keep = ~(done | stall)
-                best, best_step = best[keep], best_step[keep]
-                idx, a_first, E, U = idx[keep], a_first[keep], E[keep], U[keep]
-                C = None if C is None else C[keep]
-                opt.select(keep)
+            mean_loss = loss.mean(-1)
+            history.record(t, state.idx, mean_loss, rec)
+            retiring = _to_retire(state, mean_loss, t, early_stop, patience)
+            if retiring is not None:
+                keep = state.retire(*retiring, t)
                 grad = None if grad is None else grad[keep]
-                snaps = [s[keep] for s in snaps]
-                if idx.numel() == 0:
+                if state.size == 0:
                     break
-                all_found = not on_gpu and bool((a_first >= 0).all())
         if last:
             break
         assert grad is not None
-        if rank is None:
-            grads = [grad]
-        else:
-            Qa, Ra = opt.params
-            grads = [torch.matmul(grad, Ra), torch.matmul(grad.transpose(-1, -2), Qa)]
-        opt.step(grads, lr)
+        state.step(grad)
         t += 1
         if bar is not None:
             bar.update(1)
     if bar is not None:
         bar.close()
-    if idx.numel() > 0:  # still active at the end of the budget
-        done = a_first >= 0 if early_stop else torch.zeros_like(a_first, dtype=torch.bool)
-        if bool(done.any()):
-            _write_out(done, use_snap=True)
-        if bool((~done).any()):
-            _write_out(~done, use_snap=False)
-
-    first_np = first.cpu().numpy()
-    perfect_step = [int(s) if s >= 0 else None for s in first_np]
-    stall_np = stalled_at.cpu().numpy()
-    steps_run = np.where(stall_np >= 0, stall_np, steps)
-    if early_stop:
-        steps_run = np.where(first_np >= 0, first_np, steps_run)
-    acc = recall_accuracy(W_out, batch)
-    history = {
-        "step": np.asarray(hist_step),
-        "loss": np.stack(hist_loss),
-        "accuracy": np.stack(hist_acc),
-    }
-    factors = None if Q_out is None or R_out is None else (Q_out, R_out)
-    if was_batched:
-        return TrainResult(W_out, np.asarray(acc), perfect_step, steps_run, history, factors)
-    return TrainResult(
-        W_out[0],
-        float(np.asarray(acc).ravel()[0]),
-        perfect_step[0],
-        int(steps_run[0]),
-        {
-            "step": history["step"],
-            "loss": history["loss"][:, 0],
-            "accuracy": history["accuracy"][:, 0],
-        },
-        None if factors is None else (factors[0][0], factors[1][0]),
-    )
+    state.finish(early_stop)
+    return _result(state, history, batch, steps, early_stop, was_batched)
 
 
 def _qr(params: list[torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(Q, R^T)`` of the factors ``[Q, R]``."""
     return params[0], params[1].transpose(-1, -2)
 
 

@@ -1,0 +1,509 @@
+"""Figures of chapters 1 and 2 (perfect storage, trained memories, finite-size capacity).
+
+Perfect storage against the load, spectra and scores of trained memories, the finite-size
+capacity and the replica-symmetric free entropy.
+
+Plot functions take computed results (sweep tables, weights, problems) and draw them in the book's
+style (:mod:`assocmem.plotting`); the only computations here are theory curves for the axes.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import torch
+from matplotlib.figure import Figure
+from numpy.typing import ArrayLike, NDArray
+
+from assocmem._validate import check_int, check_p
+from assocmem.linear.extremes import expected_max
+from assocmem.linear.finite_size import (
+    finite_size_capacity_curve,
+    finite_size_capacity_expansion,
+    shortcut_capacity,
+)
+from assocmem.linear.problems import (
+    MemoryProblem,
+    recalled,
+    score_matrix,
+    score_statistics,
+)
+from assocmem.linear.replica import (
+    cost,
+    cost_solution,
+    rs_energetic_term,
+    rs_interpolants,
+    rs_q_grid,
+)
+from assocmem.linear.spectra import (
+    quarter_circle_pdf,
+    singular_values,
+)
+from assocmem.linear.sweeps import GROUP_COLUMNS, success_by_load
+from assocmem.plotting import color, finish, interval_yerr, new_figure, sim_points, theory_line
+
+
+def wilson_yerr(curve: pd.DataFrame) -> np.ndarray:
+    """Error bars ``(2, n)`` of the fraction stored from the 95 % Wilson interval of its table.
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        Rows of :func:`assocmem.linear.sweeps.success_by_load` (columns ``fraction``,
+        ``ci_low``, ``ci_high``).
+
+    Returns
+    -------
+    numpy.ndarray, float64, shape (2, n)
+    """
+    return interval_yerr(curve["fraction"], curve["ci_low"], curve["ci_high"])
+
+
+_METHOD_NAMES = {"train": "CE+Adam", "hebbian": "Hebbian", "lp": "LP (exact)"}
+
+
+def _label(method: str, problem: str, d: int, rank: int) -> str:
+    """Legend entry of one sweep group."""
+    m = "" if rank == d else f", m={rank}"
+    return f"{_METHOD_NAMES.get(method, method)} {problem.upper()}, d={d}{m} (simulation)"
+
+
+def plot_success(
+    table: pd.DataFrame,
+    *,
+    theory: dict[str, float] | None = None,
+    show_accuracy: bool = True,
+) -> Figure:
+    """Probability of perfect storage (and mean recall accuracy) against the load, per sweep.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`assocmem.linear.sweeps.capacity_sweep` output, any number of groups (e.g. several
+        sweeps joined with ``pandas.concat``). OP groups are drawn with filled circles, DP groups
+        with open squares; LP groups with dashed joins; one colour per d.
+    theory : dict of str to float, optional
+        Vertical theory lines ``{label: alpha}``, e.g. ``{"α_c = 1/2 (d → ∞)": 0.5}``.
+    show_accuracy : bool
+        Add a left panel with the mean fraction recalled (LP groups have none and are skipped).
+
+    Returns
+    -------
+    Figure
+        Simulation markers with 95 % Wilson intervals (fraction stored) or standard errors
+        (accuracy).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``table`` is not a non-empty sweep table.
+    """
+    curves = success_by_load(table)
+    ncols = 2 if show_accuracy else 1
+    fig, axes = new_figure(1, ncols, sharex=True, width=10.0 if show_accuracy else 8.0)
+    ax_list = list(np.atleast_1d(axes))
+    ax_acc, ax_suc = (ax_list[0], ax_list[1]) if show_accuracy else (None, ax_list[0])
+    dims = sorted(curves["d"].unique())
+    for (method, problem, d, rank), c in curves.groupby(GROUP_COLUMNS, sort=False):
+        col = color(dims.index(d))
+        dp = problem == "dp"
+        kw: dict[str, Any] = {
+            "marker": "s" if dp else "o",
+            "markerfacecolor": "none" if dp else col,
+            "linestyle": "--" if method == "lp" else ":",
+            "linewidth": 1.0,
+        }
+        lab = _label(method, problem, d, rank)
+        sim_points(ax_suc, c["load"], c["fraction"], wilson_yerr(c), label=lab, color=col, **kw)
+        if ax_acc is not None and method != "lp":
+            sim_points(ax_acc, c["load"], c["accuracy"], c["accuracy_sem"].fillna(0.0),
+                       label=lab, color=col, **kw)  # fmt: skip
+    for k, (lab, a) in enumerate((theory or {}).items()):
+        for ax in ax_list:
+            theory_line(
+                ax, [a, a], [0, 1], label=lab, color="k", linestyle=["-", "--", "-."][k % 3]
+            )
+    ax_suc.set_xlabel("load α = p log p / d²")
+    ax_suc.set_ylabel("P(all p recalled)")
+    ax_suc.set_ylim(-0.05, 1.05)
+    ax_suc.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    if ax_acc is not None:
+        ax_acc.set_xlabel("load α = p log p / d²")
+        ax_acc.set_ylabel("fraction recalled")
+        ax_acc.set_ylim(-0.05, 1.05)
+    return finish(fig)
+
+
+def plot_spectra(weights: dict[str, torch.Tensor | np.ndarray], *, bins: int = 15) -> Figure:
+    """Histograms of normalised singular values of learnt memories beside the quarter circle.
+
+    Parameters
+    ----------
+    weights : dict of str to tensor
+        ``{label: W}`` with ``W`` of shape (d, d) or (B, d, d) (pooled), e.g. OP and DP.
+    bins : int
+        Histogram bins on [0, 2.4].
+
+    Returns
+    -------
+    Figure
+    """
+    if not weights:
+        raise ValueError("weights must contain at least one matrix")
+    fig, ax = new_figure()
+    edges = np.linspace(0, 2.4, check_int("bins", bins, 2) + 1)
+    centres = 0.5 * (edges[1:] + edges[:-1])
+    for i, (lab, W) in enumerate(weights.items()):
+        s = singular_values(W).ravel()
+        h, _ = np.histogram(s, bins=edges, density=True)
+        n = len(s)
+        err = np.sqrt(h / (n * np.diff(edges)))  # Poisson error of a density histogram
+        sim_points(ax, centres, h, err, label=f"{lab} (sim.)", color=color(i), linestyle=":")
+    x = np.linspace(0, 2, 200)
+    theory_line(ax, x, quarter_circle_pdf(x), label="quarter circle √(4−s²)/π (theory)", color="k")
+    ax.set_xlabel("singular value s / rms(s)")
+    ax.set_ylabel("density")
+    ax.legend()
+    return finish(fig)
+
+
+def plot_score_distributions(
+    memories: dict[str, tuple[torch.Tensor | np.ndarray, MemoryProblem]],
+) -> Figure:
+    """Target score against the largest competitor score of each input, in units of ``sigma_W``.
+
+    Parameters
+    ----------
+    memories : dict of str to (W, problem)
+        One panel per entry (e.g. "trained OP", "trained DP", "Hebbian OP"); unbatched.
+
+    Returns
+    -------
+    Figure
+        One point per input: x = largest competitor score, y = target score, both divided by
+        ``sigma_W = ||W||_F / d`` (the standard deviation of a competitor score for a random
+        input direction). Points above the diagonal are recalled. The dashed lines mark the mean
+        maximum of ``p - 1`` standard Gaussians (theory for competitors independent of ``W``,
+        ~ sqrt(2 log p), digest §6).
+    """
+    if not memories:
+        raise ValueError("memories must not be empty")
+    n = len(memories)
+    fig, axes = new_figure(1, n, sharex=True, sharey=True)
+    for k, (ax, (lab, (W, prob))) in enumerate(
+        zip(np.atleast_1d(axes), memories.items(), strict=True)
+    ):
+        st = score_statistics(W, prob)
+        x, y = st["max_competitor"], st["target"]
+        ok = y > x
+        ax.scatter(x[ok], y[ok], s=6, color=color(2), label="recalled (sim.)")
+        ax.scatter(x[~ok], y[~ok], s=6, color=color(1), label="not recalled (sim.)")
+        lo = float(min(x.min(), y.min())) - 0.2
+        hi = float(max(x.max(), y.max())) + 0.2
+        theory_line(
+            ax, [lo, hi], [lo, hi], label="target = max competitor", color="k", linewidth=0.8
+        )
+        m = expected_max(prob.p - 1)
+        ax.axvline(
+            m,
+            color="k",
+            linestyle="--",
+            linewidth=0.8,
+            label=f"E max of p−1 Gaussians = {m:.2f} (theory)",
+        )
+        ax.axhline(m, color="k", linestyle="--", linewidth=0.8)
+        ax.set_title(f"{lab}: target sd {np.std(y):.2f}")
+        ax.set_xlabel("largest competitor score / σ_W")
+        if k == 0:
+            ax.set_ylabel("target score / σ_W")
+            ax.legend(fontsize=7, loc="upper left")
+    return finish(fig)
+
+
+def plot_memory(
+    W: torch.Tensor | np.ndarray,
+    problem: MemoryProblem,
+    *,
+    perfect_step: int | None = None,
+    max_show: int = 60,
+) -> Figure:
+    """Score matrix and per-input margins of one memory (chapter 1's explorer).
+
+    Parameters
+    ----------
+    W : torch.Tensor or numpy.ndarray, shape (d, d)
+        The memory, e.g. ``train_memory(problem).weights``.
+    problem : MemoryProblem
+        The unbatched instance ``W`` stores.
+    perfect_step : int or None
+        First perfect step of the training run (shown in the title; ``None``: not stored).
+    max_show : int
+        Number of rows/columns of the score matrix shown (the top-left block), >= 1.
+
+    Returns
+    -------
+    Figure
+        Left: ``S[mu, nu]`` (target on the diagonal) for the first ``max_show`` inputs and
+        candidates. Right: margin ``S[mu, mu] - max_{nu != mu} S[mu, nu]`` of every input, sorted,
+        in units of ``sigma_W``; negative margins are recall errors.
+
+    Raises
+    ------
+    TypeError
+        If ``problem`` is not a MemoryProblem.
+    ValueError
+        If ``problem`` is batched or ``max_show < 1``.
+    """
+    if not isinstance(problem, MemoryProblem):
+        raise TypeError(f"problem must be a MemoryProblem, got {type(problem).__name__}")
+    if problem.batched:
+        raise ValueError("plot_memory draws one (unbatched) problem")
+    max_show = check_int("max_show", max_show, 1)
+    p, d, decoupled = problem.p, problem.d, problem.decoupled
+    W = torch.as_tensor(W)
+    S = score_matrix(W, problem).double().cpu().numpy()
+    sigma = float(torch.linalg.norm(W)) / d
+    rec = recalled(W, problem).cpu().numpy()
+    fig, (ax0, ax1) = new_figure(1, 2)
+    k = min(max_show, p)
+    vmax = float(np.abs(S[:k, :k]).max())
+    im = ax0.imshow(S[:k, :k] / sigma, cmap="RdBu_r", vmin=-vmax / sigma, vmax=vmax / sigma)
+    fig.colorbar(im, ax=ax0, fraction=0.046, label="score / σ_W")
+    ax0.set_xlabel("candidate output ν")
+    ax0.set_ylabel("input μ")
+    ax0.set_title(f"S[μ, ν], first {k} of p = {p}")
+    ax0.grid(False)
+    margin = np.diagonal(S).copy()
+    np.fill_diagonal(S, -np.inf)
+    margin = (margin - S.max(1)) / sigma
+    order = np.argsort(margin)
+    ax1.bar(np.arange(p), margin[order], width=1.0, color=np.where(rec[order], color(2), color(1)))
+    ax1.axhline(0, color="k", linewidth=0.8)
+    ax1.set_xlabel("input (sorted by margin)")
+    ax1.set_ylabel("margin / σ_W")
+    state = f"stored at step {perfect_step}" if perfect_step is not None else "not stored"
+    ax1.set_title(f"recalled {rec.mean():.1%} ({state})")
+    kind = "DP" if decoupled else "OP"
+    return finish(fig, title=f"{kind}, d = {d}, α = {p * math.log(p) / d**2:.2f}")
+
+
+def plot_finite_size_capacity(
+    p_values: ArrayLike | None = None,
+    *,
+    n_samples: int | None = None,
+    seed: int = 0,
+    measured: pd.DataFrame | None = None,
+) -> Figure:
+    """``alpha_c(p)`` (Monte Carlo of the RS formula) with its expansion and the limit 1/2.
+
+    Parameters
+    ----------
+    p_values : array_like, optional
+        Grid of p (default: 15 values log-spaced from 10 to 1e8).
+    n_samples, seed
+        Monte Carlo settings, as in :func:`finite_size_capacity`.
+    measured : pandas.DataFrame, optional
+        Output of :func:`assocmem.linear.sweeps.transition_comparison`: measured transitions
+        drawn as markers with error bars at ``(p at measured, measured alpha_c)``, and a second
+        panel zoomed on them (there the markers are shifted by a few per cent in p so that
+        coinciding points stay visible).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    meas = None if measured is None or len(measured) == 0 else measured.to_dict("list")
+    ps = np.logspace(1, 8, 15) if p_values is None else np.asarray(p_values, dtype=np.float64)
+    alpha, err = finite_size_capacity_curve(ps, n_samples=n_samples, seed=seed)
+    if meas is None:
+        fig, ax = new_figure()
+        _draw_capacity_curves(ax, ps, alpha, err, None)
+        ax.legend()
+        return finish(fig)
+    # right panel: zoom on the measured points, with a denser theory curve
+    pm = np.asarray(meas["p at measured"], dtype=np.float64)
+    lo, hi = max(3.0, 0.4 * np.nanmin(pm)), 2.5 * np.nanmax(pm)
+    pz = np.unique(np.rint(np.geomspace(lo, hi, 12)))
+    az, ez = finite_size_capacity_curve(pz, n_samples=n_samples, seed=seed + 100)
+    fig, axes = new_figure(1, 2, width=11, height=4.2)
+    _draw_capacity_curves(axes[0], ps, alpha, err, meas)
+    _draw_capacity_curves(axes[1], pz, az, ez, meas, zoom=True)
+    axes[0].legend(fontsize=8)
+    axes[1].set_title("zoom on the simulated sizes")
+    return finish(fig)
+
+
+def _draw_capacity_curves(
+    ax: Any,
+    ps: NDArray[np.float64],
+    alpha: NDArray[np.float64],
+    err: NDArray[np.float64],
+    measured: dict[str, list[Any]] | None,
+    zoom: bool = False,
+) -> None:
+
+    theory_line(
+        ax,
+        ps,
+        alpha,
+        label=r"RS theory $\log p/\mathbb{E}[C_p]$ (MC, band $\pm 2$ s.e.)",
+        color=color(0),
+    )
+    ax.fill_between(ps, alpha - 2 * err, alpha + 2 * err, alpha=0.2, lw=0, color=color(0))
+    if not zoom:
+        big = ps[ps >= 300]
+        theory_line(
+            ax,
+            big,
+            finite_size_capacity_expansion(big),
+            label="large-$p$ expansion",
+            linestyle="--",
+            color=color(1),
+        )
+        theory_line(
+            ax,
+            ps,
+            shortcut_capacity(ps),
+            label=r"shortcut: perceptron, margin $\mathbb{E}\max$",
+            linestyle=":",
+            color=color(5),
+        )
+        ax.axhline(0.5, color="k", lw=0.8, linestyle=":", label=r"$\alpha_c = 1/2$ ($p\to\infty$)")
+    if measured:
+        markers = "osD^v<>"
+        n_meas = len(measured["sweep"])
+        for j, lab in enumerate(measured["sweep"]):
+            shift = 1.0 + (0.03 * (j - (n_meas - 1) / 2) if zoom else 0.0)
+            sim_points(
+                ax,
+                [measured["p at measured"][j] * shift],
+                [measured["measured alpha_c"][j]],
+                yerr=[measured["measured +-"][j]],
+                label=f"{lab}, d = {measured['d'][j]} (simulation)",
+                color=color(j + 2),
+                marker=markers[j % len(markers)],
+                markerfacecolor="none" if j % 2 else color(j + 2),
+            )
+    ax.set_xscale("log")
+    ax.set_xlabel("number of associations $p$")
+    ax.set_ylabel(r"capacity $\alpha_c(p) = p_c \log p_c / d^2$")
+
+
+def plot_free_entropy(
+    p: int = 100,
+    alphas: ArrayLike = (0.2, 0.4, 0.6, 0.8),
+    *,
+    n_samples: int = 200,
+    seed: int = 0,
+    n_grid: int = 24,
+):
+    """``Phi_RS(q)`` at fixed p for several loads, and the saddle ``q*(alpha)``.
+
+    Left: ``Phi_RS`` against ``-log(1 - q)`` with the saddle of each load marked. Right:
+    ``q*(alpha)`` and ``Phi_RS(q*)`` (log-volume per weight) against alpha, with the RS capacity
+    ``log p / E[C]`` computed on the same quenched draws; the volume vanishes there.
+
+    Parameters
+    ----------
+    p : int
+        Number of associations, >= 2.
+    alphas : sequence of float
+        Loads whose curves are drawn on the left panel, each > 0.
+    n_samples, seed, n_grid
+        As in :func:`rs_saddle`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    p = check_p(p)
+    u, qs = rs_q_grid(n_grid)
+    g, _ = rs_energetic_term(qs, p, n_samples=n_samples, seed=seed)
+    phi_u, solve = rs_interpolants(u, g, p)
+    u_fine = np.linspace(0.0, float(u[-1]), 600)
+    q_fine = -np.expm1(-u_fine)
+    t = np.random.default_rng(seed).standard_normal((n_samples, p))  # same draws as G
+    alpha_c = math.log(p) / float(cost(t).mean())
+    fig, axes = new_figure(1, 2, width=10)
+    ax = axes[0]
+    stars = []
+    for i, a in enumerate(np.atleast_1d(np.asarray(alphas, dtype=np.float64))):
+        theory_line(ax, q_fine, phi_u(u_fine, float(a)), label=rf"$\alpha = {a:g}$", color=color(i))
+        qstar, phistar = solve(float(a))
+        stars.append(phistar)
+        ax.plot(qstar, phistar, "o", color=color(i))
+    low, high = min(stars), max(0.0, -min(stars))
+    ax.set_ylim(low - 0.3 * (high - low), high)
+    ax.set_xlim(0.0, 1.0)
+    ax.set_xlabel(r"overlap $q$")
+    ax.set_ylabel(r"$\Phi_{\rm RS}(q;\alpha,p)$")
+    ax.set_title(f"p = {p}; dots: saddle $q^*$ (minimum)")
+    ax.legend()
+    ax = axes[1]
+    grid = np.linspace(0.02, 0.995, 60) * alpha_c
+    sad = np.array([solve(float(a)) for a in grid])
+    theory_line(ax, grid, sad[:, 0], label=r"overlap $q^*(\alpha)$", color=color(0))
+    theory_line(
+        ax,
+        grid,
+        np.exp(sad[:, 1]),
+        label=r"$e^{\Phi_{\rm RS}(q^*)}$ (volume$^{1/d^2}$)",
+        color=color(1),
+    )
+    ax.axvline(alpha_c, color="k", linestyle=":", lw=1, label=r"$\log p/\overline{C}$ (same draws)")
+    ax.set_xlabel(r"load $\alpha = p\log p/d^2$")
+    ax.set_ylabel("saddle quantities")
+    ax.legend()
+    return finish(fig)
+
+
+def plot_cost_solution(p: int = 200, margin: float = 0.0, seed: int = 0):
+    """One draw of the quenched fields and the q -> 1 solution: who is moved, and where to.
+
+    Shows the target field ``t_0`` and the largest competitors ``t_nu + margin`` (sorted), the
+    level ``T*`` to which the target is lifted and the active competitors pushed down, and the
+    resulting cost ``C(t)``.
+
+    Parameters
+    ----------
+    p : int
+        Number of associations, >= 2.
+    margin : float
+        Margin kappa_0 >= 0.
+    seed : int
+        Seed of the draw.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    p = check_p(p)
+    t = np.random.default_rng(seed).standard_normal(p)
+    sol = cost_solution(t, margin)
+    level, k = float(sol.level[0]), int(sol.n_active[0])
+    c = np.sort(t[1:])[::-1] + margin
+    shown = min(c.size, max(3 * k + 10, 25))
+    fig, ax = new_figure()
+    idx = np.arange(1, shown + 1)
+    ax.plot(idx, c[:shown], "o", color=color(0), label=r"competitors $t_{(\nu)}+\kappa_0$ (sorted)")
+    moved = idx <= k
+    for i in idx[moved]:
+        ax.annotate(
+            "",
+            xy=(i, level),
+            xytext=(i, c[i - 1]),
+            arrowprops={"arrowstyle": "->", "color": color(0), "lw": 0.8},
+        )
+    ax.plot([0], [t[0]], "s", color=color(1), ms=8, label=r"target $t_0$")
+    ax.annotate(
+        "", xy=(0, level), xytext=(0, t[0]), arrowprops={"arrowstyle": "->", "color": color(1)}
+    )
+    ax.axhline(level, color="k", lw=1, linestyle="--", label=rf"level $T^*$ = {level:.2f}")
+    ax.set_xlabel(r"rank of the competitor ($0$ = target)")
+    ax.set_ylabel("quenched field (units of its std)")
+    ax.set_title(f"p = {p}: C(t) = {float(sol.cost[0]):.2f}, k = {k} competitors pushed down")
+    ax.legend(loc="upper right")
+    return finish(fig)
