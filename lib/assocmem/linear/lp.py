@@ -22,7 +22,23 @@ LP_MAX_ENTRIES: int = 25_000_000
 
 
 def lp_size(p: int, d: int) -> int:
-    """Count the LP coefficients of :func:`lp_feasible`: ``p (p-1)`` constraints x ``d^2``."""
+    """Count the LP coefficients of :func:`lp_feasible`: ``p (p-1)`` constraints x ``d^2``.
+
+    Parameters
+    ----------
+    p, d : int
+        Number of associations (>= 2) and embedding dimension (>= 1).
+
+    Returns
+    -------
+    int
+        ``p (p - 1) d^2``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``p`` or ``d`` is not an integer in range.
+    """
     return check_int("p", p, 2) * (p - 1) * check_int("d", d, 1) ** 2
 
 

@@ -58,6 +58,11 @@ def wilson_yerr(curve: pd.DataFrame) -> np.ndarray:
     Returns
     -------
     numpy.ndarray, float64, shape (2, n)
+
+    Raises
+    ------
+    ValueError
+        If a fraction lies outside its interval.
     """
     return interval_yerr(curve["fraction"], curve["ci_low"], curve["ci_high"])
 
@@ -150,6 +155,11 @@ def plot_spectra(weights: dict[str, torch.Tensor | np.ndarray], *, bins: int = 1
     Returns
     -------
     Figure
+
+    Raises
+    ------
+    ValueError
+        If ``weights`` is empty or a matrix is zero or not finite.
     """
     if not weights:
         raise ValueError("weights must contain at least one matrix")
@@ -188,6 +198,11 @@ def plot_score_distributions(
         input direction). Points above the diagonal are recalled. The dashed lines mark the mean
         maximum of ``p - 1`` standard Gaussians (theory for competitors independent of ``W``,
         ~ sqrt(2 log p), digest §6).
+
+    Raises
+    ------
+    ValueError
+        If ``memories`` is empty or a ``W`` does not match its problem.
     """
     if not memories:
         raise ValueError("memories must not be empty")
@@ -314,6 +329,11 @@ def plot_finite_size_capacity(
     Returns
     -------
     matplotlib.figure.Figure
+
+    Raises
+    ------
+    ValueError
+        If a ``p`` is < 2 or the Monte Carlo settings are out of range.
     """
     meas = None if measured is None or len(measured) == 0 else measured.to_dict("list")
     ps = np.logspace(1, 8, 15) if p_values is None else np.asarray(p_values, dtype=np.float64)
@@ -418,6 +438,11 @@ def plot_free_entropy(
     Returns
     -------
     matplotlib.figure.Figure
+
+    Raises
+    ------
+    ValueError
+        If ``p < 2``, a load is <= 0 or the Monte Carlo settings are out of range.
     """
     p = check_p(p)
     u, qs = rs_q_grid(n_grid)
@@ -479,6 +504,11 @@ def plot_cost_solution(p: int = 200, margin: float = 0.0, seed: int = 0):
     Returns
     -------
     matplotlib.figure.Figure
+
+    Raises
+    ------
+    ValueError
+        If ``p < 2`` or ``margin < 0``.
     """
     p = check_p(p)
     t = np.random.default_rng(seed).standard_normal(p)

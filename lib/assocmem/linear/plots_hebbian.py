@@ -59,6 +59,11 @@ def plot_score_histograms(
     Figure
         One panel; simulation as step histograms (density), theory N(mean, var) of
         :func:`score_moments` as lines.
+
+    Raises
+    ------
+    ValueError
+        If a size is out of range or the embedding is unknown or ``"leading"``.
     """
     sim = simulate_scores(p, d, embedding=embedding, n_instances=n_instances, seed=seed)
     mom = score_moments(p, d, embedding=embedding)
@@ -103,6 +108,11 @@ def plot_thresholds(
     -------
     Figure
         Two panels: criterion "all" (asymptote 1/8) and "typical" (asymptote 1/2).
+
+    Raises
+    ------
+    ValueError
+        If a ``p`` is < 2 or an embedding is unknown.
     """
     p_arr = np.asarray(p_values, dtype=float)
     fig, axes = new_figure(1, 2)
@@ -218,6 +228,11 @@ def plot_mechanism(
         Two panels sharing the x axis, with the extreme-value line sqrt(2 log p). The Hebbian
         panel carries the conditional Gaussian theory of :func:`assocmem.hebbian.score_densities`
         (Gaussian embeddings), rescaled by the measured sigma_W.
+
+    Raises
+    ------
+    KeyError
+        If ``stats`` lacks the ``"hebbian"`` or ``"trained"`` entry.
     """
     fig, axes = new_figure(1, 2, width=10.0, height=4.0, sharex=True)
     p = int(stats["hebbian"]["p"])

@@ -128,7 +128,23 @@ class MemoryProblem:
         return self.batch_size
 
     def to(self, device: str | torch.device | None) -> MemoryProblem:
-        """Copy to another device (``None``/"auto" as in :func:`assocmem.device.get_device`)."""
+        """Copy the problem to another device.
+
+        Parameters
+        ----------
+        device : str, torch.device or None
+            Target device (``None``/"auto" as in :func:`assocmem.device.get_device`).
+
+        Returns
+        -------
+        MemoryProblem
+            The same problem with its tensors on ``device``.
+
+        Raises
+        ------
+        ValueError
+            If the device is unknown or not available.
+        """
         dev = get_device(device)
         c = None if self.competitors is None else self.competitors.to(dev)
         return MemoryProblem(self.inputs.to(dev), self.targets.to(dev), c, self.seed)
@@ -314,6 +330,17 @@ def sample_problems(
 def stack_problems(problems: Sequence[MemoryProblem]) -> MemoryProblem:
     """Stack unbatched problems of equal (p, d) and kind into one batched problem (copies).
 
+    Parameters
+    ----------
+    problems : sequence of MemoryProblem
+        Unbatched problems of one size and kind (all OP or all DP), on one device.
+
+    Returns
+    -------
+    MemoryProblem
+        Batched: inputs/targets (B, p, d), competitors (B, p, p-1, d) for the DP; ``seed`` the
+        tuple of the problems' seeds.
+
     Raises
     ------
     ValueError
@@ -355,6 +382,13 @@ def target_competitor_scores(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Target scores and competitor scores in the "target first" layout.
 
+    Parameters
+    ----------
+    W : torch.Tensor or numpy.ndarray, shape (d, d) or (B, d, d)
+        The memory (one per problem of a batch, or one shared ``(d, d)``).
+    problem : MemoryProblem
+        Unbatched or batched instance.
+
     Returns
     -------
     target : torch.Tensor, shape (..., p)
@@ -362,6 +396,13 @@ def target_competitor_scores(
     competitors : torch.Tensor, shape (..., p, p-1)
         Row ``mu``: scores of the ``p - 1`` competitors of input ``mu`` (OP: the other targets in
         increasing order of ``nu``; DP: the private competitors).
+
+    Raises
+    ------
+    TypeError
+        If ``problem`` is not a MemoryProblem or ``W`` not an array or tensor.
+    ValueError
+        If the shape of ``W`` does not match the problem.
     """
     Wt = _as_weight(W, problem)
     h = torch.matmul(problem.inputs, Wt.transpose(-1, -2))  # (..., p, d): rows W e_mu
@@ -415,10 +456,24 @@ def score_matrix(W: torch.Tensor | np.ndarray, problem: MemoryProblem) -> torch.
 def recalled(W: torch.Tensor | np.ndarray, problem: MemoryProblem) -> torch.Tensor:
     """Which associations are recalled: target score strictly above every competitor.
 
+    Parameters
+    ----------
+    W : torch.Tensor or numpy.ndarray, shape (d, d) or (B, d, d)
+        The memory (one per problem of a batch, or one shared ``(d, d)``).
+    problem : MemoryProblem
+        Unbatched or batched instance.
+
     Returns
     -------
     torch.Tensor, bool, shape (p,) or (B, p)
         Ties count as failures (so ``W = 0`` recalls nothing).
+
+    Raises
+    ------
+    TypeError
+        If ``problem`` is not a MemoryProblem or ``W`` not an array or tensor.
+    ValueError
+        If the shape of ``W`` does not match the problem.
     """
     tgt, comp = target_competitor_scores(W, problem)
     return tgt > comp.max(-1).values
@@ -427,9 +482,23 @@ def recalled(W: torch.Tensor | np.ndarray, problem: MemoryProblem) -> torch.Tens
 def recall_accuracy(W: torch.Tensor | np.ndarray, problem: MemoryProblem) -> float | np.ndarray:
     """Fraction of the ``p`` associations recalled (strict winner-take-all).
 
+    Parameters
+    ----------
+    W : torch.Tensor or numpy.ndarray, shape (d, d) or (B, d, d)
+        The memory (one per problem of a batch, or one shared ``(d, d)``).
+    problem : MemoryProblem
+        Unbatched or batched instance.
+
     Returns
     -------
     float, or numpy.ndarray of shape (B,) for batched input
+
+    Raises
+    ------
+    TypeError
+        If ``problem`` is not a MemoryProblem or ``W`` not an array or tensor.
+    ValueError
+        If the shape of ``W`` does not match the problem.
     """
     r = recalled(W, problem).float().mean(-1)
     return float(r) if r.dim() == 0 else r.cpu().numpy()
@@ -438,9 +507,23 @@ def recall_accuracy(W: torch.Tensor | np.ndarray, problem: MemoryProblem) -> flo
 def all_recalled(W: torch.Tensor | np.ndarray, problem: MemoryProblem) -> bool | np.ndarray:
     """Tell whether every association is recalled (perfect storage).
 
+    Parameters
+    ----------
+    W : torch.Tensor or numpy.ndarray, shape (d, d) or (B, d, d)
+        The memory (one per problem of a batch, or one shared ``(d, d)``).
+    problem : MemoryProblem
+        Unbatched or batched instance.
+
     Returns
     -------
     bool, or numpy.ndarray of bool of shape (B,) for batched input
+
+    Raises
+    ------
+    TypeError
+        If ``problem`` is not a MemoryProblem or ``W`` not an array or tensor.
+    ValueError
+        If the shape of ``W`` does not match the problem.
     """
     r = recalled(W, problem).all(-1)
     return bool(r) if r.dim() == 0 else r.cpu().numpy()
