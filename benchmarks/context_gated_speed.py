@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 import torch
-from assocmem.context_gated import separation_experiment
+from assocmem.context_gated.experiments import separation_experiment
 from assocmem.device import configure_threads, describe_device, get_device
 
 
@@ -51,7 +51,7 @@ def main() -> None:
         )
         cols = [0, 2, 4, 8, 11]
         print("   accuracy at σ_q =", np.round(res.sigma_q[cols], 2))
-        for li, lam in enumerate(res.lams):
+        for li, lam in enumerate(res.lambdas):
             print(f"   λ = {lam:4g}:", np.round(res.accuracy[li, cols], 3))
         if feedback:
             print(f"   largest polishing residual: {res.params['max_polish_residual']:.2e}")

@@ -14,7 +14,7 @@ import time
 
 import mpmath as mp
 import numpy as np
-from assocmem import replica, spectra
+from assocmem.linear import spectra
 
 mp.mp.dps = 30
 
@@ -45,12 +45,12 @@ def main() -> None:
     kappas = np.concatenate([np.logspace(-6, -1, 30, endpoint=False), np.linspace(0.1, 0.999, 70)])
     assert kappas.size == 100
 
-    t_scalar = best_time(lambda: [replica.critical_load(float(k)) for k in kappas])
-    t_vector = best_time(lambda: spectra.critical_load_closed_form(kappas))
+    t_scalar = best_time(lambda: [spectra.critical_load(float(k)) for k in kappas])
+    t_vector = best_time(lambda: spectra.critical_load(kappas))
     t_quad = best_time(lambda: [spectra.critical_load_quadrature(float(k)) for k in kappas], 3)
 
-    closed = np.array([replica.critical_load(float(k)) for k in kappas])
-    vector = spectra.critical_load_closed_form(kappas)
+    closed = np.array([spectra.critical_load(float(k)) for k in kappas])
+    vector = spectra.critical_load(kappas)
     quadr = np.array([spectra.critical_load_quadrature(float(k)) for k in kappas])
 
     t0 = time.perf_counter()
@@ -66,8 +66,8 @@ def main() -> None:
     print("alpha_c(kappa) for 100 values of kappa in [1e-6, 0.999] (30 log-spaced below 0.1)")
     print(f"{'method':42s} {'time (s)':>10s} {'max abs err':>12s} {'max rel err':>12s}")
     for name, t, x in [
-        ("replica.critical_load (scalar loop)", t_scalar, closed),
-        ("spectra.critical_load_closed_form (vector)", t_vector, vector),
+        ("spectra.critical_load (scalar loop)", t_scalar, closed),
+        ("spectra.critical_load (vector)", t_vector, vector),
         ("spectra.critical_load_quadrature (loop)", t_quad, quadr),
     ]:
         a, r = errs(x)

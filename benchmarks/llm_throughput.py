@@ -2,8 +2,8 @@
 
 Measures real (non-pad) prompt tokens per second on the same k-shot SST-2 prompts for
 
-* ``extraction``: :func:`assocmem.llm.last_token_states` (length-sorted batches, left padding,
-  hooks keeping the last position of every layer, no LM head);
+* ``extraction``: :func:`assocmem.llm.prompts.last_token_states` (length-sorted batches, left
+  padding, hooks keeping the last position of every layer, no LM head);
 * ``plain forward``: ``model(**tokenizer(batch, padding=True))`` on the same length-sorted
   batches (full logits, as a user would call it);
 * ``plain forward, unsorted``: the same on batches in data order.
@@ -25,7 +25,9 @@ import time
 
 import numpy as np
 import torch
-from assocmem.llm import build_prompts, last_token_states, load_model, load_task
+from assocmem.llm.data import load_task
+from assocmem.llm.models import load_model
+from assocmem.llm.prompts import build_prompts, last_token_states
 
 
 def plain_forward(lm, prompts: list[str], batch_size: int, sort: bool) -> None:  # type: ignore[no-untyped-def]
