@@ -14,6 +14,7 @@ from assocmem._validate import check_int, check_real
 from assocmem.context_gated.experiments import sample_clustered_memories
 from assocmem.context_gated.theory import coupled_alpha_crit
 from assocmem.device import get_device, make_generator
+from assocmem.stats import first_crossing
 
 __all__ = [
     "gate_state",
@@ -247,15 +248,9 @@ class CoupledTransitionResult:
     params: dict = field(default_factory=dict)
 
 
-def _crossing(x: np.ndarray, y: np.ndarray, level: float) -> float:
-    above = np.nonzero(y >= level)[0]
-    if above.size == 0:
-        return float("nan")
-    i = int(above[0])
-    if i == 0:
-        return float(x[0])
-    x0, x1, y0, y1 = x[i - 1], x[i], y[i - 1], y[i]
-    return float(x0 + (level - y0) * (x1 - x0) / (y1 - y0))
+def _onset(x: np.ndarray, y: np.ndarray, level: float) -> float:
+    """First load where ``y`` reaches ``level`` (``x[0]`` if it starts there; NaN if never)."""
+    return float(x[0]) if y[0] >= level else first_crossing(x, y, level, direction="up")
 
 
 def coupled_transition(
@@ -366,7 +361,7 @@ def coupled_transition(
         pr[li] = p.amax(-1).cpu().numpy()
         conv[li] = (res < tol).double().mean(-1).cpu().numpy()
     pred = np.array([coupled_alpha_crit(ac_trial, float(la), be, N) for la in lam_arr])
-    meas = np.array([_crossing(a, pg[li].mean(-1), lv) for li in range(L)])
+    meas = np.array([_onset(a, pg[li].mean(-1), lv) for li in range(L)])
     params = {
         "N": N,
         "d": d,
