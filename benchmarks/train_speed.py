@@ -2,9 +2,9 @@
 
 Prints, at d = 64, 128, 256 (load alpha = 0.5 by default):
 
-* ``train_memory`` with 4 seeds batched (analytic gradients, PyTorch's fused Adam kernel,
-  float32): steps/s per problem and achieved GFLOP/s (counting 4 p^2 d + 4 p d^2 flops per
-  problem-step);
+* ``train_memory`` with 4 seeds batched (analytic gradients, PyTorch's public Adam with the fused
+  kernel where the device has it, float32): steps/s per problem and achieved GFLOP/s (counting
+  4 p^2 d + 4 p d^2 flops per problem-step);
 * a plain PyTorch loop as a user would write it (one problem at a time, autograd,
   ``torch.optim.Adam``, ``F.cross_entropy``, accuracy checked every 32 steps): steps/s;
 * on the CPU, the same plain loop with flush-to-zero (``torch.set_flush_denormal(True)`` set
@@ -40,15 +40,17 @@ import time
 from pathlib import Path
 
 import numpy as np
+import psutil
 import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
 
-from assocmem.linear.sweeps import capacity_sweep
 from assocmem.device import configure_threads, describe_device, get_device  # noqa: E402
-
-from assocmem.linear.training import train_memory, training_flops
+from assocmem.linear.load import pairs_for_load  # noqa: E402
+from assocmem.linear.problems import MemoryProblem, dp_memory_bytes, sample_problems  # noqa: E402
+from assocmem.linear.sweeps import capacity_sweep  # noqa: E402
+from assocmem.linear.training import train_memory, training_flops  # noqa: E402
 
 
 def _sync(dev: torch.device) -> None:
@@ -224,7 +226,7 @@ def main() -> None:
     t = time.perf_counter()
     table = capacity_sweep(d, alphas, seeds=seeds, device=dev, progress=False)
     t_sweep = time.perf_counter() - t
-    steps_run = table.column("steps")
+    steps_run = np.asarray(table["steps"])  # capacity_sweep returns a DataFrame, one row/instance
     print(
         f"  capacity_sweep (lr 5, early stop, stall stop 1000): {t_sweep:7.1f} s "
         f"({int(steps_run.sum())} problem-steps in total)"
@@ -264,8 +266,6 @@ def main() -> None:
     pp = pairs_for_load(1.0, 64)
     if dev.type == "cuda":
         torch.cuda.reset_peak_memory_stats(dev)
-    import psutil
-
     proc = psutil.Process()
     rss0 = proc.memory_info().rss
     batch = sample_problems(pp, 64, seeds, decoupled=True, device=dev)
