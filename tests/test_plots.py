@@ -51,7 +51,8 @@ def _table(groups: dict[tuple[str, str, int, int], dict[float, list[bool]]]) -> 
         for a, flags in outcomes.items():
             p = pairs_for_load(a, d)
             rows += [{"method": method, "problem": problem, "d": d, "rank": rank,
-                      "kappa": rank / d, "alpha": a, "load": load_for_pairs(p, d), "p": p,
+                      "kappa": rank / d, "factored": rank < d, "alpha": a,
+                      "load": load_for_pairs(p, d), "p": p,
                       "seed": s, "recalled_all": f, "accuracy": 1.0 if f else 0.8, "steps": 1,
                       "seconds": 0.0} for s, f in enumerate(flags)]  # fmt: skip
     return pd.DataFrame(rows, columns=list(COLUMNS))
@@ -93,7 +94,8 @@ def test_plot_recall_vs_load_and_rank_success() -> None:
 
 def test_plot_finite_size_capacity_draws_measured_points() -> None:
     p = pairs_for_load(1.0, 12)
-    rows = [{"method": "lp", "problem": "dp", "d": 12, "rank": 12, "kappa": 1.0, "alpha": a,
+    rows = [{"method": "lp", "problem": "dp", "d": 12, "rank": 12, "kappa": 1.0, "factored": False,
+             "alpha": a,
              "load": load_for_pairs(pairs_for_load(a, 12), 12), "p": p, "seed": s,
              "recalled_all": s < k, "accuracy": np.nan, "steps": 0, "seconds": 0.0}
             for a, k in ((0.8, 4), (1.0, 2), (1.2, 0)) for s in range(4)]  # fmt: skip

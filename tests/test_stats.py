@@ -32,3 +32,14 @@ def test_bad_input() -> None:
         first_crossing([0, 1], [1, 0], direction="left")
     with pytest.raises(ValueError, match="1-d"):
         first_crossing([0, 1, 2], [1, 0])
+
+
+def test_bad_level_and_non_finite_values() -> None:
+    with pytest.raises(ValueError, match="finite"):
+        first_crossing([0, 1, 2], [1.0, float("nan"), 0.0])
+    with pytest.raises(ValueError, match="level"):
+        first_crossing([0, 1], [1, 0], float("nan"))
+    with pytest.raises(TypeError, match="level"):
+        first_crossing([0, 1], [1, 0], "0.5")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="real"):
+        first_crossing(["a", "b"], [1, 0])

@@ -33,6 +33,7 @@ def _synthetic(successes: dict[float, list[bool]], d: int = 40, method: str = "t
         p = pairs_for_load(a, d)
         for s, f in enumerate(flags):
             rows.append({"method": method, "problem": "op", "d": d, "rank": d, "kappa": 1.0,
+                         "factored": False,
                          "alpha": a, "load": load_for_pairs(p, d), "p": p, "seed": s,
                          "recalled_all": f, "accuracy": 1.0 if f else 0.9, "steps": 10,
                          "seconds": 0.0})  # fmt: skip
@@ -177,6 +178,7 @@ def _lp_table(successes: list[tuple[float, int]], n: int = 8, d: int = 12) -> pd
     for alpha, k in successes:
         p = pairs_for_load(alpha, d)
         rows += [{"method": "lp", "problem": "dp", "d": d, "rank": d, "kappa": 1.0,
+                  "factored": False,
                   "alpha": alpha, "load": load_for_pairs(p, d), "p": p, "seed": s,
                   "recalled_all": s < k, "accuracy": math.nan, "steps": 0, "seconds": 0.0}
                  for s in range(n)]  # fmt: skip
@@ -200,3 +202,41 @@ def test_transition_comparison_against_the_finite_size_prediction() -> None:
     assert p_meas * math.log(p_meas) / 144 == pytest.approx(est.alpha, rel=1e-9)
     assert row["difference / error"] == pytest.approx(
         (est.alpha - pred) / math.hypot(est.stderr, pred_err), rel=1e-12)  # fmt: skip
+
+
+def test_tables_refuse_repeated_instances_and_missing_values() -> None:
+    t = _synthetic({0.5: [True, False], 0.9: [False, False]})
+    with pytest.raises(ValueError, match="repeats"):
+        success_by_load(pd.concat([t, t]))
+    bad = t.copy()
+    bad.loc[0, "alpha"] = np.nan
+    with pytest.raises(ValueError, match="alpha"):
+        transition_load(bad)
+    with pytest.raises(ValueError, match="repeat"):
+        capacity_sweep(8, [0.5, 0.5], seeds=3, method="hebbian", progress=False)
+    with pytest.raises(TypeError, match="alphas"):
+        capacity_sweep(8, np.float32(0.5), method="hebbian", progress=False)
+    with pytest.raises(TypeError, match="alphas"):
+        capacity_sweep(8, [True], method="hebbian", progress=False)
+    with pytest.raises(ValueError, match="alphas"):
+        capacity_sweep(8, [0.5, float("nan")], method="hebbian", progress=False)
+    with pytest.raises(ValueError, match="keep_weights"):
+        capacity_sweep(8, [0.5], method="lp", keep_weights=True, progress=False)
+
+
+def test_factored_full_rank_is_its_own_experiment() -> None:
+    full = capacity_sweep(8, [0.5], seeds=2, steps=50, progress=False)
+    fact = capacity_sweep(8, [0.5], rank=8, seeds=2, steps=50, progress=False)
+    assert not full["factored"].any() and fact["factored"].all()
+    both = transition_loads(pd.concat([full, fact]))
+    assert len(both) == 2 and both["n"].tolist() == [2, 2]
+
+
+def test_no_crossing_has_no_error() -> None:
+    t = transition_load(_synthetic({0.5: [True] * 3, 0.9: [True, True, False]}))
+    assert math.isnan(t.alpha) and math.isnan(t.stderr) and math.isnan(t.ci_low)
+    with pytest.raises(TypeError, match="tables"):
+        transition_comparison([])  # type: ignore[arg-type]
+    rank_table = _synthetic({0.5: [True] * 2, 0.9: [False] * 2}).assign(rank=20, kappa=0.5)
+    with pytest.raises(ValueError, match="unconstrained"):
+        transition_comparison({"rank": rank_table})

@@ -42,17 +42,29 @@ def first_crossing(
 
     Raises
     ------
+    TypeError
+        If ``x`` or ``y`` is not numeric, or ``level`` is not a real number.
     ValueError
-        If ``x`` and ``y`` differ in shape or are not 1-d, or ``direction`` is unknown.
+        If ``x`` and ``y`` differ in shape, are not 1-d or not finite (a NaN could hide a
+        crossing), ``level`` is not finite, or ``direction`` is unknown.
 
     Examples
     --------
     >>> first_crossing([0.5, 0.8, 1.1], [1.0, 0.75, 0.0])
     0.9
     """
-    xa, ya = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    try:
+        xa, ya = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError("x and y must be sequences of real numbers") from exc
     if xa.ndim != 1 or xa.shape != ya.shape:
         raise ValueError(f"x and y must be 1-d of one length, got {xa.shape} and {ya.shape}")
+    if not (np.all(np.isfinite(xa)) and np.all(np.isfinite(ya))):
+        raise ValueError("x and y must be finite (a NaN could hide a crossing)")
+    if isinstance(level, bool) or not isinstance(level, (int, float, np.integer, np.floating)):
+        raise TypeError(f"level must be a real number, got {type(level).__name__}")
+    if not math.isfinite(level):
+        raise ValueError(f"level must be finite, got {level}")
     if direction not in ("down", "up"):
         raise ValueError(f"direction must be 'down' or 'up', got {direction!r}")
     for i in range(len(ya) - 1):

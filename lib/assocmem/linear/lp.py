@@ -70,7 +70,7 @@ def lp_feasible(problem: MemoryProblem, *, max_entries: int = LP_MAX_ENTRIES) ->
     TypeError
         If ``problem`` is not a MemoryProblem.
     ValueError
-        If the problem is batched or ``p (p-1) d^2 > max_entries`` (the message
+        If the problem is batched, ``max_entries < 1`` or ``p (p-1) d^2 > max_entries`` (the message
         names the size; the dense constraint matrix alone would take 8 bytes per entry).
     RuntimeError
         If HiGHS stops without deciding (e.g. numerical trouble).
@@ -85,6 +85,7 @@ def lp_feasible(problem: MemoryProblem, *, max_entries: int = LP_MAX_ENTRIES) ->
     if problem.batched:
         raise ValueError("lp_feasible takes one (unbatched) problem")
     margin = 1.0  # homogeneous constraints: any margin > 0 gives the same decision
+    max_entries = check_int("max_entries", max_entries, 1)
     p, d = problem.p, problem.d
     n_entries = lp_size(p, d)
     if n_entries > max_entries:

@@ -112,7 +112,7 @@ def plot_success(
     ax_list = list(np.atleast_1d(axes))
     ax_acc, ax_suc = (ax_list[0], ax_list[1]) if show_accuracy else (None, ax_list[0])
     dims = sorted(curves["d"].unique())
-    for (method, problem, d, rank), c in curves.groupby(GROUP_COLUMNS, sort=False):
+    for (method, problem, d, rank, _), c in curves.groupby(GROUP_COLUMNS, sort=False):
         col = color(dims.index(d))
         dp = problem == "dp"
         kw: dict[str, Any] = {
@@ -319,7 +319,7 @@ def plot_finite_size_capacity(
     p_values : array_like, optional
         Grid of p (default: 15 values log-spaced from 10 to 1e8).
     n_samples, seed
-        Monte Carlo settings, as in :func:`finite_size_capacity`.
+        Monte Carlo settings, as in :func:`assocmem.linear.finite_size.finite_size_capacity`.
     measured : pandas.DataFrame, optional
         Output of :func:`assocmem.linear.sweeps.transition_comparison`: measured transitions
         drawn as markers with error bars at ``(p at measured, measured alpha_c)``, and a second
@@ -433,7 +433,7 @@ def plot_free_entropy(
     alphas : sequence of float
         Loads whose curves are drawn on the left panel, each > 0.
     n_samples, seed, n_grid
-        As in :func:`rs_saddle`.
+        As in :func:`assocmem.linear.replica.rs_saddle`.
 
     Returns
     -------

@@ -214,9 +214,10 @@ def plot_mechanism(
     Parameters
     ----------
     stats : dict
-        ``{"hebbian": stats, "trained": stats}`` as from :func:`mechanism_scores`.
+        ``{"hebbian": stats, "trained": stats}`` as from
+        :func:`assocmem.linear.sweeps.mechanism_scores`.
     rs : dict, optional
-        Output of :func:`assocmem.replica.optimal_mechanism` (draws of the RS target level
+        Output of :func:`assocmem.linear.mechanism.optimal_mechanism` (draws of the RS target level
         ``level`` and of the pushed-down competitor maximum ``max_competitor``), drawn as theory
         densities on the trained panel.
     bins : int
@@ -226,8 +227,9 @@ def plot_mechanism(
     -------
     Figure
         Two panels sharing the x axis, with the extreme-value line sqrt(2 log p). The Hebbian
-        panel carries the conditional Gaussian theory of :func:`assocmem.hebbian.score_densities`
-        (Gaussian embeddings), rescaled by the measured sigma_W.
+        panel carries the conditional Gaussian theory of
+        :func:`assocmem.linear.hebbian.score_densities` (Gaussian embeddings), rescaled by the
+        measured sigma_W.
 
     Raises
     ------

@@ -365,6 +365,9 @@ def stack_problems(problems: Sequence[MemoryProblem]) -> MemoryProblem:
 
 
 def _as_weight(W: torch.Tensor | np.ndarray, problem: MemoryProblem) -> torch.Tensor:
+    """Check ``W`` against ``problem`` and return it as a tensor on the problem's device."""
+    if not isinstance(problem, MemoryProblem):
+        raise TypeError(f"problem must be a MemoryProblem, got {type(problem).__name__}")
     if isinstance(W, np.ndarray):
         W = torch.from_numpy(W)
     if not isinstance(W, torch.Tensor):
@@ -538,7 +541,7 @@ def score_statistics(W: torch.Tensor | np.ndarray, problem: MemoryProblem) -> di
         Memory matrix or a batch of them (a batch of W on one problem, or paired with a batched
         problem of the same batch size).
     problem : MemoryProblem
-        OP or DP, unbatched or batched (see :mod:`assocmem.problems`).
+        OP or DP, unbatched or batched (see :mod:`assocmem.linear.problems`).
 
     Returns
     -------
@@ -548,8 +551,8 @@ def score_statistics(W: torch.Tensor | np.ndarray, problem: MemoryProblem) -> di
         targets; DP: the private competitors); ``gap`` = target - max_competitor (> 0 means
         recalled); ``competitor`` : ndarray float64, shape (p * (p-1),) or (B, p * (p-1)) -- all
         competitor scores ``/ sigma_W``, input by input (row ``mu`` of
-        :func:`assocmem.problems.target_competitor_scores`, flattened); ``sigma_w`` : float or
-        ndarray (B,) -- ``||W||_F / d`` in the units of the scores; ``p`` and ``d`` (int).
+        :func:`target_competitor_scores`, flattened); ``sigma_w`` : float or ndarray (B,) --
+        ``||W||_F / d`` in the units of the scores; ``p`` and ``d`` (int).
 
     Raises
     ------

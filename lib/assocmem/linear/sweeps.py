@@ -11,8 +11,8 @@ Sweeps draw nothing (figures: the ``assocmem.linear.plots_*`` modules).
 
 Seeding rule (the same for every method): the instance at load ``alpha`` and seed ``s`` is
 ``sample_problem(pairs_for_load(alpha, d), d, seed=s)``, so methods and problems are compared on
-the same inputs and targets; a factored ``W = Q R^T`` of the ``i``-th seed starts from the
-factors drawn with seed ``i`` (:func:`assocmem.linear.training.train_memory`).
+the same inputs and targets; a factored ``W = Q R^T`` of seed ``s`` starts from the factors
+drawn with seed ``s`` (:func:`assocmem.linear.training.train_memory`).
 """
 
 from __future__ import annotations
@@ -70,6 +70,7 @@ COLUMNS = (
     "d",
     "rank",
     "kappa",
+    "factored",
     "alpha",
     "load",
     "p",
@@ -80,7 +81,7 @@ COLUMNS = (
     "seconds",
 )
 #: Columns that identify one experiment (one success-vs-load curve) in a table.
-GROUP_COLUMNS = ["method", "problem", "d", "rank"]
+GROUP_COLUMNS = ["method", "problem", "d", "rank", "factored"]
 
 
 def _check_choice(name: str, value: object, allowed: Sequence[str]) -> str:
@@ -130,7 +131,8 @@ def capacity_sweep(
         Training budget, Adam learning rate (``None``: 5 for full rank, 0.5 for ``rank``), check
         interval and stall stop, passed to ``train_memory`` (``method="train"`` only).
     keep_weights : bool
-        Add a column ``weights`` holding each instance's ``W`` (numpy float32, (d, d)).
+        Add a column ``weights`` holding each instance's ``W`` (numpy float32, (d, d));
+        ``method="train"`` or ``"hebbian"`` only (the LP decides without a ``W``).
     device : str, torch.device or None
         Where problems and training live.
     progress : bool
@@ -140,7 +142,9 @@ def capacity_sweep(
     -------
     pandas.DataFrame
         One row per (alpha, seed), columns :data:`COLUMNS`: ``method``, ``problem`` (str),
-        ``d``, ``rank`` (int), ``kappa`` (= rank / d), ``alpha`` (requested load), ``load``
+        ``d``, ``rank`` (int), ``kappa`` (= rank / d), ``factored`` (bool: trained as
+        ``W = Q R^T``, which with ``rank = d`` is another engine than the unconstrained ``W``),
+        ``alpha`` (requested load), ``load``
         (actual ``p log p / d^2`` of the integer ``p``), ``p``, ``seed`` (int),
         ``recalled_all`` (bool: every association recalled), ``accuracy`` (fraction recalled;
         NaN for the LP, which only decides), ``steps`` (Adam steps run; 0 for Hebbian and LP),
@@ -151,8 +155,9 @@ def capacity_sweep(
     TypeError
         If ``alphas`` is a single number or ``seeds`` is not an int or iterable of ints.
     ValueError
-        Unknown ``method``, empty ``alphas``, a load <= 0, ``rank`` outside
-        ``1..d`` or given with another method, an LP too large for ``lp_feasible``.
+        Unknown ``method``, empty or repeated ``alphas``, a load <= 0 or not finite, ``rank``
+        outside ``1..d`` or given with another method, ``keep_weights`` with the LP, an LP too
+        large for ``lp_feasible``.
     MemoryError
         DP competitors that would not fit in memory (checked before allocating).
 
@@ -171,11 +176,31 @@ def capacity_sweep(
         rank = check_int("rank", rank, 1)
         if rank > d:
             raise ValueError(f"rank must be in [1, d={d}], got {rank}")
-    if isinstance(alphas, (int, float)):
-        raise TypeError("alphas must be a sequence of loads (e.g. [0.5, 1.0])")
-    alpha_list = [float(a) for a in alphas]
-    if not alpha_list:
+    flat = not isinstance(alphas, np.ndarray) or alphas.ndim == 1
+    if isinstance(alphas, (str, bytes)) or not isinstance(alphas, Iterable) or not flat:
+        raise TypeError(f"alphas must be a 1-d sequence of loads (e.g. [0.5, 1.0]), got {alphas!r}")
+    items = list(alphas)
+    if any(isinstance(a, (bool, np.bool_)) for a in items):
+        raise TypeError("alphas must hold loads (real numbers), got a bool")
+    try:
+        alpha_arr = np.asarray(items, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"alphas must hold real numbers, got {alphas!r}") from exc
+    if alpha_arr.ndim != 1:
+        raise TypeError(f"alphas must be a 1-d sequence of loads, got shape {alpha_arr.shape}")
+    if alpha_arr.size == 0:
         raise ValueError("alphas must be non-empty")
+    if not np.all(np.isfinite(alpha_arr)) or np.any(alpha_arr <= 0):
+        raise ValueError(f"alphas must be finite loads > 0, got {alphas!r}")
+    if np.unique(alpha_arr).size != alpha_arr.size:
+        raise ValueError(
+            f"alphas must not repeat a load (the same instances again), got {alphas!r}"
+        )
+    alpha_list = [float(a) for a in alpha_arr]
+    if not isinstance(keep_weights, (bool, np.bool_)) or not isinstance(progress, (bool, np.bool_)):
+        raise TypeError("keep_weights and progress must be bools")
+    if keep_weights and method == "lp":
+        raise ValueError("keep_weights needs a memory: the LP decides feasibility without one")
     seeds_ = seed_list(seeds)
     ps = [pairs_for_load(a, d) for a in alpha_list]  # validates every alpha first
     m = d if rank is None else rank
@@ -183,7 +208,8 @@ def capacity_sweep(
     rows: list[dict[str, Any]] = []
     for alpha, p in tqdm(list(zip(alpha_list, ps, strict=True)), desc=label, disable=not progress,
                          leave=False):  # fmt: skip
-        base = {"method": method, "problem": problem, "d": d, "rank": m, "kappa": m / d}
+        base = {"method": method, "problem": problem, "d": d, "rank": m, "kappa": m / d,
+                "factored": rank is not None}  # fmt: skip
         base |= {"alpha": alpha, "load": load_for_pairs(p, d), "p": p}
         if method == "train":
             t0 = time.perf_counter()
@@ -211,7 +237,7 @@ def capacity_sweep(
             row = base | {"seed": s, "recalled_all": ok, "accuracy": acc_s, "steps": 0,
                           "seconds": time.perf_counter() - t1}  # fmt: skip
             if keep_weights:
-                row["weights"] = W.detach().cpu().numpy() if method == "hebbian" else None
+                row["weights"] = W.detach().cpu().numpy()
             rows.append(row)
     return pd.DataFrame(rows, columns=list(COLUMNS) + (["weights"] if keep_weights else []))
 
@@ -225,6 +251,15 @@ def _check_table(table: object) -> pd.DataFrame:
     missing = [c for c in COLUMNS if c not in table.columns]
     if missing:
         raise ValueError(f"table lacks the columns {missing} of capacity_sweep's output")
+    for c in [*GROUP_COLUMNS, "alpha", "load", "p", "seed", "recalled_all"]:
+        if table[c].isna().any():
+            raise ValueError(f"table column {c!r} has missing values")
+    dup = table.duplicated([*GROUP_COLUMNS, "alpha", "seed"])
+    if dup.any():
+        raise ValueError(
+            f"table repeats {int(dup.sum())} (experiment, alpha, seed) rows: the same instance "
+            "would count twice (concatenated the same sweep twice?)"
+        )
     return table
 
 
@@ -249,7 +284,8 @@ def success_by_load(table: pd.DataFrame) -> pd.DataFrame:
     Raises
     ------
     TypeError, ValueError
-        If ``table`` is not a non-empty table with the columns of :func:`capacity_sweep`.
+        If ``table`` is not a non-empty table with the columns of :func:`capacity_sweep`, has
+        missing values in them, or repeats an instance.
     """
     table = _check_table(table)
     keys = [*GROUP_COLUMNS, "alpha"]
@@ -285,13 +321,16 @@ class Transition:
     alpha : float
         Load where the fraction stored first drops through 1/2 (NaN: no crossing in range).
     stderr : float
-        Standard deviation of the crossing over the posterior draws.
+        Standard deviation of the crossing over the posterior draws that cross 1/2 in the grid
+        (NaN when ``alpha`` is NaN).
     ci_low, ci_high : float
-        2.5 % and 97.5 % quantiles of the crossing over the draws (a 95 % interval).
+        2.5 % and 97.5 % quantiles of the crossing over those draws (a 95 % interval; NaN when
+        ``alpha`` is NaN).
     n : int
         Smallest number of instances at a load of the sweep.
     draws_crossing : float
-        Fraction of draws whose success curve crosses 1/2 inside the grid.
+        Fraction of draws whose success curve crosses 1/2 inside the grid; well below 1 means
+        the grid barely brackets the transition and the interval is conditional on it.
     """
 
     alpha: float
@@ -343,8 +382,10 @@ def transition_load(table: pd.DataFrame, *, n_draws: int = 1000, seed: int = 0) 
     draws = rng.beta(k + 0.5, n - k + 0.5, size=(n_draws, k.size))
     boot = np.array([first_crossing(load, f) for f in draws])
     ok = boot[np.isfinite(boot)]
-    err = float(ok.std(ddof=1)) if ok.size > 1 else math.nan
-    lo, hi = np.quantile(ok, [0.025, 0.975]) if ok.size > 1 else (math.nan, math.nan)
+    if math.isnan(alpha) or ok.size < 2:  # no crossing measured: no error to attach to it
+        return Transition(alpha, math.nan, math.nan, math.nan, int(n.min()), ok.size / n_draws)
+    lo, hi = np.quantile(ok, [0.025, 0.975])
+    err = float(ok.std(ddof=1))
     return Transition(alpha, err, float(lo), float(hi), int(n.min()), ok.size / n_draws)
 
 
@@ -401,17 +442,29 @@ def transition_comparison(tables: dict[str, pd.DataFrame], *, seed: int = 0) -> 
 
     Raises
     ------
+    TypeError
+        If ``tables`` is not a dict of sweep tables.
     ValueError
-        If a table mixes groups.
+        If it is empty, a table mixes groups, or a table is rank-constrained or Hebbian (the
+        prediction is that of the optimal unconstrained memory).
 
     Notes
     -----
     Reconstruction: the finite-size capacity ``alpha_c(p) = log p / E[C_p]`` (digest of
     arXiv:2605.10795, §4.3); see chapter 2.
     """
+    if not isinstance(tables, dict):
+        raise TypeError(f"tables must be a dict label -> sweep table, got {type(tables).__name__}")
+    if not tables:
+        raise ValueError("tables must hold at least one sweep")
     rows = []
     for label, table in tables.items():
         t = transition_load(table, seed=seed)
+        if bool((table["kappa"] < 1).any()) or bool((table["method"] == "hebbian").any()):
+            raise ValueError(
+                f"sweep {label!r}: the prediction is the optimal unconstrained memory's; pass "
+                "trained (rank=None) or exact-LP sweeps"
+            )
         d = int(table["d"].iloc[0])
         pred, p_pred, pred_err = predicted_transition(d, seed=seed)
         diff = t.alpha - pred

@@ -266,15 +266,25 @@ class _BatchAdam:
 
 
 def _initial_params(
-    batch: int, d: int, rank: int | None, init_scale: float, seed: int, device: torch.device
+    problem_seeds: list[int],
+    d: int,
+    rank: int | None,
+    init_scale: float,
+    seed: int,
+    device: torch.device,
 ) -> list[torch.Tensor]:
-    """``[W]`` with ``W = 0`` (full rank) or the factors ``[Q, R]`` drawn from ``seed + i``."""
+    """Return ``[W]`` with ``W = 0`` (full rank) or factors ``[Q, R]`` from ``seed + s_i``.
+
+    ``s_i`` is problem ``i``'s own seed, so a problem starts from the same factors whichever
+    batch it trains in.
+    """
+    batch = len(problem_seeds)
     if rank is None:
         return [torch.zeros(batch, d, d, dtype=torch.float32, device=device)]
     Q = torch.empty(batch, d, rank, dtype=torch.float32)
     R = torch.empty(batch, d, rank, dtype=torch.float32)
-    for i in range(batch):
-        g = torch.Generator().manual_seed(seed + i)
+    for i, s_i in enumerate(problem_seeds):
+        g = torch.Generator().manual_seed(seed + s_i)
         Q[i] = torch.randn(d, rank, generator=g) * (init_scale / math.sqrt(d))
         R[i] = torch.randn(d, rank, generator=g) * (init_scale / math.sqrt(d))
     return [Q.to(device), R.to(device)]
@@ -506,8 +516,10 @@ def train_memory(
         computation.
     rank : int or None
         ``None``: full-rank ``W``, ``W_0 = 0``. ``m`` (1 <= m <= d): factored ``W = Q R^T`` with
-        ``Q, R`` of shape (d, m), initialised i.i.d. ``N(0, init_scale^2 / d)`` from ``seed`` (the
-        factors of problem ``i`` use ``seed + i``); Adam on ``Q`` and ``R`` (chapter 4).
+        ``Q, R`` of shape (d, m), initialised i.i.d. ``N(0, init_scale^2 / d)``: problem ``i``
+        draws them from ``seed + s_i``, ``s_i`` its own seed (its batch position if it has none),
+        so a problem starts from the same factors in any batch; Adam on ``Q`` and ``R``
+        (chapter 4).
     steps : int
         Budget of Adam updates (>= 1).
     lr : float or None
@@ -591,7 +603,11 @@ def train_memory(
     if batch.device != dev:
         batch = batch.to(dev)
 
-    params = _initial_params(B, d, rank, init_scale, seed, dev)
+    # the factors of a problem follow its own seed (its batch position if it has none)
+    own = batch.seed if isinstance(batch.seed, tuple) else ()
+    problem_seeds = [s if isinstance(s, int) and s >= 0 else i for i, s in enumerate(own)]
+    problem_seeds += list(range(len(problem_seeds), B))
+    params = _initial_params(problem_seeds, d, rank, init_scale, seed, dev)
     state = _BatchState(batch, rank, _BatchAdam(params, lr, betas, eps))
     history = _History(B)
     bar = tqdm(total=steps, desc="train_memory", leave=False) if progress else None
@@ -628,14 +644,31 @@ def _qr(params: list[torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def training_flops(p: int, d: int, rank: int | None = None) -> float:
-    """Floating-point operations of one :func:`train_memory` step for one problem.
+    """Count the floating-point operations of one :func:`train_memory` step for one problem.
 
-    ``4 p^2 d`` (scores and their back-projection) ``+ 4 p d^2`` (``W e`` and the outer-product
-    sum), ``+ 6 d^2 m`` for a factored ``W = Q R^T``; elementwise work is not counted.
+    Parameters
+    ----------
+    p, d : int
+        Number of associations (>= 2) and embedding dimension (>= 1).
+    rank : int or None
+        ``m`` in ``1..d`` for a factored ``W = Q R^T``; ``None`` for full rank.
+
+    Returns
+    -------
+    float
+        ``4 p^2 d`` (scores and their back-projection) ``+ 4 p d^2`` (``W e`` and the
+        outer-product sum), ``+ 6 d^2 m`` for a factored ``W``; elementwise work is not counted.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If a size is not an integer in range (``rank`` above ``d`` included).
     """
     p = check_int("p", p, 2)
     d = check_int("d", d, 1)
-    extra = 0.0 if rank is None else 6.0 * d * d * check_int("rank", rank, 1)
+    if rank is not None and check_int("rank", rank, 1) > d:
+        raise ValueError(f"rank must be in [1, d={d}], got {rank}")
+    extra = 0.0 if rank is None else 6.0 * d * d * rank
     return 4.0 * p * p * d + 4.0 * p * d * d + extra
 
 
