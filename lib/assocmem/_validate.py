@@ -56,7 +56,14 @@ def check_samples(n_samples: int) -> int:
 
 
 def as_float_array(x: ArrayLike, name: str) -> NDArray[np.float64]:
-    """Return ``x`` as a float64 array; ``TypeError`` if it is not made of real numbers."""
+    """Return ``x`` as a float64 array; ``TypeError`` if it is not made of real numbers.
+
+    Strings are refused even when numpy could parse them (``"0.5"``): a number given as text is
+    more likely a mistake than an intent.
+    """
+    raw = np.asarray(x) if not hasattr(x, "detach") else x
+    if isinstance(raw, np.ndarray) and raw.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be a real number or array of real numbers, got {x!r}")
     try:
         arr = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError) as exc:

@@ -26,6 +26,8 @@ from scipy.optimize import brentq
 from scipy.special import log_ndtr
 from scipy.stats import chi2, gamma
 
+from assocmem._validate import as_float_array
+
 #: Embedding laws understood by this module. ``"gaussian"``: i.i.d. N(0, I_d/d) (the book's
 #: convention); ``"spherical"``: uniform on the unit sphere; ``"leading"``: the leading-order
 #: idealisation in which both scores have variance p/d^2 (no 1/d terms).
@@ -55,7 +57,8 @@ def _check_criterion(criterion: str) -> str:
 
 
 def _as_positive(name: str, value: Any, minimum: float) -> np.ndarray:
-    arr = np.asarray(value, dtype=float)
+    """Return ``value`` as a float array, each entry finite and >= ``minimum``."""
+    arr = as_float_array(value, name)
     if not np.all(np.isfinite(arr)) or np.any(arr < minimum):
         raise ValueError(f"{name} must be finite and >= {minimum}, got {value!r}")
     return arr

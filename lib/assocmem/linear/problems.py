@@ -267,6 +267,8 @@ def sample_problem(
     Source: embedding law N(0, I/d) is the digest's convention (factual_recall.md §3.1,
     reconstruction; see chapter 1).
     """
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be an integer, got {type(seed).__name__}")
     return sample_problems(p, d, [seed], decoupled=decoupled, device=device)[0]
 
 

@@ -129,7 +129,8 @@ def capacity_sweep(
         The book's rule: an int ``n`` means ``range(n)``; else the seeds themselves.
     steps, lr, check_every, patience
         Training budget, Adam learning rate (``None``: 5 for full rank, 0.5 for ``rank``), check
-        interval and stall stop, passed to ``train_memory`` (``method="train"`` only).
+        interval and stall stop, passed to ``train_memory``; ignored by ``"hebbian"`` and
+        ``"lp"``, which do not train.
     keep_weights : bool
         Add a column ``weights`` holding each instance's ``W`` (numpy float32, (d, d));
         ``method="train"`` or ``"hebbian"`` only (the LP decides without a ``W``).
@@ -498,8 +499,10 @@ def stored_spectra(table: pd.DataFrame) -> pd.DataFrame:
 
     Raises
     ------
+    TypeError
+        If ``table`` is not a DataFrame.
     ValueError
-        If the table has no ``weights`` column.
+        If the table is not a sweep table or has no ``weights`` column.
     """
     table = _check_table(table)
     if "weights" not in table.columns:
@@ -556,7 +559,7 @@ def mechanism_scores(
 
     Raises
     ------
-    ValueError
+    TypeError, ValueError
         Bad sizes or seeds.
 
     Notes
