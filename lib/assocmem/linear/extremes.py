@@ -23,6 +23,9 @@ from assocmem._validate import check_int, check_real
 
 EULER_GAMMA = 0.5772156649015329
 
+#: log sqrt(2 pi), the log-normalisation of the standard Gaussian density.
+LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+
 
 def expected_max(n: float) -> float:
     """Exact expected maximum of ``n`` i.i.d. standard Gaussians, by quadrature.

@@ -26,12 +26,10 @@ from assocmem._validate import (
     check_samples,
     check_scalar_kappa,
 )
-from assocmem.linear.extremes import expected_max
+from assocmem.linear.extremes import LOG_SQRT_2PI, expected_max
 from assocmem.linear.load import pairs_for_load
 from assocmem.linear.replica import expected_cost, sample_cost_solutions
 from assocmem.linear.spectra import critical_load
-
-_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 
 
 def finite_size_capacity_estimate(
@@ -375,7 +373,7 @@ def gardner_capacity(margin: ArrayLike) -> NDArray[np.float64]:
     k = np.asarray(margin, dtype=np.float64)
     if np.any(~np.isfinite(k)):
         raise ValueError("margin must be finite")
-    moment = (1.0 + k**2) * special.ndtr(k) + k * np.exp(-0.5 * k**2 - _LOG_SQRT_2PI)
+    moment = (1.0 + k**2) * special.ndtr(k) + k * np.exp(-0.5 * k**2 - LOG_SQRT_2PI)
     return 1.0 / moment
 
 

@@ -28,9 +28,11 @@ from scipy.interpolate import CubicSpline
 from scipy.optimize import minimize_scalar
 
 from assocmem._validate import check_margin, check_p, check_positive, check_samples
-from assocmem.linear.extremes import gaussians_from_spacings, sample_top_uniform_spacings
-
-_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+from assocmem.linear.extremes import (
+    LOG_SQRT_2PI,
+    gaussians_from_spacings,
+    sample_top_uniform_spacings,
+)
 
 
 class CostSolution(NamedTuple):
@@ -292,7 +294,7 @@ def expected_cost(
 
 def _inv_mills(x: NDArray[np.float64]) -> NDArray[np.float64]:
     """phi(x) / Phi(x), stable for all x."""
-    return np.exp(-0.5 * x**2 - _LOG_SQRT_2PI - special.log_ndtr(x))
+    return np.exp(-0.5 * x**2 - LOG_SQRT_2PI - special.log_ndtr(x))
 
 
 # trapezoid nodes, in units of the Laplace scale around the mode, then a coarse right tail
@@ -332,7 +334,7 @@ def _log_z(a: NDArray[np.float64]) -> NDArray[np.float64]:
         g = -0.5 * zi**2 + special.log_ndtr(a[i : i + chunk, :, None] + zi[:, None, :]).sum(axis=1)
         gmax = g.max(axis=1, keepdims=True)
         integral = np.trapezoid(np.exp(g - gmax), zi, axis=1)
-        out[i : i + chunk] = gmax[:, 0] + np.log(integral) - _LOG_SQRT_2PI
+        out[i : i + chunk] = gmax[:, 0] + np.log(integral) - LOG_SQRT_2PI
     return out
 
 

@@ -48,7 +48,6 @@ __all__ = [
     "COLUMNS",
     "GROUP_COLUMNS",
     "METHODS",
-    "PROBLEMS",
     "capacity_sweep",
     "success_by_load",
     "Transition",
@@ -61,8 +60,6 @@ __all__ = [
 
 #: Storage methods of :func:`capacity_sweep`.
 METHODS = ("train", "hebbian", "lp")
-#: Problems: original (shared competitors) and decoupled (private competitors).
-PROBLEMS = ("op", "dp")
 #: Columns of the table :func:`capacity_sweep` returns, in order (plus ``weights`` on request).
 COLUMNS = (
     "method",
