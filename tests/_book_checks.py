@@ -7,6 +7,7 @@ assert that the real book is clean and that a deliberately broken copy is caught
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 
 import jupytext
@@ -25,6 +26,12 @@ def load_config(root: Path = ROOT) -> dict:
 def repository_url(root: Path = ROOT) -> str:
     url = load_config(root)["repository"]["url"]
     return str(url).rstrip("/")
+
+
+def library_version(root: Path = ROOT) -> str:
+    """The library's version, as pyproject.toml gives it (the Colab cells pin this tag)."""
+    with open(root / "pyproject.toml", "rb") as fh:
+        return str(tomllib.load(fh)["project"]["version"])
 
 
 def toc_files(root: Path = ROOT) -> list[str]:
@@ -72,6 +79,14 @@ def check_pair(md: Path) -> list[str]:
     dst_cells = [(c.cell_type, c.source.strip()) for c in dst.cells]
     if src_cells != dst_cells:
         problems.append(f"{md.name} and {nb_path.name} differ (run: jupytext --sync {md})")
+    else:  # same cells: their metadata (tags above all: remove-cell, parameters, ...) must agree
+        for i, (a, b) in enumerate(zip(src.cells, dst.cells, strict=True)):
+            ma, mb = _cell_metadata(a.metadata), _cell_metadata(b.metadata)
+            if ma != mb:
+                problems.append(
+                    f"{md.name} cell {i}: metadata differ between the pair "
+                    f"({ma} in {md.name}, {mb} in {nb_path.name})"
+                )
     raw = nbformat.read(nb_path, as_version=4)
     for i, cell in enumerate(raw.cells):
         if cell.cell_type == "code" and (cell.get("outputs") or cell.get("execution_count")):
@@ -80,8 +95,23 @@ def check_pair(md: Path) -> list[str]:
     return problems
 
 
-def check_colab_cell(md: Path, url: str) -> list[str]:
-    """The first code cell installs the library from `url`, only in Colab, hidden in the HTML."""
+# Cell metadata that editors and kernels add on their own, not part of the chapter's meaning.
+_VOLATILE_METADATA = {"execution", "collapsed", "scrolled", "ExecuteTime", "id", "jupyter"}
+
+
+def _cell_metadata(metadata: dict) -> dict:
+    kept = {k: v for k, v in metadata.items() if k not in _VOLATILE_METADATA}
+    if "tags" in kept:
+        kept["tags"] = sorted(kept["tags"])
+    return kept
+
+
+def check_colab_cell(md: Path, url: str, version: str | None = None) -> list[str]:
+    """The first code cell installs the library from `url`, only in Colab, hidden in the HTML.
+
+    With `version`, the install is pinned to the tag ``v<version>`` (``git+<url>@v<version>``), and
+    asks for the ``[llm]`` extra exactly when the chapter imports ``assocmem.llm``.
+    """
     nb = jupytext.read(md)
     code = [c for c in nb.cells if c.cell_type == "code"]
     if not code:
@@ -101,5 +131,21 @@ def check_colab_cell(md: Path, url: str) -> list[str]:
             problems.append(
                 f"{md.name}: Colab cell installs from {found}, "
                 f"but _config.yml repository.url is {url}"
+            )
+    if version is not None:
+        pins = re.findall(r"git\+[^\s\"'@]+@([^\s\"'#]+)", first.source)
+        if pins != [f"v{version}"] * len(urls) or not pins:
+            problems.append(
+                f"{md.name}: Colab cell must install the tag v{version} (git+{url}@v{version}), "
+                f"found {pins or 'no pin'}"
+            )
+        needs_llm = any(
+            "assocmem.llm" in c.source for c in nb.cells if c.cell_type == "code" and c is not first
+        )
+        has_llm = "assocmem[llm]" in first.source
+        if needs_llm != has_llm:
+            problems.append(
+                f"{md.name}: the [llm] extra must be installed exactly when the chapter imports "
+                f"assocmem.llm (imports it: {needs_llm}; installs it: {has_llm})"
             )
     return problems

@@ -6,12 +6,14 @@ import shutil
 from pathlib import Path
 
 import jupytext
+import nbformat
 import pytest
 from _book_checks import (
     ROOT,
     chapter_sources,
     check_colab_cell,
     check_pair,
+    library_version,
     load_config,
     repository_url,
     toc_files,
@@ -100,3 +102,31 @@ def test_code_chapters_have_one_parameters_cell(md):
         return
     tagged = [c for c in cells if "parameters" in c.metadata.get("tags", [])]
     assert len(tagged) == 1, f"{md.name}: {len(tagged)} cells tagged 'parameters'"
+
+
+def test_check_pair_catches_a_tag_that_differs(tmp_path):
+    """A tag removed from one side of the pair (here `remove-cell` in the notebook) is caught."""
+    md = _copy_intro(tmp_path)
+    assert check_pair(md) == []
+    nb_path = md.with_suffix(".ipynb")
+    nb = nbformat.read(nb_path, as_version=4)
+    first = next(c for c in nb.cells if c.cell_type == "code")
+    assert "remove-cell" in first.metadata.get("tags", [])
+    first.metadata["tags"] = [t for t in first.metadata["tags"] if t != "remove-cell"]
+    nbformat.write(nb, nb_path)
+    assert any("metadata differ" in p for p in check_pair(md))
+
+
+def test_check_colab_cell_catches_unpinned_install_and_wrong_extra(tmp_path):
+    md = _copy_intro(tmp_path)
+    url, version = repository_url(), library_version()
+    text = md.read_text()
+    pinned = text.replace(f"git+{url}", f"git+{url}@v{version}")
+    md.write_text(pinned)
+    assert check_colab_cell(md, url, version) == []
+    md.write_text(text)  # no pin
+    assert any("tag" in p for p in check_colab_cell(md, url, version))
+    md.write_text(pinned.replace(f"@v{version}", "@v0.0.1"))
+    assert any("v0.0.1" in p for p in check_colab_cell(md, url, version))
+    md.write_text(pinned.replace("assocmem @", "assocmem[llm] @"))  # intro needs no [llm]
+    assert any("[llm]" in p for p in check_colab_cell(md, url, version))
