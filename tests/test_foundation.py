@@ -25,7 +25,33 @@ def test_new_figure_applies_style_and_shapes():
     assert matplotlib.rcParams["axes.spines.top"] is False
     fig2, axes = plotting.new_figure(2, 3)
     assert axes.shape == (2, 3)
-    assert fig2.get_size_inches()[0] > fig.get_size_inches()[0]
+    plt.close("all")
+
+
+def test_new_figure_is_made_at_page_width_and_stacks_narrow_panels():
+    """No figure is wider than the page; > 2 panels narrower than 3.3 in become rows of 2."""
+    fig, axes = plotting.new_figure(1, 2, width=11.0)
+    assert fig.get_size_inches()[0] == pytest.approx(plotting.PAGE_WIDTH)  # capped, not shrunk
+    assert len(fig.axes) == 2 and axes.shape == (2,)
+    fig, axes = plotting.new_figure(1, 3, height=3.0, sharex=True)
+    assert axes.shape == (3,) and len(fig.axes) == 3  # the 4th slot of the 2 x 2 grid is removed
+    assert fig.get_size_inches()[1] == pytest.approx(6.0)  # two rows of 3.0 in
+    fig.canvas.draw()
+    lefts = sorted({round(ax.get_position().x0, 3) for ax in axes})
+    assert len(lefts) == 2  # two columns
+    panel_in = axes[0].get_position().width * fig.get_size_inches()[0]
+    assert panel_in > 2.2  # three panels in a row would get 1.6 in each (default margins)
+    # order is kept: panel 0 and 1 on the first row, panel 2 below panel 0
+    assert axes[0].get_position().y0 > axes[2].get_position().y0
+    assert axes[0].get_position().x0 == pytest.approx(axes[2].get_position().x0)
+    assert axes[2].xaxis.get_tick_params()["labelbottom"] is not False
+    fig, axes = plotting.new_figure(2, 4)
+    assert axes.shape == (2, 4) and len(fig.axes) == 8
+    rows = sorted({round(ax.get_position().y0, 3) for ax in axes.ravel()})
+    assert len(rows) == 4  # each requested row became two rows of two
+    assert axes[0, 3].get_position().y0 > axes[1, 0].get_position().y0  # row order kept
+    with pytest.raises(ValueError, match="squeeze"):
+        plotting.new_figure(1, 2, squeeze=False)
     plt.close("all")
 
 

@@ -4,6 +4,13 @@ Chapters never set ``rcParams`` themselves: they create figures with :func:`new_
 as lines with :func:`theory_line` and simulation as markers with :func:`sim_points`, and finish with
 :func:`finish`. Library plot functions return the :class:`~matplotlib.figure.Figure` and never call
 ``plt.show()``.
+
+**Figures are made at the size they are shown.** The HTML page's content column is about 700 px
+wide; a figure is at most :data:`PAGE_WIDTH` = 7 in wide at 100 dpi, so it is shown at a scale of
+about 1 and a 9 pt font reads as 9 pt. Panels narrower than :data:`MIN_PANEL_WIDTH` are not made:
+a row of more than two such panels is stacked into rows of two (the caller still gets its axes in
+the shape it asked for). In a Jupyter kernel the inline backend sends "retina" PNGs (twice the
+pixels, same displayed size), sharp on high-density screens and when a phone scales them down.
 """
 
 from __future__ import annotations
@@ -15,12 +22,16 @@ import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
 from cycler import cycler
+from IPython import get_ipython
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib_inline.backend_inline import set_matplotlib_formats
 
 __all__ = [
     "PALETTE",
     "BOOK_STYLE",
+    "PAGE_WIDTH",
+    "MIN_PANEL_WIDTH",
     "use_book_style",
     "color",
     "new_figure",
@@ -43,9 +54,9 @@ PALETTE: tuple[str, ...] = (
 
 #: The rcParams the book's figures use (applied by :func:`use_book_style`).
 BOOK_STYLE: dict[str, Any] = {
-    "figure.figsize": (6.4, 4.0),
-    "figure.dpi": 110,
-    "savefig.dpi": 150,
+    "figure.figsize": (7.0, 4.0),
+    "figure.dpi": 100,
+    "savefig.dpi": 200,
     "savefig.bbox": "tight",
     "font.size": 10.5,
     "axes.titlesize": 11,
@@ -67,12 +78,20 @@ BOOK_STYLE: dict[str, Any] = {
     "mathtext.fontset": "dejavusans",
 }
 
-_COLUMN_WIDTH = 6.4  # inches, one text column of the HTML page at the default zoom
+#: Widest figure, in inches: the HTML content column (about 700 px) at the book's 100 dpi.
+PAGE_WIDTH: float = 7.0
+#: Narrowest panel, in inches, before a row of panels is stacked into rows of two.
+MIN_PANEL_WIDTH: float = 3.3
 
 
 def use_book_style() -> None:
-    """Apply the book's rcParams globally (idempotent). Called by :func:`new_figure`."""
+    """Apply the book's rcParams globally (idempotent). Called by :func:`new_figure`.
+
+    Inside an IPython kernel it also asks the inline backend for retina PNGs.
+    """
     mpl.style.use(BOOK_STYLE)
+    if get_ipython() is not None and "inline" in mpl.get_backend():
+        set_matplotlib_formats("retina")
 
 
 def color(i: int) -> str:
@@ -110,15 +129,18 @@ def new_figure(
     height: float | None = None,
     **subplot_kw: Any,
 ) -> tuple[Figure, Any]:
-    """Create a figure in the book's style.
+    """Create a figure in the book's style, at the width it is shown.
 
     Parameters
     ----------
     nrows, ncols : int
         Grid of panels, each ≥ 1.
     width, height : float, optional
-        Figure size in inches. Defaults: the page's column width (6.4 in, up to 3.4 in per panel
-        for ``ncols > 3``) and 3.6 in per row (4.0 in for a single panel).
+        Figure size in inches. ``width`` defaults to, and is capped at, :data:`PAGE_WIDTH`
+        (7 in). ``height`` defaults to 3.2 in per row (4.0 in for a single panel). When the
+        panels of a row would be narrower than :data:`MIN_PANEL_WIDTH` (3.3 in) and there are
+        more than two, each row is laid out as rows of two panels and the height grows in
+        proportion (the empty slot of an odd row is removed).
     **subplot_kw
         Passed to :func:`matplotlib.pyplot.subplots` (e.g. ``sharey=True``).
 
@@ -126,7 +148,8 @@ def new_figure(
     -------
     fig : Figure
     axes : Axes or numpy.ndarray of Axes
-        A single Axes when ``nrows == ncols == 1``, else the array from ``plt.subplots``.
+        A single Axes when ``nrows == ncols == 1``; a 1-D array for one row or one column; else
+        an array of shape ``(nrows, ncols)``. Stacking never changes this shape or order.
 
     Raises
     ------
@@ -136,14 +159,35 @@ def new_figure(
     for name, val in (("nrows", nrows), ("ncols", ncols)):
         if isinstance(val, bool) or not isinstance(val, int) or val < 1:
             raise ValueError(f"{name} must be a positive integer, got {val!r}")
+    if "squeeze" in subplot_kw:
+        raise ValueError("new_figure decides the axes' shape itself; do not pass squeeze")
     use_book_style()
-    if width is None:
-        width = max(_COLUMN_WIDTH, 3.4 * ncols) if ncols > 3 else _COLUMN_WIDTH + 1.6 * (ncols - 1)
+    width = PAGE_WIDTH if width is None else min(float(width), PAGE_WIDTH)
     if height is None:
         height = 4.0 if nrows == ncols == 1 else 3.2 * nrows
     if not (width > 0 and height > 0):
         raise ValueError(f"figure size must be positive, got width={width}, height={height}")
-    fig, axes = plt.subplots(nrows, ncols, figsize=(width, height), squeeze=True, **subplot_kw)
+    cols = 2 if (ncols > 2 and width / ncols < MIN_PANEL_WIDTH) else ncols
+    per_row = -(-ncols // cols)  # grid rows for one requested row
+    grid_rows = nrows * per_row
+    fig, grid = plt.subplots(
+        grid_rows, cols, figsize=(width, height * per_row), squeeze=False, **subplot_kw
+    )
+    axes = np.empty((nrows, ncols), dtype=object)
+    used = np.zeros(grid.shape, dtype=bool)
+    for i in range(nrows):
+        for j in range(ncols):
+            r, c = i * per_row + j // cols, j % cols
+            axes[i, j] = grid[r, c]
+            used[r, c] = True
+    for r, c in zip(*np.nonzero(~used), strict=True):
+        fig.delaxes(grid[r, c])
+        if r > 0:  # the panel above lost its x tick labels to sharex's label_outer
+            grid[r - 1, c].xaxis.set_tick_params(labelbottom=True)
+    if nrows == ncols == 1:
+        return fig, axes[0, 0]
+    if nrows == 1 or ncols == 1:
+        return fig, axes.ravel()
     return fig, axes
 
 
