@@ -43,7 +43,8 @@ def test_pair_in_sync_and_without_outputs(md):
 
 @pytest.mark.parametrize("md", CHAPTERS, ids=lambda p: p.name)
 def test_colab_cell_installs_configured_repository(md):
-    assert check_colab_cell(md, repository_url()) == []
+    """Installs git+<repository.url>@v<pyproject version>, with [llm] only where it is used."""
+    assert check_colab_cell(md, repository_url(), library_version()) == []
 
 
 def test_config_invariants():
