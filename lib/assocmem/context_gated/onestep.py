@@ -1,0 +1,399 @@
+"""One-step retrieval and the paper's separation gap (Corollary 3.2, Theorem 3.1; chapter 5).
+
+The modern-Hopfield read-out q' = Σ_ν ζ^ν softmax(β r)_ν applied once to the context-gated scores
+r = b + λ s (Choraria et al. 2026, Cor. 3.2, restating Ramsauer et al. 2021, Thms 4-5), and the
+two gaps the chapter compares: the full score gap Δ = r_μ − max_{ν≠μ} r_ν and the paper's
+Δ_raw + λ Δ_gate (Thm 3.1), which is never larger.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+from numpy.typing import ArrayLike, NDArray
+
+from assocmem._validate import check_int, check_real
+from assocmem.context_gated.experiments import NOISE_NORMS, noisy_cue, sample_memories
+from assocmem.context_gated.intervals import bootstrap_interval
+from assocmem.context_gated.theory import gate_matrix
+from assocmem.device import make_generator
+
+__all__ = [
+    "top_gap",
+    "gap_decomposition",
+    "one_step_update",
+    "one_step_error_bound",
+    "OneStepResult",
+    "one_step_experiment",
+    "binned_quantile",
+    "tail_slope",
+]
+
+
+def top_gap(x: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """Gap x_μ − max_{ν≠μ} x_ν of the target entry over its best competitor.
+
+    Parameters
+    ----------
+    x : torch.Tensor, shape (B, N)
+        Scores (N >= 2).
+    target : torch.Tensor of int, shape (B,)
+        Target index μ per row.
+
+    Returns
+    -------
+    torch.Tensor, shape (B,), dtype of ``x``
+    """
+    xt = x.gather(1, target.view(-1, 1)).squeeze(1)
+    others = x.scatter(1, target.view(-1, 1), -math.inf)
+    return xt - others.amax(dim=1)
+
+
+def gap_decomposition(
+    b: torch.Tensor, s: torch.Tensor, lam: float, target: torch.Tensor
+) -> dict[str, torch.Tensor]:
+    """Return the paper's separation gap and the full score gap of r = b + λ s (Thm 3.1).
+
+    Parameters
+    ----------
+    b : torch.Tensor, shape (B, N)
+        Query similarities b_ν = ⟨ζ^ν, q⟩.
+    s : torch.Tensor, shape (B, N)
+        Gate states (e.g. s = A⁻¹u).
+    lam : float
+        Coupling λ >= 0.
+    target : torch.Tensor of int, shape (B,)
+        Target memory μ per trial.
+
+    Returns
+    -------
+    dict of str to torch.Tensor, each of shape (B,)
+        ``"raw"`` Δ_raw = b_μ − max_{ν≠μ} b_ν; ``"gate"`` Δ_gate = s_μ − max_{ν≠μ} s_ν;
+        ``"paper"`` Δ_raw + λΔ_gate (the paper's Δ); ``"full"`` r_μ − max_{ν≠μ} r_ν.
+        Always ``full >= paper`` (the max of a sum is at most the sum of the maxima).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If λ is not a real number >= 0, or the shapes differ.
+    """
+    la = check_real("lam", lam, low=0.0)
+    if b.shape != s.shape or b.ndim != 2 or target.shape != b.shape[:1]:
+        raise ValueError(
+            f"b and s must share a shape (B, N) and target be (B,), got {tuple(b.shape)}, "
+            f"{tuple(s.shape)}, {tuple(target.shape)}"
+        )
+    raw, gate = top_gap(b, target), top_gap(s, target)
+    return {"raw": raw, "gate": gate, "paper": raw + la * gate, "full": top_gap(b + la * s, target)}
+
+
+def one_step_update(memories: torch.Tensor, r: torch.Tensor, beta: float) -> torch.Tensor:
+    """One modern-Hopfield retrieval step q' = Zᵀ softmax(β r) (paper Eq. 4 at its fixed point).
+
+    Parameters
+    ----------
+    memories : torch.Tensor, shape (N, d)
+        Stored patterns ζ^ν as rows (Z is N x d throughout chapter 5).
+    r : torch.Tensor, shape (B, N)
+        Retrieval scores.
+    beta : float
+        Inverse temperature > 0.
+
+    Returns
+    -------
+    torch.Tensor, shape (B, d)
+
+    Raises
+    ------
+    ValueError
+        If β <= 0 or the shapes do not match.
+    """
+    be = check_real("beta", beta, low=0.0, strict=True)
+    if r.ndim != 2 or r.shape[1] != memories.shape[0]:
+        raise ValueError(f"r must have shape (B, N={memories.shape[0]}), got {tuple(r.shape)}")
+    return torch.softmax(be * r, dim=-1) @ memories.to(r)
+
+
+def one_step_error_bound(
+    beta_delta: ArrayLike, N: int, *, M: float = 1.0, tight: bool = True
+) -> NDArray[np.float64]:
+    """Bound on the one-step error ‖q' − ζ^μ‖ in terms of βΔ (Cor. 3.2, Ramsauer Thm 5).
+
+    q' − ζ^μ = Σ_{ν≠μ} p_ν (ζ^ν − ζ^μ), so ‖q' − ζ^μ‖ <= 2M(1 − p_μ) with M = max_ν ‖ζ^ν‖, and
+    1 − p_μ <= (N − 1)e^{−βΔ}/(1 + (N − 1)e^{−βΔ}) when the score gap is Δ.
+
+    Parameters
+    ----------
+    beta_delta : array_like
+        βΔ, the gap in units of the temperature.
+    N : int
+        Number of memories >= 2.
+    M : float
+        Largest memory norm (1 for unit memories), > 0.
+    tight : bool
+        True: 2M(N − 1)e^{−βΔ}/(1 + (N − 1)e^{−βΔ}); False: the exponential form
+        2M(N − 1)e^{−βΔ} of Ramsauer et al.'s Thm 5 (with their Δ replaced by the score gap).
+
+    Returns
+    -------
+    numpy.ndarray, float64, shape of ``beta_delta``
+
+    Raises
+    ------
+    ValueError
+        If N < 2 or M <= 0.
+
+    Notes
+    -----
+    Reconstruction: the paper's App. B wording of Cor. 3.2 was not recovered; this is the
+    one-step bound it restates, written for the gap of the context-gated scores (chapter 5).
+    """
+    check_int("N", N, 2)
+    m = check_real("M", M, low=0.0, strict=True)
+    x = np.asarray(beta_delta, dtype=np.float64)
+    if tight:
+        # (N-1)e^{-x}/(1+(N-1)e^{-x}) = expit(log(N-1) - x), stable for large |x|
+        return np.asarray(2 * m / (1 + np.exp(np.clip(x - math.log(N - 1), -700, 700))))
+    return np.asarray(2 * m * (N - 1) * np.exp(-x))
+
+
+@dataclass
+class OneStepResult:
+    """Per-trial output of :func:`one_step_experiment` (all arrays of shape (L, S, T)).
+
+    Attributes
+    ----------
+    lambdas : numpy.ndarray, shape (L,)
+    sigma_q : numpy.ndarray, shape (S,)
+    delta_full, delta_raw, delta_gate, delta_paper : numpy.ndarray, shape (L, S, T)
+        Gaps of :func:`gap_decomposition` (Δ_raw does not depend on λ, Δ_gate on λ or σ_q; they
+        are broadcast for convenience).
+    error : numpy.ndarray, shape (L, S, T)
+        One-step error ‖q' − ζ^μ‖.
+    p_target : numpy.ndarray, shape (L, S, T)
+        softmax(β r)_μ.
+    params : dict
+    """
+
+    lambdas: np.ndarray
+    sigma_q: np.ndarray
+    delta_full: np.ndarray
+    delta_raw: np.ndarray
+    delta_gate: np.ndarray
+    delta_paper: np.ndarray
+    error: np.ndarray
+    p_target: np.ndarray
+    params: dict = field(default_factory=dict)
+
+
+def one_step_experiment(
+    *,
+    N: int = 50,
+    d: int = 10,
+    beta: float = 3.5,
+    alpha: float = 0.1,
+    sigma_c: float = 0.3,
+    sigma_q: Sequence[float] | np.ndarray = (0.5, 1.0, 2.0),
+    lambdas: Sequence[float] = (0.0, 1.0, 2.0, 4.0),
+    trials: int = 2000,
+    noise: str = "unit",
+    seed: int = 0,
+) -> OneStepResult:
+    """One retrieval step from first-order context-gated scores, per trial (Cor. 3.2).
+
+    Same protocol as :func:`~assocmem.context_gated.experiments.separation_experiment` (one memory
+    set per call, target μ uniform, q = ζ^μ + σ_q ε, c = ζ^μ + σ_c η through
+    :func:`~assocmem.context_gated.experiments.noisy_cue`, u = Z c): the gates are s = A(α)⁻¹u,
+    the scores r = b + λ s, and one read-out q' = Zᵀ softmax(β r). Float64 throughout.
+
+    Parameters
+    ----------
+    N, d : int
+        Memories and dimension.
+    beta, alpha : float
+        Inverse temperature (> 0) and gate competition (in [0, α_crit)).
+    sigma_c : float
+        Context noise (>= 0).
+    sigma_q : 1-D sequence of float
+        Query noise levels (>= 0), S values.
+    lambdas : 1-D sequence of float
+        Couplings λ >= 0, L values.
+    trials : int
+        Trials per (λ, σ_q) cell, T.
+    noise : {"unit", "per_component"}
+        Noise normalisation of :func:`noisy_cue`.
+    seed : int
+        Seed of every draw (memories, targets, ε, η).
+
+    Returns
+    -------
+    OneStepResult
+
+    Raises
+    ------
+    TypeError, ValueError
+        On out-of-range arguments, or α with A(α) not positive definite.
+    """
+    N = check_int("N", N, 2)
+    d = check_int("d", d, 1)
+    trials = check_int("trials", trials, 1)
+    be = check_real("beta", beta, low=0.0, strict=True)
+    al = check_real("alpha", alpha, low=0.0)
+    sc = check_real("sigma_c", sigma_c, low=0.0)
+    if noise not in NOISE_NORMS:
+        raise ValueError(f"noise must be one of {NOISE_NORMS}, got {noise!r}")
+    sq = np.asarray(sigma_q, dtype=np.float64)
+    lam_arr = np.asarray(lambdas, dtype=np.float64)
+    for name, arr in (("sigma_q", sq), ("lambdas", lam_arr)):
+        if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr < 0):
+            raise ValueError(f"{name} must be a non-empty 1-D sequence of finite values >= 0")
+    g = make_generator(seed)
+    Z = sample_memories(N, d, seed=g)
+    A = gate_matrix(Z, al)
+    if float(torch.linalg.eigvalsh(A)[0]) <= 0:
+        raise ValueError(f"alpha={alpha} makes A(alpha) indefinite (alpha >= alpha_crit)")
+    target = torch.randint(0, N, (trials,), generator=g)
+    zt = Z[target]
+    q = noisy_cue(zt, sq, seed=g, noise=noise)  # (S, T, d)
+    c = noisy_cue(zt, sc, seed=g, noise=noise)  # (T, d)
+    s = torch.linalg.solve(A, (c @ Z.T).T).T  # (T, N), s = A⁻¹u
+    L, S = lam_arr.size, sq.size
+    out = {k: np.zeros((L, S, trials)) for k in ("full", "raw", "gate", "paper", "err", "pt")}
+    for si in range(S):
+        b = q[si] @ Z.T
+        for li, lam in enumerate(lam_arr):
+            gaps = gap_decomposition(b, s, float(lam), target)
+            r = b + float(lam) * s
+            q1 = one_step_update(Z, r, be)
+            for k in ("full", "raw", "gate", "paper"):
+                out[k][li, si] = gaps[k].numpy()
+            out["err"][li, si] = (q1 - zt).norm(dim=1).numpy()
+            out["pt"][li, si] = torch.softmax(be * r, dim=-1)[torch.arange(trials), target].numpy()
+    params = {"N": N, "d": d, "beta": be, "alpha": al, "sigma_c": sc, "trials": trials,
+              "noise": noise, "seed": seed}  # fmt: skip
+    return OneStepResult(
+        lam_arr,
+        sq,
+        out["full"],
+        out["raw"],
+        out["gate"],
+        out["paper"],
+        out["err"],
+        out["pt"],
+        params,
+    )
+
+
+def binned_quantile(
+    x: ArrayLike,
+    y: ArrayLike,
+    edges: ArrayLike,
+    *,
+    q: float = 0.5,
+    min_count: int = 20,
+    n_boot: int = 500,
+    seed: int = 0,
+) -> dict[str, NDArray[np.float64]]:
+    """Quantile of y in bins of x, with a bootstrap 95 % interval per bin.
+
+    Parameters
+    ----------
+    x, y : array_like, shape (n,)
+        Paired samples (e.g. βΔ and the one-step error), finite.
+    edges : array_like, shape (K + 1,)
+        Increasing bin edges.
+    q : float
+        Quantile in (0, 1) (default the median).
+    min_count : int
+        Bins with fewer samples are returned as NaN.
+    n_boot : int
+        Bootstrap resamples per bin.
+    seed : int
+        Seed of the resampling.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray, each of shape (K,)
+        ``"centre"`` (mean x in the bin), ``"value"``, ``"low"``, ``"high"``, ``"count"``.
+
+    Raises
+    ------
+    ValueError
+        If the shapes differ, values are not finite, edges are not increasing or q is outside
+        (0, 1).
+    """
+    xa, ya, e = (np.asarray(v, dtype=np.float64) for v in (x, y, edges))
+    if xa.shape != ya.shape or xa.ndim != 1:
+        raise ValueError(f"x and y must be 1-D of one length, got {xa.shape}, {ya.shape}")
+    if not (np.all(np.isfinite(xa)) and np.all(np.isfinite(ya))):
+        raise ValueError("x and y must be finite")
+    if e.ndim != 1 or e.size < 2 or np.any(np.diff(e) <= 0):
+        raise ValueError("edges must be a strictly increasing 1-D array of >= 2 values")
+    qq = check_real("q", q, low=0.0, strict=True)
+    if qq >= 1:
+        raise ValueError(f"q must lie in (0, 1), got {q!r}")
+    K = e.size - 1
+    res = {k: np.full(K, np.nan) for k in ("centre", "value", "low", "high")}
+    res["count"] = np.zeros(K)
+    which = np.digitize(xa, e) - 1
+    for k in range(K):
+        sel = which == k
+        n = int(sel.sum())
+        res["count"][k] = n
+        if n < min_count:
+            continue
+        res["centre"][k] = float(xa[sel].mean())
+        est, lo, hi = bootstrap_interval(
+            ya[sel], stat=lambda a: np.quantile(a, qq, axis=1), n_boot=n_boot, seed=seed + k
+        )
+        res["value"][k], res["low"][k], res["high"][k] = est, lo, hi
+    return res
+
+
+def tail_slope(
+    x: ArrayLike, y: ArrayLike, *, x_min: float, y_min: float = 1e-13, n_boot: int = 500,
+    seed: int = 0,
+) -> tuple[float, float, float]:  # fmt: skip
+    """Least-squares slope of ln y against x for x >= x_min, with a bootstrap 95 % interval.
+
+    Parameters
+    ----------
+    x, y : array_like, shape (n,)
+        Paired samples (y > 0 where used).
+    x_min : float
+        Only samples with x >= x_min (the exponential tail) enter the fit.
+    y_min : float
+        Samples with y < y_min (round-off floor) are left out.
+    n_boot : int
+        Bootstrap resamples of the pairs.
+    seed : int
+        Seed of the resampling.
+
+    Returns
+    -------
+    slope, low, high : float
+        The slope d ln y / dx and its percentile interval (NaN if fewer than 10 pairs remain).
+
+    Raises
+    ------
+    ValueError
+        If the shapes differ.
+    """
+    xa, ya = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    if xa.shape != ya.shape or xa.ndim != 1:
+        raise ValueError(f"x and y must be 1-D of one length, got {xa.shape}, {ya.shape}")
+    sel = (xa >= x_min) & (ya >= y_min) & np.isfinite(xa) & np.isfinite(ya)
+    if int(sel.sum()) < 10:
+        return math.nan, math.nan, math.nan
+    pts = np.column_stack([xa[sel], np.log(ya[sel])])
+
+    def slopes(a: NDArray[np.float64]) -> NDArray[np.float64]:
+        xc = a[..., 0] - a[..., 0].mean(axis=-1, keepdims=True)
+        yc = a[..., 1] - a[..., 1].mean(axis=-1, keepdims=True)
+        return np.asarray((xc * yc).sum(-1) / (xc * xc).sum(-1))
+
+    return bootstrap_interval(pts, stat=slopes, n_boot=n_boot, seed=seed)
