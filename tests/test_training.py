@@ -1,4 +1,4 @@
-"""Tests of assocmem.linear.training (CE + Adam engine, Hebbian rule) and of the LP test."""
+"""Tests of assocmem.linear.training (CE + Adam engine, Hebbian rule); the LP is in test_lp.py."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import pytest
 import torch
 import torch.nn.functional as F
 from assocmem.linear.load import pairs_for_load
-from assocmem.linear.lp import LP_MAX_ENTRIES, lp_feasible, lp_size
 from assocmem.linear.problems import (
     MemoryProblem,
     all_recalled,
@@ -316,33 +315,6 @@ def test_train_memory_rejects_mixed_batches() -> None:
         train_memory("problem", steps=5)
 
 
-@pytest.mark.parametrize("decoupled", [False, True])
-def test_lp_feasibility_matches_capacity(decoupled: bool) -> None:
-    d = 12
-    p_low, p_high = pairs_for_load(0.6, d), pairs_for_load(1.6, d)
-    for seed in range(2):
-        assert lp_feasible(sample_problem(p_low, d, decoupled=decoupled, seed=seed)) is True
-        assert lp_feasible(sample_problem(p_high, d, decoupled=decoupled, seed=seed)) is False
-
-
-def test_lp_agrees_with_a_constructed_solution() -> None:
-    # a trained W that recalls everything is a certificate: the LP must be feasible
-    prob = sample_problem(pairs_for_load(0.7, 10), 10, seed=0)
-    r = train_memory(prob, steps=2000)
-    assert r.perfect_step is not None and all_recalled(r.weights, prob)
-    assert lp_feasible(prob) is True
-
-
-def test_lp_errors() -> None:
-    with pytest.raises(ValueError, match="LP too large"):
-        lp_feasible(sample_problem(400, 16, seed=0))
-    with pytest.raises(ValueError):
-        lp_feasible(sample_problems(10, 4, [0, 1]))
-    with pytest.raises(TypeError):
-        lp_feasible(None)
-    assert lp_size(10, 4) == 90 * 16
-
-
 def test_training_flops_formula() -> None:
     assert training_flops(100, 10) == 4 * 100**2 * 10 + 4 * 100 * 10**2
     assert training_flops(100, 10, rank=2) == training_flops(100, 10) + 6 * 100 * 2
@@ -354,12 +326,8 @@ def test_accuracy_of_trained_weights_matches_recall_accuracy() -> None:
     assert r.accuracy == pytest.approx(recall_accuracy(r.weights, prob))
 
 
-def test_lp_size_limit_and_lr_bound() -> None:
+def test_lr_bound() -> None:
     prob = sample_problem(4, 8, seed=0)
-    assert lp_feasible(prob) is True
-    with pytest.raises(ValueError, match="LP too large"):
-        lp_feasible(prob, max_entries=lp_size(4, 8) - 1)
-    assert lp_size(4, 8) <= LP_MAX_ENTRIES
     with pytest.raises(ValueError, match="lr"):
         train_memory(prob, steps=2, lr=1e38, progress=False)
 

@@ -1,28 +1,85 @@
 """Exact perfect-storage decisions by linear programming.
 
-:func:`lp_feasible` decides whether some ``W`` recalls every association of an instance (strict
-separability of the constraints ``(u_mu - v)^T W e_mu > 0``), with HiGHS through scipy.
+:func:`lp_decide` decides whether some ``W`` recalls every association of an instance, i.e.
+whether the homogeneous system ``(u_mu - v)^T W e_mu > 0`` (every input ``mu``, every competitor
+``v``) has a solution, and returns the certificate of its answer:
+
+* **feasible**: a matrix ``W`` whose margin is checked on *every* one of the ``p (p - 1)``
+  constraints in float64 (a direct proof that the instance can be stored);
+* **infeasible**: nonnegative multipliers ``y`` on the constraints whose weighted sum
+  ``G = sum_k y_k (u_mu - v_k) e_mu^T`` is (numerically) zero; by weak duality every ``W`` with
+  ``|W_ij| <= 1`` then has some margin ``<= ||G||_1 / sum(y)``, a bound evaluated in float64
+  independently of the solver (Gordan's alternative with the solver's tolerance made explicit).
+
+Two methods: ``"cg"`` (constraint generation on the max-margin LP with one ``highspy`` model kept
+across rounds; the default) and ``"dense"`` (every constraint at once through
+:func:`scipy.optimize.linprog`, the reference for small instances).
 
 Source: the perfect-storage condition of the digest of arXiv:2605.10795, §3.2-3.3
-(reconstruction, see chapter 1).
+(reconstruction, see chapter 1); constraint generation and Gordan's theorem are textbook LP
+(e.g. Bertsimas & Tsitsiklis, *Introduction to Linear Optimization*, §4.6 and §6.1).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import highspy
 import numpy as np
+from numpy.typing import NDArray
 from scipy.optimize import linprog
 
-from assocmem._validate import check_int
+from assocmem._validate import check_int, check_positive
 from assocmem.linear.problems import MemoryProblem
 
-#: Largest LP handled by :func:`lp_feasible`: (number of constraints p(p-1)) x (d^2 variables).
+#: Largest LP handled by the ``"dense"`` method: (p(p-1) constraints) x (d^2 variables).
 #: 2.5e7 dense coefficients is about 200 MB in float64 (HiGHS copies it into a sparse matrix);
 #: e.g. d = 16 up to alpha ~ 4, d = 20 up to alpha ~ 2.2, d = 24 up to alpha ~ 1.3.
 LP_MAX_ENTRIES: int = 25_000_000
 
+#: Default tolerance of an infeasibility certificate: the dual bound on the best margin of any
+#: ``W`` with ``|W_ij| <= 1`` must be at most this. Feasible instances near capacity at
+#: d <= 32 have best margins of order 1e-3 to 1e-1 on the same scale (measured in
+#: ``benchmarks/lp_speed.py``), infeasible ones give bounds of order 1e-12 or below.
+INFEASIBLE_TOL: float = 1e-7
+
+#: A feasibility certificate needs every margin of ``W`` above this (float64 rounding of
+#: ``(u - v)^T W e`` with ``|W_ij| <= 1`` and unit-scale embeddings is below 1e-12).
+FEASIBLE_FLOOR: float = 1e-10
+
+LP_METHODS = ("cg", "dense")
+
+
+@dataclass(frozen=True)
+class LPDecision:
+    """The answer of :func:`lp_decide` with its certificate.
+
+    Attributes
+    ----------
+    feasible : bool
+        True if some ``W`` recalls every association (perfect storage possible).
+    margin : float
+        Feasible: the smallest margin ``(u_mu - v)^T W e_mu`` of the certifying ``W``
+        (``|W_ij| <= 1``) over all ``p (p-1)`` constraints, > :data:`FEASIBLE_FLOOR`.
+        Infeasible: the dual upper bound on the best such margin of any ``W`` with
+        ``|W_ij| <= 1`` (<= ``tol``). NaN for the ``"dense"`` method (no certificate kept).
+    rounds : int
+        LP solves (1 for ``"dense"``).
+    constraints : int
+        Constraints in the last LP (``p (p-1)`` for ``"dense"``).
+    weights : numpy.ndarray or None
+        float64, shape (d, d): the certifying ``W`` when feasible (``"cg"``), else None.
+    """
+
+    feasible: bool
+    margin: float
+    rounds: int
+    constraints: int
+    weights: NDArray[np.float64] | None = None
+
 
 def lp_size(p: int, d: int) -> int:
-    """Count the LP coefficients of :func:`lp_feasible`: ``p (p-1)`` constraints x ``d^2``.
+    """Count the coefficients of the dense LP: ``p (p-1)`` constraints x ``d^2``.
 
     Parameters
     ----------
@@ -42,65 +99,84 @@ def lp_size(p: int, d: int) -> int:
     return check_int("p", p, 2) * (p - 1) * check_int("d", d, 1) ** 2
 
 
-def lp_feasible(problem: MemoryProblem, *, max_entries: int = LP_MAX_ENTRIES) -> bool:
-    """Decide exactly whether some ``W`` recalls every association of an instance.
+def _arrays(
+    problem: MemoryProblem,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64] | None]:
+    """Float64 copies (exact) of inputs (p, d), targets (p, d), competitors (p, p-1, d) or None."""
+    e = problem.inputs.double().cpu().numpy()
+    u = problem.targets.double().cpu().numpy()
+    c = None if problem.competitors is None else problem.competitors.double().cpu().numpy()
+    return e, u, c
 
-    Solves the feasibility LP (zero objective, HiGHS via :func:`scipy.optimize.linprog`)
 
-        (u_mu - v)^T W e_mu >= 1   for every input mu and every competitor v of mu
+def _competitor(
+    u: NDArray[np.float64], c: NDArray[np.float64] | None, mu: NDArray[np.intp], j: NDArray[np.intp]
+) -> NDArray[np.float64]:
+    """Competitor vectors of constraints (mu, j), shape (len(mu), d) (OP: u_nu, nu = j or j+1)."""
+    if c is None:
+        return u[np.where(j < mu, j, j + 1)]
+    return c[mu, j]
 
-    (OP: ``v = u_nu, nu != mu``; DP: the private competitors). The constraints are homogeneous
-    in ``W``, so the right-hand side 1 stands for any positive margin: the LP decides strict
-    separability, i.e. perfect storage.
+
+def constraint_margins(W: NDArray[np.float64], problem: MemoryProblem) -> NDArray[np.float64]:
+    """Margins of every perfect-storage constraint, in float64.
 
     Parameters
     ----------
+    W : numpy.ndarray, shape (d, d)
+        Memory matrix.
     problem : MemoryProblem
         Unbatched OP or DP instance.
-    max_entries : int
-        Size limit on ``p (p-1) d^2`` (default :data:`LP_MAX_ENTRIES`).
 
     Returns
     -------
-    bool
-        True if feasible (perfect storage possible), False if infeasible.
+    numpy.ndarray, float64, shape (p, p-1)
+        ``M[mu, j] = (u_mu - v_j)^T W e_mu`` with ``v_j`` the ``j``-th competitor of input ``mu``
+        (OP: the other targets in order, DP: the private competitors). Perfect recall iff all
+        entries are > 0.
 
     Raises
     ------
-    TypeError
-        If ``problem`` is not a MemoryProblem.
-    ValueError
-        If the problem is batched, ``max_entries < 1`` or ``p (p-1) d^2 > max_entries`` (the message
-        names the size; the dense constraint matrix alone would take 8 bytes per entry).
-    RuntimeError
-        If HiGHS stops without deciding (e.g. numerical trouble).
-
-    Notes
-    -----
-    Cost grows quickly: at d = 12-16 a feasible instance takes about a second, an infeasible one
-    near capacity up to a minute on 2 cores (digest §9). Source: digest §3.2-3.3 (reconstruction).
+    TypeError, ValueError
+        If ``problem`` is not an unbatched MemoryProblem or ``W`` has the wrong shape.
     """
+    _check_problem(problem)
+    e, u, c = _arrays(problem)
+    W = np.asarray(W, dtype=np.float64)
+    p, d = e.shape
+    if W.shape != (d, d):
+        raise ValueError(f"W must have shape ({d}, {d}), got {W.shape}")
+    We = e @ W.T  # row mu: W e_mu
+    target = np.einsum("md,md->m", u, We)
+    if c is None:
+        off = ~np.eye(p, dtype=bool)
+        return target[:, None] - (We @ u.T)[off].reshape(p, p - 1)
+    return target[:, None] - np.einsum("mjd,md->mj", c, We)
+
+
+def _check_problem(problem: object) -> MemoryProblem:
     if not isinstance(problem, MemoryProblem):
         raise TypeError(f"problem must be a MemoryProblem, got {type(problem).__name__}")
     if problem.batched:
-        raise ValueError("lp_feasible takes one (unbatched) problem")
+        raise ValueError("the LP takes one (unbatched) problem")
+    return problem
+
+
+def _dense_feasible(problem: MemoryProblem, max_entries: int) -> bool:
+    """Every constraint at once (scipy's HiGHS): the reference decision for small instances."""
     margin = 1.0  # homogeneous constraints: any margin > 0 gives the same decision
-    max_entries = check_int("max_entries", max_entries, 1)
     p, d = problem.p, problem.d
     n_entries = lp_size(p, d)
     if n_entries > max_entries:
         raise ValueError(
             f"LP too large: p(p-1) x d^2 = {p * (p - 1)} x {d * d} = {n_entries:.3g} coefficients "
-            f"exceeds max_entries={max_entries:.3g} (p={p}, d={d}); use a smaller d or load, "
-            "or train_memory"
+            f"exceeds max_entries={max_entries:.3g} (p={p}, d={d}); use method='cg', a smaller "
+            "d or load, or train_memory"
         )
-    e = problem.inputs.double().cpu().numpy()
-    u = problem.targets.double().cpu().numpy()
-    if problem.competitors is None:
+    e, u, comp = _arrays(problem)
+    if comp is None:
         off = ~np.eye(p, dtype=bool)
         comp = np.broadcast_to(u[None, :, :], (p, p, d))[off].reshape(p, p - 1, d)
-    else:
-        comp = problem.competitors.double().cpu().numpy()
     diff = u[:, None, :] - comp  # (p, p-1, d)
     A = -(diff[:, :, :, None] * e[:, None, None, :]).reshape(p * (p - 1), d * d)
     n = p * (p - 1)
@@ -122,3 +198,183 @@ def lp_feasible(problem: MemoryProblem, *, max_entries: int = LP_MAX_ENTRIES) ->
     if res.status == 0:
         return bool(res.x[-1] > 1e-7)
     raise RuntimeError(f"HiGHS did not decide feasibility (status {res.status}): {res.message}")
+
+
+def _cg_decide(problem: MemoryProblem, per_round: int, tol: float, max_rounds: int) -> LPDecision:
+    """Constraint generation on the max-margin LP (see :func:`lp_decide`)."""
+    e, u, c = _arrays(problem)
+    p, d = e.shape
+    n = d * d
+    inf = highspy.kHighsInf
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", 1)
+    h.setOptionValue("solver", "simplex")
+    h.setOptionValue("presolve", "off")
+    h.setOptionValue("simplex_strategy", 1)  # dual simplex: warm start after adding rows
+    # columns: W (d^2, row-major, |W_ij| <= 1), t (free, maximised), z_mu = W e_mu (p d, free)
+    h.addVars(n + 1, np.r_[-np.ones(n), -inf], np.r_[np.ones(n), inf])
+    h.changeColsCost(1, np.array([n], dtype=np.int32), np.array([-1.0]))
+    h.addVars(p * d, np.full(p * d, -inf), np.full(p * d, inf))
+    # equality rows z_{mu,i} - sum_j W_ij e_{mu,j} = 0 keep every margin row at d + 1 entries
+    k = np.arange(p * d)
+    mu_k, i_k = k // d, k % d
+    idx = np.hstack([(n + 1 + k)[:, None], i_k[:, None] * d + np.arange(d)[None, :]])
+    coef = np.hstack([np.ones((p * d, 1)), -e[mu_k]])
+    starts = np.arange(p * d, dtype=np.int32) * (d + 1)
+    zeros = np.zeros(p * d)
+    h.addRows(p * d, zeros, zeros, coef.size, starts, idx.astype(np.int32).ravel(), coef.ravel())
+    W = u.T @ e  # Hebbian start: it only chooses the first constraints
+    have = np.zeros((p, p - 1), dtype=bool)
+    rows_mu: list[NDArray[np.intp]] = []
+    rows_j: list[NDArray[np.intp]] = []
+    t = np.inf
+    kk = min(per_round, p - 1)
+    for rounds in range(max_rounds + 1):
+        M = constraint_margins(W, problem)
+        if rounds > 0 and M.min() > FEASIBLE_FLOOR:
+            return LPDecision(True, float(M.min()), rounds, int(have.sum()), W.copy())
+        # add, per input, the kk lowest-margin constraints the current LP solution violates
+        Mm = np.where(have, np.inf, M)
+        cand = np.argpartition(Mm, kk - 1, axis=1)[:, :kk]
+        sel_mu = np.repeat(np.arange(p), kk)
+        sel_j = cand.ravel()
+        keep = Mm[sel_mu, sel_j] < t - 1e-9
+        sel_mu, sel_j = sel_mu[keep], sel_j[keep]
+        if sel_mu.size == 0 or rounds == max_rounds or t <= tol:
+            break
+        have[sel_mu, sel_j] = True
+        rows_mu.append(sel_mu)
+        rows_j.append(sel_j)
+        diff = u[sel_mu] - _competitor(u, c, sel_mu, sel_j)
+        m = diff.shape[0]
+        vals = np.hstack([diff, -np.ones((m, 1))])
+        cols = np.hstack([n + 1 + sel_mu[:, None] * d + np.arange(d)[None, :], np.full((m, 1), n)])
+        starts = np.arange(m, dtype=np.int32) * (d + 1)
+        h.addRows(m, np.zeros(m), np.full(m, inf), vals.size, starts,
+                  cols.astype(np.int32).ravel(), vals.ravel())  # fmt: skip
+        h.run()
+        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            raise RuntimeError(f"HiGHS stopped with status {h.getModelStatus()} (round {rounds})")
+        x = np.asarray(h.getSolution().col_value)
+        W, t = x[:n].reshape(d, d), float(x[n])
+    # no W found: certify infeasibility from the last LP's duals (weak duality, float64)
+    y = np.abs(np.asarray(h.getSolution().row_dual))[p * d :]
+    mu_all, j_all = np.concatenate(rows_mu), np.concatenate(rows_j)
+    G = (y[:, None] * (u[mu_all] - _competitor(u, c, mu_all, j_all))).T @ e[mu_all]
+    bound = float(np.abs(G).sum() / y.sum()) if y.sum() > 0 else np.inf
+    if bound <= tol:
+        return LPDecision(False, bound, rounds, int(have.sum()), None)
+    raise RuntimeError(
+        f"LP undecided after {rounds} rounds: no W with all margins > {FEASIBLE_FLOOR:g} and dual "
+        f"bound {bound:.3g} > tol={tol:g} (p={p}, d={d}); raise max_rounds or tol"
+    )
+
+
+def lp_decide(
+    problem: MemoryProblem,
+    *,
+    method: str = "cg",
+    per_round: int = 8,
+    tol: float = INFEASIBLE_TOL,
+    max_rounds: int = 200,
+    max_entries: int = LP_MAX_ENTRIES,
+) -> LPDecision:
+    """Decide exactly whether some ``W`` recalls every association, with a certificate.
+
+    ``"cg"`` maximises the margin ``t`` subject to ``(u_mu - v)^T W e_mu >= t`` and
+    ``|W_ij| <= 1`` over a growing subset of the ``p (p - 1)`` constraints (dual simplex in one
+    ``highspy`` model, warm-started across rounds; the scores ``W e_mu`` are auxiliary columns so
+    each constraint row has ``d + 1`` entries instead of ``d^2``). Start: for each input the
+    ``per_round`` competitors closest to the target under the Hebbian matrix; each round adds,
+    for each input, up to ``per_round`` constraints that the current LP solution violates or meets
+    below ``t``. It stops with
+
+    * feasible, as soon as the current ``W`` has every one of the ``p (p - 1)`` margins
+      > :data:`FEASIBLE_FLOOR` (checked in float64 on the full constraint set);
+    * infeasible, when the restricted optimum reaches ``t <= tol`` (or no constraint is left to
+      add) and the duals ``y`` give the float64 bound ``||sum_k y_k a_k||_1 / sum(y) <= tol``
+      on the best margin of any ``|W_ij| <= 1`` — a subset's bound holds for the full set.
+
+    ``"dense"`` passes all constraints at once to :func:`scipy.optimize.linprog` (zero objective,
+    right-hand side 1) and returns its status; it is the reference for small instances.
+
+    Parameters
+    ----------
+    problem : MemoryProblem
+        Unbatched OP or DP instance (float32 tensors; read exactly as float64).
+    method : {"cg", "dense"}
+        Algorithm (default ``"cg"``).
+    per_round : int
+        Constraints added per input and round (>= 1; ``"cg"`` only).
+    tol : float
+        Largest dual bound accepted as proof of infeasibility (> 0; ``"cg"`` only). The margin is
+        on the scale ``|W_ij| <= 1`` with embeddings of norm about 1.
+    max_rounds : int
+        Most LP solves before :class:`RuntimeError` (>= 1; ``"cg"`` only).
+    max_entries : int
+        Size limit on ``p (p-1) d^2`` (``"dense"`` only).
+
+    Returns
+    -------
+    LPDecision
+        ``feasible``, the certified ``margin``, ``rounds``, ``constraints`` and, when feasible,
+        the certifying ``weights``.
+
+    Raises
+    ------
+    TypeError
+        If ``problem`` is not a MemoryProblem or a numeric argument has the wrong type.
+    ValueError
+        If the problem is batched, ``method`` is unknown, an argument is out of range, or (dense)
+        ``p (p-1) d^2 > max_entries``.
+    RuntimeError
+        If the solver fails, or neither certificate is reached (``"cg"``: no ``W`` passes the full
+        check and the dual bound exceeds ``tol``).
+
+    Notes
+    -----
+    CPU time on one core (``benchmarks/lp_speed.py``): about 1 s at d = 12-16 and 10-60 s at
+    d = 20-24 near capacity; d = 32 takes several minutes per instance. Source: digest §3.2-3.3
+    (reconstruction) for the constraints; constraint generation and the duality bound are
+    textbook LP.
+    """
+    _check_problem(problem)
+    if method not in LP_METHODS:
+        raise ValueError(f"method must be one of {LP_METHODS}, got {method!r}")
+    if method == "dense":
+        ok = _dense_feasible(problem, check_int("max_entries", max_entries, 1))
+        return LPDecision(ok, float("nan"), 1, problem.p * (problem.p - 1), None)
+    per_round = check_int("per_round", per_round, 1)
+    max_rounds = check_int("max_rounds", max_rounds, 1)
+    tol = check_positive("tol", tol)
+    return _cg_decide(problem, per_round, tol, max_rounds)
+
+
+def lp_feasible(
+    problem: MemoryProblem, *, method: str = "cg", max_entries: int = LP_MAX_ENTRIES
+) -> bool:
+    """Decide exactly whether some ``W`` recalls every association of an instance.
+
+    The decision of :func:`lp_decide` without its certificate.
+
+    Parameters
+    ----------
+    problem : MemoryProblem
+        Unbatched OP or DP instance.
+    method : {"cg", "dense"}
+        Constraint generation (default) or every constraint at once (small instances).
+    max_entries : int
+        Size limit on ``p (p-1) d^2`` for ``"dense"`` (default :data:`LP_MAX_ENTRIES`).
+
+    Returns
+    -------
+    bool
+        True if feasible (perfect storage possible), False if infeasible.
+
+    Raises
+    ------
+    TypeError, ValueError, RuntimeError
+        As :func:`lp_decide`.
+    """
+    return lp_decide(problem, method=method, max_entries=max_entries).feasible

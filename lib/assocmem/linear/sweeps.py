@@ -118,7 +118,8 @@ def capacity_sweep(
     method : {"train", "hebbian", "lp"}
         Cross-entropy + Adam (:func:`assocmem.linear.training.train_memory`, all seeds of one
         load as one batch), the Hebbian rule, or the exact LP decision
-        (:func:`assocmem.linear.lp.lp_feasible`, small ``d`` only).
+        (:func:`assocmem.linear.lp.lp_feasible`, constraint generation with a certificate;
+        CPU minutes per instance at d = 32).
     rank : int or None
         ``m`` in ``1..d``: train ``W = Q R^T`` with ``Q, R`` of shape (d, m) (``method="train"``
         only). ``None``: unconstrained ``W`` (recorded as ``rank = d``, ``kappa = 1``).
@@ -154,8 +155,9 @@ def capacity_sweep(
         If ``alphas`` is a single number or ``seeds`` is not an int or iterable of ints.
     ValueError
         Unknown ``method``, empty or repeated ``alphas``, a load <= 0 or not finite, ``rank``
-        outside ``1..d`` or given with another method, ``keep_weights`` with the LP, an LP too
-        large for ``lp_feasible``.
+        outside ``1..d`` or given with another method, ``keep_weights`` with the LP.
+    RuntimeError
+        If the LP reaches neither certificate (see :func:`assocmem.linear.lp.lp_decide`).
     MemoryError
         DP competitors that would not fit in memory (checked before allocating).
 
