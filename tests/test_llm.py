@@ -13,9 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from assocmem.llm import prompts
-from assocmem.llm.data import EXAMPLES_LABEL, TASKS, load_task
-from assocmem.llm.experiments import fit_split, run_classification, run_lama
+from assocmem.llm.data import EXAMPLES_LABEL, TASKS, Task, load_task
+from assocmem.llm.experiments import default_layers, run_classification, run_lama
 from assocmem.llm.models import (
     LanguageModel,
     hub_reachable,
@@ -24,15 +23,9 @@ from assocmem.llm.models import (
     standin_gguf_path,
     wrap_model,
 )
-from assocmem.llm.plots import plot_additive, results_table
-from assocmem.llm.probes import (
-    additive_accuracy,
-    context_vector,
-    decode,
-    effective_number,
-    final_norm,
-)
-from assocmem.llm.prompts import build_prompts, last_token_states, task_states
+from assocmem.llm.plots import plot_accuracies, plot_additive, plot_lama, plot_probe, results_table
+from assocmem.llm.probes import context_vector, decode, effective_number, final_norm
+from assocmem.llm.prompts import demo_prefixes, encode, last_token_states, make_split, prompt_states
 
 DATA_DIR = Path(
     os.environ.get(
@@ -51,14 +44,15 @@ def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
 
 # --------------------------------------------------------------------------- tiny random Llama
 def _byte_tokenizer():  # type: ignore[no-untyped-def]
-    """A 257-token byte-level tokenizer built in memory (no files, no network)."""
+    """A 259-token byte-level tokenizer built in memory (no files, no network)."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers
     from transformers import PreTrainedTokenizerFast
 
     alphabet = sorted(pre_tokenizers.ByteLevel.alphabet())
     vocab = {c: i for i, c in enumerate(alphabet)}
-    vocab["<eos>"] = len(vocab)
-    tk = Tokenizer(models.BPE(vocab=vocab, merges=[]))
+    vocab["<eos>"] = len(vocab)  # 256
+    vocab["Ġn"], vocab["Ġp"] = 257, 258  # " n" and " p": one-token label words
+    tk = Tokenizer(models.BPE(vocab=vocab, merges=[("Ġ", "n"), ("Ġ", "p")]))
     tk.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tk.decoder = decoders.ByteLevel()
     return PreTrainedTokenizerFast(tokenizer_object=tk, eos_token="<eos>", pad_token="<eos>")
@@ -70,13 +64,13 @@ def tiny() -> LanguageModel:
 
     torch.manual_seed(0)
     cfg = LlamaConfig(
-        vocab_size=257,
+        vocab_size=260,
         hidden_size=32,
         intermediate_size=64,
         num_hidden_layers=3,
         num_attention_heads=4,
         num_key_value_heads=2,
-        max_position_embeddings=1024,
+        max_position_embeddings=2048,
         tie_word_embeddings=True,
         eos_token_id=256,
         pad_token_id=256,
@@ -190,33 +184,40 @@ def test_builtin_examples_are_labelled(monkeypatch: pytest.MonkeyPatch) -> None:
         load_task("sst2", source="local")
 
 
-def test_prompts_seeded_and_structured() -> None:
+def test_split_is_disjoint_stratified_and_shrinks() -> None:
+    task = load_task("ag_news", source="examples")
+    sp = make_split(task, n_ctx=4, n_sel=4, n_test=8, seed=0, stratify=True)
+    sets = [set(sp.ctx), set(sp.sel), set(sp.test)]
+    assert all(not (a & b) for i, a in enumerate(sets) for b in sets[i + 1 :])
+    assert np.bincount(task.labels[sp.test]).tolist() == [2, 2, 2, 2]
+    assert not set(sp.pool) & (sets[1] | sets[2]) and sets[0] <= set(sp.pool)
+    small = make_split(task, n_ctx=100, n_sel=100, n_test=400, verbose=False)
+    assert len(small.ctx) + len(small.sel) + len(small.test) < len(task)
+    with pytest.raises(TypeError, match="n_ctx"):
+        make_split(task, n_ctx=5.5, n_sel=1, n_test=1)  # type: ignore[arg-type]
+
+
+def test_demo_prefixes_seeded_supportive_and_adversarial() -> None:
     task = load_task("sst2", source="examples")
-    a = build_prompts(task, k=3, n=5, seed=4)
-    b = build_prompts(task, k=3, n=5, seed=4)
-    assert a.icl == b.icl and a.zero == b.zero
-    assert a.icl != build_prompts(task, k=3, n=5, seed=5).icl
-    for zero, icl in zip(a.zero, a.icl, strict=True):
-        assert zero.startswith("Review: ") and zero.endswith("\nSentiment:")
-        assert icl.endswith("\n\n" + zero) and icl.count("Sentiment:") == 4
-        assert zero not in icl[: -len(zero)]  # the query is not among its demonstrations
-    adv = build_prompts(task, k=30 - 5, n=5, seed=0, demos="adversarial")
-    sup = build_prompts(task, k=30 - 5, n=5, seed=0, demos="supportive")
-    truth = {t: task.label_words[y] for t, y in zip(task.texts, task.labels, strict=True)}
-
-    def n_correct(prompt: str) -> int:
-        blocks = prompt.split("\n\n")[:-1]
-        return sum(truth[b.split("\n")[0][8:]] == b.split(": ")[-1] for b in blocks)
-
-    assert n_correct(sup.icl[0]) == 25 and n_correct(adv.icl[0]) == 0
-    with pytest.raises(ValueError, match="n must be"):
-        build_prompts(task, k=4, n=len(task), seed=0)
+    pool = np.arange(10, 30)
+    sup = demo_prefixes(task, pool, k=4, n_prefixes=3, seed=1)
+    assert sup.texts == demo_prefixes(task, pool, k=4, n_prefixes=3, seed=1).texts
+    assert set(sup.items.ravel()) <= set(pool)
+    assert np.array_equal(sup.labels, task.labels[sup.items])
+    adv = demo_prefixes(task, pool, k=4, n_prefixes=3, seed=1, demos="adversarial")
+    assert np.all(adv.labels != task.labels[adv.items])
+    for text in sup.texts:
+        assert text.count("Sentiment:") == 4 and text.endswith("\n\n")
+    which = sup.assign(pool)
+    for q, j in zip(pool, which, strict=True):
+        assert q not in sup.items[j]  # a query is never its own demonstration
 
 
 # --------------------------------------------------------------------------- tiny model path
 def test_extraction_matches_output_hidden_states(tiny: LanguageModel) -> None:
     prompts = ["ab", "The capital of France is", "xyz xyz xyz xyz xyz", "q"]
     h = last_token_states(tiny, prompts, batch_size=3, progress=False)
+    assert tiny.bos_ids == []  # its tokenizer adds no BOS, so the prompts start without one
     assert h.shape == (4, tiny.n_layers + 1, tiny.d_model)
     for i, p in enumerate(prompts):
         ids = tiny.tokenizer(p, return_tensors="pt")
@@ -230,94 +231,70 @@ def test_extraction_matches_output_hidden_states(tiny: LanguageModel) -> None:
         torch.testing.assert_close(decode(tiny, h[i, -1]), out.logits[0, -1], atol=1e-4, rtol=1e-4)
 
 
-def test_tiny_llama_runs_whole_path(tiny: LanguageModel, tmp_path: Path) -> None:
-    task = load_task("sst2", source="examples")
-    lambdas = np.logspace(-2, 1, 4)
-    res = run_classification(
-        tiny, task, k=2, n_ctx=4, n_eval=6, lambdas=lambdas, layers=[1, 3], progress=False
-    )
-    assert res.acc_additive.shape == (2, 4) and np.all(
-        (0 <= res.acc_additive) & (res.acc_additive <= 1)
-    )
-    assert res.profile_zero["neff_entropy"].shape == (6, 4)
-    assert np.all(res.profile_zero["neff_entropy"] <= 257 + 1e-6)
-    assert np.all(res.profile_zero["neff_participation"] <= res.profile_zero["neff_entropy"] + 1e-6)
-    # lambda -> 0 reproduces the zero-shot prediction
-    st = task_states(tiny, task, k=2, n=10, seed=0, cache=False, progress=False)
-    ids = tiny.label_ids(task.label_words)
-    small = additive_accuracy(
-        tiny, torch.zeros(4, 32), st.h_zero[4:, -1], st.prompts.labels[4:], ids, [3], [1.0]
-    )
-    assert small[0, 0] == pytest.approx(res.acc_zero)
-    # cache round trip
-    a = task_states(tiny, task, k=2, n=5, cache=True, cache_path=tmp_path, progress=False)
-    b = task_states(tiny, task, k=2, n=5, cache=True, cache_path=tmp_path, progress=False)
-    assert not a.from_cache and b.from_cache and torch.equal(a.h_icl, b.h_icl)
-    # LAMA path
-    lama = run_lama(
-        tiny,
-        load_task("lama_p36", source="examples"),
-        k=2,
-        n_ctx=4,
-        n_eval=4,
-        lambdas=[1.0, 2.0],
-        progress=False,
-    )
-    assert lama.effect.energy.shape == (2, 4, 2) and np.all(lama.effect.prob <= 1)
-    fig = plot_additive([res])
-    (ax,) = fig.axes
-    assert ax.get_xlabel() == "context strength λ" and ax.get_xscale() == "log"
-    assert ax.get_ylabel() == "accuracy (argmax over label tokens)"
-    assert len(ax.containers) == 2  # one error-bar curve per context layer
-    legend = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert sorted(legend) == sorted(
-        ["additive, ℓ = 1", "additive, ℓ = 3", "zero-shot", "2-shot ICL", "chance (1/#classes)"]
-    )
-    refs = {ln.get_label(): ln.get_ydata()[0] for ln in ax.get_lines()}
-    assert refs["zero-shot"] == res.acc_zero and refs["2-shot ICL"] == res.acc_icl
-    assert refs["chance (1/#classes)"] == 0.5
-    assert "SST-2" in results_table([res])
-
-
-def test_zero_shot_states_are_cached_once_for_every_k_and_demos(
-    tiny: LanguageModel, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_shared_prefix_states_and_whole_word_scores_match_full_forward(
+    tiny: LanguageModel,
 ) -> None:
-    task = load_task("lama_p36", source="examples")
-    computed: list[str] = []
-    extract = prompts.last_token_states
+    pre = [encode(tiny, "Review: good\nSentiment: positive\n\n"), encode(tiny, "x\n")]
+    qs = [encode(tiny, "Review: bad\nSentiment:"), encode(tiny, "Review: a b c\nSentiment:")]
+    tg = [encode(tiny, " negative"), encode(tiny, " ok")]  # multi-token words (bytes)
+    st = prompt_states(tiny, pre, qs, [0, 1], targets=tg, cache=False, batch_size=1)
+    st2 = prompt_states(tiny, pre, qs, [0, 1], targets=tg, cache=False, batch_size=2)
+    torch.testing.assert_close(st.h, st2.h, atol=1e-5, rtol=1e-5)
+    for i, j in enumerate([0, 1]):
+        ids = pre[j] + qs[i] + tg[i]  # the tiny tokenizer adds no BOS
+        with torch.inference_mode():
+            out = tiny.model(torch.tensor([ids]), output_hidden_states=True)
+        last = len(pre[j]) + len(qs[i]) - 1
+        ref = torch.stack([s[0, last] for s in out.hidden_states])
+        torch.testing.assert_close(st.h[i, :-1], ref[:-1], atol=1e-4, rtol=1e-4)
+        lp = torch.log_softmax(out.logits[0].double(), -1)
+        hand = sum(float(lp[last + m, t]) for m, t in enumerate(tg[i]))  # teacher-forced sum
+        assert len(tg[i]) > 1 and st.target_logprob[i] == pytest.approx(hand, abs=1e-4)
+        greedy = out.logits[0, last : last + len(tg[i]) + 1].argmax(-1).tolist()
+        whole = greedy[:-1] == tg[i] and not bool(tiny.word_continuation[greedy[-1]])
+        assert st.target_top1[i] == whole
 
-    def counting(lm, texts, **kw):  # type: ignore[no-untyped-def]
-        computed.append(kw["desc"])
-        return extract(lm, texts, **kw)
 
-    monkeypatch.setattr(prompts, "last_token_states", counting)
-    kw = {"n": 6, "seed": 1, "cache": True, "cache_path": tmp_path, "progress": False}
-    sup = task_states(tiny, task, k=2, demos="supportive", **kw)
-    adv = task_states(tiny, task, k=2, demos="adversarial", **kw)
-    k3 = task_states(tiny, task, k=3, **kw)
-    assert computed == [
-        "lama_p36 zero-shot",
-        "lama_p36 2-shot",
-        "lama_p36 2-shot",
-        "lama_p36 3-shot",
-    ]
-    assert torch.equal(sup.h_zero, adv.h_zero) and torch.equal(sup.h_zero, k3.h_zero)
-    assert not torch.equal(sup.h_icl, adv.h_icl)
-    assert not adv.from_cache and task_states(tiny, task, k=2, **kw).from_cache
-    # a file of the earlier layout (both kinds of states in one file, named by the same key) in
-    # the same folder is ignored, not misread
-    import hashlib
-    import json
+def _with_labels(task: Task, labels: np.ndarray) -> Task:
+    return Task(**{**task.__dict__, "labels": labels})
 
-    old_key = {
-        "model": tiny.name, "task": task.name, "source": Path(task.source).name,
-        "n_items": len(task), "template": task.template, "demos": "supportive", "k": 4,
-        "n": 6, "seed": 1,
-    }  # fmt: skip
-    digest = hashlib.sha1(json.dumps(old_key, sort_keys=True).encode()).hexdigest()[:12]
-    old = tmp_path / "llm" / f"{tiny.name}_{task.name}_supportive_k4_n6_{digest}.pt"
-    torch.save({"h_zero": sup.h_zero, "h_icl": sup.h_icl, "key": old_key}, old)
-    assert task_states(tiny, task, k=4, **kw).h_icl.shape == sup.h_icl.shape
+
+def test_tiny_llama_runs_whole_path(tiny: LanguageModel) -> None:
+    task = load_task("sst2", source="examples")
+    task = Task(**{**task.__dict__, "label_words": ("n", "p")})  # one byte each
+    sp = make_split(task, n_ctx=6, n_sel=6, n_test=12, seed=0)
+    lambdas = np.logspace(-2, 1, 4)
+    kw = {"lambdas": lambdas, "layers": [1, 3], "ks": (1, 2), "progress": False}
+    res = run_classification(tiny, task, sp, **kw)
+    assert res.acc_sel[2].shape == (2, 4) and res.correct_zero.shape == (12,)
+    assert set(res.rates()) == {"zero-shot", "1-shot ICL", "2-shot ICL", "additive (1-shot c)",
+                                "additive (2-shot c)"}  # fmt: skip
+    assert res.probe is not None and res.probe.correct.shape == (4, 12)
+    assert np.all(res.profile_zero["neff_entropy"] <= 260 + 1e-6)
+    # selection never touches the test queries: scrambling their labels leaves the choice,
+    # and the selection curve, unchanged
+    y = task.labels.copy()
+    y[sp.test] = 1 - y[sp.test]
+    res2 = run_classification(tiny, _with_labels(task, y), sp, **kw)
+    assert res2.chosen == res.chosen and np.array_equal(res2.acc_sel[2], res.acc_sel[2])
+    assert np.array_equal(res2.correct_zero, ~res.correct_zero)
+    fig = plot_additive([res])
+    ax = fig.axes[0]
+    assert ax.get_xlabel() == "context strength λ" and ax.get_xscale() == "log"
+    for fig in (plot_accuracies([res]), plot_probe([res])):
+        assert fig.axes
+    text = results_table([res])
+    assert "SST-2" in text and "McNemar" in text and "chosen on sel" in text
+    lama = run_lama(tiny, load_task("lama_p36", source="examples"), k=2, lambdas=[1.0, 2.0],
+                    layers=[0, 3], progress=False)  # fmt: skip
+    assert lama.n == 30 and lama.effect.prob.shape == (2, 2, 2)
+    assert np.all(lama.effect.prob <= 1) and lama.counts["queries"] == 30
+    assert plot_lama(lama).axes
+
+
+def test_default_layers_are_the_papers_for_32() -> None:
+    assert default_layers(32) == [20, 24, 28, 32]
+    assert default_layers(30)[-1] == 30 and len(default_layers(30)) == 4
 
 
 # --------------------------------------------------------------------------- the real stand-in
@@ -333,24 +310,3 @@ def test_standin_knows_paris(standin: LanguageModel) -> None:
         out = standin.model(**ids, output_hidden_states=True)
     torch.testing.assert_close(h[0, 10], out.hidden_states[10][0, -1], atol=2e-3, rtol=1e-3)
     torch.testing.assert_close(decode(standin, h[0, -1]), out.logits[0, -1], atol=2e-3, rtol=1e-3)
-
-
-def test_fit_split_keeps_fitting_sizes_and_shrinks_to_small_sets():
-    task = load_task("sst2", source="examples")
-    n = len(task)
-    assert fit_split(task, 4, 2, 3, verbose=False) == (2, 3)
-    n_ctx, n_eval = fit_split(task, 4, 32, 64, verbose=False)
-    assert n_ctx + n_eval == n - 4 and n_ctx >= 1 and n_eval >= 1
-    assert abs(n_ctx / (n_ctx + n_eval) - 1 / 3) < 0.1  # proportions kept
-    with pytest.raises(ValueError):
-        fit_split(task, 4, 0, 3)
-    with pytest.raises(ValueError):
-        fit_split(task, n, 1, 1)
-
-
-def test_fit_split_type_checks():
-    task = load_task("sst2", source="examples")
-    with pytest.raises(TypeError, match="n_ctx"):
-        fit_split(task, 4, 5.5, 5)
-    with pytest.raises(TypeError, match="Task"):
-        fit_split(None, 4, 5, 5)

@@ -8,7 +8,10 @@ Sources, tried in order by :func:`load_task` with ``source="auto"``:
    ``HF_DATASETS_OFFLINE`` is set or the hub is unreachable);
 3. small example sets written for this project, labelled "examples, not the benchmark".
 
-Label words: a class is scored by the first token of ``" " + word`` (leading space).
+Label words: a class is scored by the token of ``" " + word`` (leading space), which must be a
+single token (checked when scoring, :meth:`LanguageModel.label_ids`): TREC's are lower case
+because " Abbreviation" is three tokens for both the stand-in's and Llama-3's tokenizers.
+LAMA targets are scored as whole words (all their tokens).
 """
 
 from __future__ import annotations
@@ -68,7 +71,7 @@ TASKS: dict[str, TaskSpec] = {
         "trec",
         "test",
         ("ABBR", "DESC", "ENTY", "HUM", "LOC", "NUM"),
-        ("Abbreviation", "Description", "Entity", "Person", "Location", "Number"),
+        ("abbreviation", "description", "entity", "person", "location", "number"),
         "Question: {x}\nAnswer type:{y}",
         "\n\n",
         "trec/test.txt",
@@ -106,7 +109,7 @@ class Task:
     label_names : tuple of str
         Dataset class names (for LAMA: the distinct objects).
     label_words : tuple of str
-        Words whose first token (of ``" " + word``) scores each class.
+        Words whose token (of ``" " + word``) scores each class (LAMA: whole capitals).
     template, separator : str
         Prompt template (``{x}`` input, ``{y}`` answer with its leading space) and the string
         between demonstrations.

@@ -1,118 +1,122 @@
-"""Chapter-6 drivers: one call per task returns every number and curve the page shows."""
+"""Chapter-6 drivers: one call per task returns every number and curve the page shows.
+
+Protocol (issue 14): per task, disjoint query sets build c-bar^(l) (``ctx``), select the additive
+score's (layer, lambda) (``sel``) and are reported (``test``); zero-shot, k-shot ICL and the
+additive score are measured on the same test queries, with Wilson intervals and paired
+comparisons. k-shot prompts share a few fixed demonstration prefixes (key/value cache computed
+once); the zero-shot states serve every k.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import torch
 
 from .data import Task
+from .evaluation import PairedComparison, Rate, label_alignment, paired_comparison, probe_accuracy
 from .models import LanguageModel
 from .probes import (
     LamaEffect,
     additive_accuracy,
+    additive_logits,
     context_vector,
     decode,
-    label_accuracy,
+    final_norm,
     lama_context_effect,
     layer_profile,
 )
-from .prompts import task_states
+from .prompts import Split, demo_prefixes, encode, prompt_states
 
 __all__ = [
     "TaskResult",
     "LamaResult",
+    "ProbeResult",
     "run_classification",
     "run_lama",
     "default_layers",
-    "fit_split",
+    "select_additive",
+    "lama_target_stats",
 ]
 
 
-def fit_split(
-    task: Task, k: int, n_ctx: int, n_eval: int, *, verbose: bool = True
-) -> tuple[int, int]:
-    """Shrink a (context, evaluation) query split to what a task holds, keeping its proportions.
-
-    The drivers need ``n_ctx + n_eval`` queries plus ``k`` demonstrations drawn from the other
-    items, i.e. ``n_ctx + n_eval <= len(task) - k``. With the real data the requested sizes fit;
-    with the small built-in example sets (no data directory and no hub) they may not, and the page
-    should then still run, on fewer queries, and say so.
-
-    Parameters
-    ----------
-    task : Task
-    k : int
-        Demonstrations per prompt, >= 0.
-    n_ctx, n_eval : int
-        Requested numbers of context-vector queries and held-out scored queries, each >= 1.
-    verbose : bool
-        Print a line when the split is shrunk.
-
-    Returns
-    -------
-    (int, int)
-        ``(n_ctx, n_eval)``, unchanged when they fit, else scaled down (each >= 1).
-
-    Raises
-    ------
-    ValueError
-        If a size is < 1, ``k < 0``, or the task has fewer than ``k + 2`` items.
-    """
-    if not isinstance(task, Task):
-        raise TypeError(f"task must be a Task (from load_task), got {type(task).__name__}")
-    for name, val in (("k", k), ("n_ctx", n_ctx), ("n_eval", n_eval)):
-        if isinstance(val, bool) or not isinstance(val, (int, np.integer)):
-            raise TypeError(f"{name} must be an integer, got {val!r}")
-    if n_ctx < 1 or n_eval < 1:
-        raise ValueError(f"n_ctx and n_eval must be >= 1, got {n_ctx}, {n_eval}")
-    if k < 0:
-        raise ValueError(f"k must be >= 0, got {k}")
-    available = len(task) - k
-    if available < 2:
-        raise ValueError(f"{task.name} has {len(task)} items: too few for k = {k} and two queries")
-    if n_ctx + n_eval <= available:
-        return n_ctx, n_eval
-    new_ctx = min(max(1, available * n_ctx // (n_ctx + n_eval)), available - 1)
-    new_eval = available - new_ctx
-    if verbose:
-        print(
-            f"{task.name}: {len(task)} items ({task.source}) hold only {available} queries "
-            f"besides k = {k} demonstrations: using n_ctx = {new_ctx}, n_eval = {new_eval} "
-            f"instead of {n_ctx}, {n_eval}"
-        )
-    return new_ctx, new_eval
-
-
 def default_layers(n_layers: int, count: int = 4) -> list[int]:
-    """``count`` context layers spread evenly over the last third of the model, ending at L.
-
-    For Llama-3-8B (L = 32) and count = 4 this gives [22, 25, 29, 32]; the paper used
-    {20, 24, 28, 32} (§4).
+    """``count`` context layers evenly spaced from 5L/8 to L (the paper's {20, 24, 28, 32}).
 
     Parameters
     ----------
     n_layers : int
-        Number of decoder blocks L.
+        Number of decoder blocks L (>= 1).
     count : int
         Number of layers wanted, >= 1.
 
     Returns
     -------
     list of int
-        Sorted distinct layers in [L − L//3, L].
+        Sorted distinct layers in [round(5L/8), L]; for L = 32 and count = 4 exactly
+        [20, 24, 28, 32], the context layers of the paper's Fig. 5 (§4, digest §6.4).
 
     Raises
     ------
     ValueError
-        If ``count`` < 1.
+        If ``count`` < 1 or ``n_layers`` < 1.
     """
-    if count < 1:
-        raise ValueError(f"count must be >= 1, got {count}")
-    start = n_layers - n_layers // 3
-    return sorted({int(round(x)) for x in np.linspace(start, n_layers, count)})
+    if count < 1 or n_layers < 1:
+        raise ValueError(f"count and n_layers must be >= 1, got {count}, {n_layers}")
+    return sorted({int(round(x)) for x in np.linspace(5 * n_layers / 8, n_layers, count)})
+
+
+def select_additive(
+    acc_sel: np.ndarray, layers: Sequence[int], lambdas: np.ndarray
+) -> tuple[int, float]:
+    """Return the (layer, lambda) of the best selection-split accuracy (first maximum, layer-major).
+
+    Parameters
+    ----------
+    acc_sel : numpy.ndarray, shape (len(layers), len(lambdas))
+        Accuracies on the selection queries only.
+    layers : sequence of int
+    lambdas : numpy.ndarray
+
+    Returns
+    -------
+    (int, float)
+    """
+    i, j = np.unravel_index(int(np.argmax(acc_sel)), acc_sel.shape)
+    return int(layers[int(i)]), float(lambdas[int(j)])
+
+
+@dataclass(frozen=True)
+class ProbeResult:
+    """Linear-probe separability and unembedding alignment per layer (App. D.4, Fig. 7).
+
+    Attributes
+    ----------
+    k : int
+        Demonstrations in the prompts whose states are probed.
+    correct : numpy.ndarray, bool, shape (L + 1, n)
+        Held-out probe correctness per layer and query.
+    alignment : numpy.ndarray, shape (L + 1, n)
+        Cosine margin towards the label's unembedding row (:func:`label_alignment`).
+    """
+
+    k: int
+    correct: np.ndarray
+    alignment: np.ndarray
+
+    @property
+    def accuracy(self) -> list[Rate]:
+        """Probe accuracy with its Wilson interval, per layer."""
+        return [Rate.of(c) for c in self.correct]
+
+    @property
+    def alignment_mean_ci(self) -> tuple[np.ndarray, np.ndarray]:
+        """Mean cosine margin per layer and the half-width of its 95 % interval (1.96 SE)."""
+        a = self.alignment
+        return a.mean(1), 1.96 * a.std(1, ddof=1) / np.sqrt(a.shape[1])
 
 
 @dataclass(frozen=True)
@@ -122,145 +126,279 @@ class TaskResult:
     Attributes
     ----------
     task, source, model : str
-    k, n_ctx, n_eval, seed : int
+    split : Split
+    ks : tuple of int
+        Demonstration counts (e.g. (1, 4)).
+    n_prefixes : int
+        Demonstration prefixes per k.
     label_words : tuple of str
-    profile_zero, profile_icl : dict of numpy arrays, shape (n_eval, L + 1)
-        Logit-lens statistics (:func:`layer_profile`) of the evaluated queries.
-    acc_zero, acc_icl : float
-        Label-restricted accuracy of the model's own prediction, zero-shot and k-shot.
     layers : list of int
         Context layers of the additive score.
     lambdas : numpy.ndarray, shape (m,)
-    acc_additive : numpy.ndarray, shape (len(layers), m)
+    correct_zero : numpy.ndarray, bool, shape (n_test,)
+    correct_icl, correct_add : dict of k to numpy.ndarray, bool, shape (n_test,)
+        k-shot ICL, and the additive score at the selected (layer, lambda) with c-bar from k shots.
+    acc_sel, acc_test : dict of k to numpy.ndarray, shape (len(layers), m)
+        Additive accuracy grid on the selection queries (used to choose) and on the test queries
+        (exploration only; never used to choose).
+    chosen : dict of k to (int, float)
+    profile_zero, profile_icl : dict of numpy arrays, shape (n_profile, L + 1)
+        Logit-lens statistics of the first n_profile test queries (ICL: the largest k).
+    probe : ProbeResult or None
     """
 
     task: str
     source: str
     model: str
-    k: int
-    n_ctx: int
-    n_eval: int
-    seed: int
+    split: Split
+    ks: tuple[int, ...]
+    n_prefixes: int
     label_words: tuple[str, ...]
-    profile_zero: dict[str, np.ndarray]
-    profile_icl: dict[str, np.ndarray]
-    acc_zero: float
-    acc_icl: float
     layers: list[int]
     lambdas: np.ndarray
-    acc_additive: np.ndarray
+    correct_zero: np.ndarray
+    correct_icl: dict[int, np.ndarray]
+    correct_add: dict[int, np.ndarray]
+    acc_sel: dict[int, np.ndarray]
+    acc_test: dict[int, np.ndarray]
+    chosen: dict[int, tuple[int, float]]
+    profile_zero: dict[str, np.ndarray]
+    profile_icl: dict[str, np.ndarray]
+    probe: ProbeResult | None = None
+    seed: int = 0
+    extra: dict[str, object] = field(default_factory=dict)
 
     @property
-    def best(self) -> tuple[float, int, float]:
-        """(best additive accuracy, its context layer, its lambda)."""
-        i, j = np.unravel_index(np.argmax(self.acc_additive), self.acc_additive.shape)
-        return float(self.acc_additive[i, j]), self.layers[i], float(self.lambdas[j])
+    def n_test(self) -> int:
+        """Number of test queries."""
+        return len(self.correct_zero)
+
+    @property
+    def k(self) -> int:
+        """The largest k (used for the profiles and the probe)."""
+        return max(self.ks)
+
+    def rates(self) -> dict[str, Rate]:
+        """Test accuracies with Wilson intervals: zero-shot, each k-shot ICL, each additive."""
+        out = {"zero-shot": Rate.of(self.correct_zero)}
+        for k in self.ks:
+            out[f"{k}-shot ICL"] = Rate.of(self.correct_icl[k])
+        for k in self.ks:
+            out[f"additive ({k}-shot c)"] = Rate.of(self.correct_add[k])
+        return out
+
+    def comparisons(self, k: int | None = None) -> dict[str, PairedComparison]:
+        """Paired comparisons of the additive score (c-bar from k shots) with zero-shot and ICL."""
+        k = self.k if k is None else k
+        add = self.correct_add[k]
+        return {
+            "additive - zero-shot": paired_comparison(add, self.correct_zero, seed=self.seed),
+            f"additive - {k}-shot ICL": paired_comparison(add, self.correct_icl[k], seed=self.seed),
+        }
+
+
+def _query_ids(lm: LanguageModel, task: Task, items: np.ndarray) -> list[list[int]]:
+    return [encode(lm, task.template.format(x=task.texts[i], y="")) for i in items]
 
 
 def run_classification(
     lm: LanguageModel,
     task: Task,
+    split: Split,
     *,
-    k: int,
-    n_ctx: int,
-    n_eval: int,
+    ks: Sequence[int] = (1, 4),
+    n_prefixes: int = 4,
     lambdas: Sequence[float] | np.ndarray,
     layers: Sequence[int] | None = None,
+    n_profile: int = 64,
+    probe: bool = True,
     seed: int = 0,
     batch_size: int = 16,
-    progress: bool = True,
+    progress: bool | None = None,
 ) -> TaskResult:
-    """Extract states of n_ctx + n_eval queries and measure N_eff, ICL and the additive score.
-
-    The first n_ctx queries build c-bar^(l); the other n_eval queries are evaluated (held out).
-    Paper §4 (Eqs. 6–7, Figs. 4–5); templates and sizes are this book's choices.
+    """Zero-shot, k-shot ICL and the additive score on a task's test queries (paper §4).
 
     Parameters
     ----------
     lm : LanguageModel
-        The model.
     task : Task
         A classification task (not ``lama_p36``).
-    k : int
-        Demonstrations per ICL prompt.
-    n_ctx, n_eval : int
-        Queries that build the context vectors, and held-out scored queries (each >= 1).
+    split : Split
+        From :func:`assocmem.llm.prompts.make_split`.
+    ks : sequence of int
+        Demonstration counts.
+    n_prefixes : int
+        Demonstration prefixes per k (query i uses prefix i mod P).
     lambdas : sequence of float
-        Context strengths λ of the additive score.
+        Context strengths of the additive score.
     layers : sequence of int, optional
         Context layers; default :func:`default_layers`.
+    n_profile : int
+        Test queries decoded over the whole vocabulary at every layer (N_eff profiles).
+    probe : bool
+        Run the linear probe and the alignment (App. D.4) on the largest k's test states.
     seed : int
-        Seed of the queries and demonstrations.
+        Seed of the demonstrations and the bootstrap.
     batch_size : int
-        Prompts per forward pass.
-    progress : bool
-        Show progress bars.
+    progress : bool or None
 
     Returns
     -------
     TaskResult
-        Profiles of shape (n_eval, L + 1), accuracies, and ``acc_additive`` of shape
-        (len(layers), len(lambdas)).
 
     Raises
     ------
     ValueError
-        If n_ctx or n_eval < 1, or as :func:`assocmem.llm.prompts.task_states`.
+        If a label word is not one token (:meth:`LanguageModel.label_ids`).
     """
-    if n_ctx < 1 or n_eval < 1:
-        raise ValueError(f"n_ctx and n_eval must be >= 1, got {n_ctx}, {n_eval}")
-    st = task_states(
-        lm, task, k=k, n=n_ctx + n_eval, seed=seed, batch_size=batch_size, progress=progress
-    )
     ids = lm.label_ids(task.label_words)
-    labels = st.prompts.labels[n_ctx:]
-    c_bar = context_vector(st.h_icl[:n_ctx], st.h_zero[:n_ctx])
-    prof_zero = layer_profile(lm, st.h_zero[n_ctx:], ids)
-    prof_icl = layer_profile(lm, st.h_icl[n_ctx:], ids)
     layers = list(default_layers(lm.n_layers) if layers is None else layers)
     lam = np.asarray(lambdas, dtype=float)
-    acc = additive_accuracy(lm, c_bar, st.h_zero[n_ctx:, -1], labels, ids, layers, lam)
+    kw: dict[str, Any] = {"batch_size": batch_size, "progress": progress}
+    n_ctx, n_sel = len(split.ctx), len(split.sel)
+    items = np.concatenate([split.ctx, split.sel, split.test])
+    zero = prompt_states(lm, [[]], _query_ids(lm, task, items), desc=f"{task.name} 0-shot", **kw).h
+    h_ctx, h_sel, h_test = zero[:n_ctx], zero[n_ctx : n_ctx + n_sel], zero[n_ctx + n_sel :]
+    y_sel, y_test = task.labels[split.sel], task.labels[split.test]
+
+    def predict(h_last: torch.Tensor) -> np.ndarray:
+        return decode(lm, h_last, ids).argmax(-1).numpy()
+
+    correct_zero = predict(h_test[:, -1]) == y_test
+    correct_icl, correct_add, acc_sel, acc_test, chosen = {}, {}, {}, {}, {}
+    h_icl_test: dict[int, torch.Tensor] = {}
+    for k in ks:
+        pre = demo_prefixes(task, split.pool, k=k, n_prefixes=n_prefixes, seed=seed)
+        icl_items = np.concatenate([split.ctx, split.test])
+        st = prompt_states(
+            lm,
+            [encode(lm, t) for t in pre.texts],
+            _query_ids(lm, task, icl_items),
+            pre.assign(icl_items),
+            desc=f"{task.name} {k}-shot",
+            **kw,
+        ).h
+        c_bar = context_vector(st[:n_ctx], h_ctx)
+        h_icl_test[k] = st[n_ctx:]
+        correct_icl[k] = predict(st[n_ctx:, -1]) == y_test
+        acc_sel[k] = additive_accuracy(lm, c_bar, h_sel[:, -1], y_sel, ids, layers, lam)
+        chosen[k] = select_additive(acc_sel[k], layers, lam)
+        ell, lam_star = chosen[k]
+        logits = additive_logits(lm, h_test[:, -1], c_bar[ell], [lam_star], ids)[0]
+        correct_add[k] = logits.argmax(-1).numpy() == y_test
+        acc_test[k] = additive_accuracy(lm, c_bar, h_test[:, -1], y_test, ids, layers, lam)
+    k_max = max(ks)
+    n_prof = min(n_profile, len(split.test))
+    prof_zero = layer_profile(lm, h_test[:n_prof], ids)
+    prof_icl = layer_profile(lm, h_icl_test[k_max][:n_prof], ids)
+    probe_res = None
+    if probe:
+        h = h_icl_test[k_max]
+        correct = probe_accuracy(h, y_test, seed=seed)
+        align = label_alignment(final_norm(lm, h), lm.unembedding[ids.to(lm.unembedding.device)]
+                                .detach().float(), y_test)  # fmt: skip
+        probe_res = ProbeResult(k_max, correct, align)
     return TaskResult(
         task=task.name,
         source=task.source,
         model=lm.name,
-        k=k,
-        n_ctx=n_ctx,
-        n_eval=n_eval,
-        seed=seed,
+        split=split,
+        ks=tuple(ks),
+        n_prefixes=n_prefixes,
         label_words=task.label_words,
-        profile_zero=prof_zero,
-        profile_icl=prof_icl,
-        acc_zero=label_accuracy(prof_zero["label_logits"][:, -1], labels),
-        acc_icl=label_accuracy(prof_icl["label_logits"][:, -1], labels),
         layers=layers,
         lambdas=lam,
-        acc_additive=acc,
+        correct_zero=correct_zero,
+        correct_icl=correct_icl,
+        correct_add=correct_add,
+        acc_sel=acc_sel,
+        acc_test=acc_test,
+        chosen=chosen,
+        profile_zero=prof_zero,
+        profile_icl=prof_icl,
+        probe=probe_res,
+        seed=seed,
     )
+
+
+def lama_target_stats(lm: LanguageModel, task: Task) -> dict[str, int]:
+    """How many LAMA queries have multi-token or colliding targets under ``lm``'s tokenizer.
+
+    Parameters
+    ----------
+    lm : LanguageModel
+    task : Task
+        ``load_task("lama_p36")``.
+
+    Returns
+    -------
+    dict of str to int
+        ``queries``, ``capitals``; ``multi_token_capitals``/``multi_token_queries`` (targets of
+        several tokens); ``shared_first_capitals``/``shared_first_queries`` (first token shared
+        with another capital); ``prefix_capitals``/``prefix_queries`` (the target's tokens are a
+        strict prefix of another capital's, e.g. Jackson / Jacksonville).
+    """
+    words = {w: lm.word_ids(w) for w in task.label_words}
+    firsts: dict[int, int] = {}
+    for v in words.values():
+        firsts[v[0]] = firsts.get(v[0], 0) + 1
+    multi = {w for w, v in words.items() if len(v) > 1}
+    shared = {w for w, v in words.items() if firsts[v[0]] > 1}
+    prefix = {w for w, v in words.items()
+              if any(len(u) > len(v) and u[: len(v)] == v for u in words.values())}  # fmt: skip
+    targets = [task.label_words[y] for y in task.labels]
+    return {
+        "queries": len(targets),
+        "capitals": len(words),
+        "multi_token_capitals": len(multi),
+        "multi_token_queries": sum(t in multi for t in targets),
+        "shared_first_capitals": len(shared),
+        "shared_first_queries": sum(t in shared for t in targets),
+        "prefix_capitals": len(prefix),
+        "prefix_queries": sum(t in prefix for t in targets),
+    }
 
 
 @dataclass(frozen=True)
 class LamaResult:
-    """LAMA P36 supportive vs adversarial context (see :class:`LamaEffect`).
+    """LAMA P36: whole-word top-1 rates and the supportive/adversarial context effect.
 
     Attributes
     ----------
+    source, model : str
+    k, n_prefixes, seed : int
+    correct_zero, correct_plus, correct_minus : numpy.ndarray, bool, shape (n,)
+        Greedy answer is the whole target capital: zero-shot, after k correct and after k wrong
+        demonstrations, on every query.
     effect : LamaEffect
-    top1_zero, top1_plus, top1_minus : float
-        Fraction of evaluated queries whose top next token (whole vocabulary) is the target's
-        first token: zero-shot, with k correct and with k wrong demonstrations.
+        With c-bar of each query from the other fold (two-fold cross-fitting).
+    counts : dict of str to int
+        :func:`lama_target_stats`.
     """
 
     source: str
     model: str
     k: int
-    n_ctx: int
-    n_eval: int
+    n_prefixes: int
     seed: int
+    correct_zero: np.ndarray
+    correct_plus: np.ndarray
+    correct_minus: np.ndarray
     effect: LamaEffect
-    top1_zero: float
-    top1_plus: float
-    top1_minus: float
+    counts: dict[str, int]
+
+    @property
+    def n(self) -> int:
+        """Number of queries scored."""
+        return len(self.correct_zero)
+
+    def rates(self) -> dict[str, Rate]:
+        """Whole-word top-1 rates with Wilson intervals."""
+        return {
+            "zero-shot": Rate.of(self.correct_zero),
+            f"{self.k} correct demos": Rate.of(self.correct_plus),
+            f"{self.k} wrong demos": Rate.of(self.correct_minus),
+        }
 
 
 def run_lama(
@@ -268,32 +406,38 @@ def run_lama(
     task: Task,
     *,
     k: int,
-    n_ctx: int,
-    n_eval: int,
     lambdas: Sequence[float] | np.ndarray,
+    layers: Sequence[int] | None = None,
+    n_prefixes: int = 4,
     seed: int = 0,
     batch_size: int = 16,
-    progress: bool = True,
+    progress: bool | None = None,
 ) -> LamaResult:
-    """Supportive (correct pairs) and adversarial (wrong capitals) context vectors on LAMA P36.
+    """Supportive (correct pairs) and adversarial (wrong capitals) context on every LAMA query.
 
-    Paper §4, Fig. 6 (metric: this book's choice, see chapter 6).
+    Every query is scored. Targets are whole capitals: top-1 means greedy decoding produces the
+    capital's tokens and then leaves the word; probabilities are whole-word (teacher forcing).
+    Demonstrations come from the other facts (a query is never in its own prefix). c-bar_(+/-)
+    of a query is averaged over the other half of the queries (two seeded folds). Paper §4,
+    Fig. 6 (metric: this book's choice, see chapter 6).
 
     Parameters
     ----------
     lm : LanguageModel
-        The model.
     task : Task
         ``load_task("lama_p36")``.
-    k, n_ctx, n_eval, seed, batch_size, progress
-        As :func:`run_classification`.
+    k : int
+        Demonstrations per prompt.
     lambdas : sequence of float
-        Context strengths λ.
+        Context strengths.
+    layers : sequence of int, optional
+        Context layers of the effect sweep; default all, 0 .. L.
+    n_prefixes, seed, batch_size, progress
+        As :func:`run_classification`.
 
     Returns
     -------
     LamaResult
-        The effect arrays of shape (2, L + 1, len(lambdas)) and three top-1 rates.
 
     Raises
     ------
@@ -302,32 +446,47 @@ def run_lama(
     """
     if task.name != "lama_p36":
         raise ValueError(f"run_lama needs the task 'lama_p36', got {task.name!r}")
-    n = n_ctx + n_eval
-    plus = task_states(
-        lm, task, k=k, n=n, seed=seed, demos="supportive", batch_size=batch_size, progress=progress
-    )
-    minus = task_states(
-        lm, task, k=k, n=n, seed=seed, demos="adversarial", batch_size=batch_size, progress=progress
-    )
-    words = [task.label_words[i] for i in plus.prompts.labels[n_ctx:]]
-    target = torch.tensor([lm.token_id(w) for w in words])
-    c_plus = context_vector(plus.h_icl[:n_ctx], plus.h_zero[:n_ctx])
-    c_minus = context_vector(minus.h_icl[:n_ctx], minus.h_zero[:n_ctx])
-    h_query = plus.h_zero[n_ctx:, -1]
-    effect = lama_context_effect(lm, h_query, target, c_plus, c_minus, lambdas)
+    items = np.arange(len(task))
+    queries = _query_ids(lm, task, items)
+    targets = [lm.word_ids(task.label_words[y]) for y in task.labels]
+    kw: dict[str, Any] = {"batch_size": batch_size, "progress": progress, "targets": targets}
+    zero = prompt_states(lm, [[]], queries, desc="lama 0-shot", **kw)
+    states = {}
+    for demos in ("supportive", "adversarial"):
+        pre = demo_prefixes(task, items, k=k, n_prefixes=n_prefixes, seed=seed, demos=demos)
+        states[demos] = prompt_states(
+            lm, [encode(lm, t) for t in pre.texts], queries, pre.assign(items),
+            desc=f"lama {k}-shot {demos}", **kw,
+        )  # fmt: skip
+    fold = np.random.default_rng(seed).permutation(len(items)) % 2
 
-    def top1(h: torch.Tensor) -> float:
-        return float((decode(lm, h).argmax(-1) == target).float().mean())
+    def crossfit(h_icl: torch.Tensor) -> torch.Tensor:
+        c = torch.empty_like(zero.h)
+        for f in (0, 1):
+            other = fold != f
+            c[fold == f] = context_vector(h_icl[other], zero.h[other])
+        return c
 
+    first = torch.tensor([t[0] for t in targets])
+    h_last = zero.h[:, -1]
+    lp_first = torch.log_softmax(decode(lm, h_last), -1)[torch.arange(len(first)), first]
+    assert zero.target_logprob is not None
+    continuation = zero.target_logprob - lp_first.double().numpy()
+    effect = lama_context_effect(
+        lm, h_last, first, continuation,
+        crossfit(states["supportive"].h), crossfit(states["adversarial"].h), lambdas,
+        list(range(lm.n_layers + 1)) if layers is None else list(layers),
+    )  # fmt: skip
+    assert zero.target_top1 is not None
     return LamaResult(
         source=task.source,
         model=lm.name,
         k=k,
-        n_ctx=n_ctx,
-        n_eval=n_eval,
+        n_prefixes=n_prefixes,
         seed=seed,
+        correct_zero=zero.target_top1,
+        correct_plus=states["supportive"].target_top1,  # type: ignore[arg-type]
+        correct_minus=states["adversarial"].target_top1,  # type: ignore[arg-type]
         effect=effect,
-        top1_zero=top1(h_query),
-        top1_plus=top1(plus.h_icl[n_ctx:, -1]),
-        top1_minus=top1(minus.h_icl[n_ctx:, -1]),
+        counts=lama_target_stats(lm, task),
     )

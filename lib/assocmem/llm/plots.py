@@ -8,12 +8,15 @@ from typing import Any
 import numpy as np
 
 from ..plotting import color, finish, new_figure, sim_points
+from .evaluation import Rate, wilson
 from .experiments import LamaResult, TaskResult
 
 __all__ = [
     "plot_neff",
     "plot_neff_task",
     "plot_additive",
+    "plot_accuracies",
+    "plot_probe",
     "plot_lama",
     "results_table",
     "TASK_TITLES",
@@ -105,118 +108,201 @@ def plot_neff_task(
     return plot_neff([results[task]], kind=kind)
 
 
-def plot_additive(results: Sequence[TaskResult]) -> Any:
-    """Accuracy of the additive score vs lambda, one curve per context layer, with references.
+def _band(ax: Any, x: np.ndarray, lo: np.ndarray, hi: np.ndarray, col: str) -> None:
+    ax.fill_between(x, lo, hi, color=col, alpha=0.18, lw=0)
 
-    Error bars are binomial standard errors sqrt(a(1-a)/n_eval). Dashed: zero-shot accuracy;
-    dotted: full k-shot ICL; grey: chance, 1 / number of classes. Paper §4, Eq. (7), Fig. 5.
+
+def plot_additive(results: Sequence[TaskResult], k: int | None = None) -> Any:
+    """Additive-score accuracy vs lambda on the test queries (exploration), per context layer.
+
+    Bands: 95 % Wilson intervals. The star marks the (layer, lambda) chosen on the selection
+    queries; horizontal lines with bands: zero-shot and k-shot ICL on the same test queries;
+    grey: chance. Paper §4, Eq. (7), Fig. 5.
 
     Parameters
     ----------
     results : sequence of TaskResult
         One panel per task.
+    k : int, optional
+        Demonstrations behind c-bar (default: the largest).
 
     Returns
     -------
     matplotlib.figure.Figure
-        One panel per result, x-axis "context strength λ" (log scale), one curve per context layer
-        and three horizontal reference lines.
     """
     fig, axes = new_figure(1, len(results))
     axes = np.asarray(axes, dtype=object).reshape(1, len(results))
     for j, res in enumerate(results):
+        kk = res.k if k is None else k
         ax = axes[0, j]
+        n = res.n_test
         for i, ell in enumerate(res.layers):
-            a = res.acc_additive[i]
-            se = np.sqrt(a * (1 - a) / res.n_eval)
-            sim_points(
-                ax,
-                res.lambdas,
-                a,
-                se,
-                label=f"additive, ℓ = {ell}",
-                color=color(i),
-                linestyle="-",
-                markersize=3,
-            )
-        ax.axhline(res.acc_zero, color="k", linestyle="--", lw=1.2, label="zero-shot")
-        ax.axhline(res.acc_icl, color="k", linestyle=":", lw=1.6, label=f"{res.k}-shot ICL")
+            a = res.acc_test[kk][i]
+            ci = np.array([wilson(int(round(v * n)), n) for v in a]).T
+            col = color(i)
+            _band(ax, res.lambdas, ci[0], ci[1], col)
+            ax.plot(res.lambdas, a, color=col, marker="o", ms=3, label=f"additive, ℓ = {ell}")
+        ell, lam = res.chosen[kk]
+        add = Rate.of(res.correct_add[kk])
+        ax.plot([lam], [add.value], marker="*", ms=12, color="k", ls="none",
+                label="selected (ℓ, λ)")  # fmt: skip
+        refs = ((Rate.of(res.correct_zero), "--", "zero-shot"),
+                (Rate.of(res.correct_icl[kk]), ":", f"{kk}-shot ICL"))  # fmt: skip
+        for rate, style, lab in refs:
+            ax.axhline(rate.value, color="k", linestyle=style, lw=1.2, label=lab)
+            ax.axhspan(rate.lo, rate.hi, color="k", alpha=0.07, lw=0)
         ax.axhline(1 / len(res.label_words), color="0.6", lw=1, label="chance (1/#classes)")
         ax.set_xscale("log")
         ax.set_xlabel("context strength λ")
         ax.set_ylim(0, 1.02)
-        ax.set_title(f"{TASK_TITLES.get(res.task, res.task)} (n = {res.n_eval})")
-    axes[0, 0].set_ylabel("accuracy (argmax over label tokens)")
-    axes[0, 0].legend(fontsize="x-small", loc="lower left", ncol=2)
+        ax.set_title(f"{TASK_TITLES.get(res.task, res.task)} (test n = {n})")
+    axes[0, 0].set_ylabel("test accuracy (label tokens)")
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=9, frameon=False)
     formula = r"$W_U(h_{\rm zero} + \lambda\,\bar c^{(\ell)})$"
-    return finish(fig, title=f"Additive score {formula} ({results[0].model})")
+    fig = finish(fig, title=f"Additive score {formula} ({results[0].model})")
+    fig.subplots_adjust(bottom=0.32)
+    return fig
 
 
-def plot_lama(result: LamaResult) -> Any:
-    """Plot the LAMA target energy and probability vs context layer (paper §4, Fig. 6).
-
-    Left: target energy -r_target; right: target probability; supportive (solid, circles) vs
-    adversarial (dashed, crosses) context, one colour per lambda; the horizontal line is the
-    zero-shot value (lambda = 0).
-
-    Parameters
-    ----------
-    result : LamaResult
-        From :func:`assocmem.llm.experiments.run_lama`.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        Two panels, x-axis "context layer ℓ", 2 · len(lambdas) curves each.
-    """
-    eff = result.effect
-    fig, (ax_e, ax_p) = new_figure(1, 2)
-    layers = np.arange(eff.energy.shape[1])
-    for i, lam in enumerate(eff.lambdas):
-        for s, (name, style) in enumerate((("supportive", "-"), ("adversarial", "--"))):
-            kw: dict[str, Any] = {
-                "color": color(i),
-                "linestyle": style,
-                "markersize": 3,
-                "marker": "o" if s == 0 else "x",
-            }
-            sim_points(ax_e, layers, eff.energy[s, :, i], label=f"{name}, λ = {lam:g}", **kw)
-            sim_points(ax_p, layers, eff.prob[s, :, i], label=f"{name}, λ = {lam:g}", **kw)
-    ax_e.axhline(eff.energy0, color="k", lw=1, label="zero-shot (λ = 0)")
-    ax_p.axhline(eff.prob0, color="k", lw=1, label="zero-shot (λ = 0)")
-    ax_e.set_ylabel(r"target energy $-r_{\rm target}$ (logit units)")
-    ax_p.set_ylabel(r"target probability $\hat r_{\rm target}$")
-    for ax in (ax_e, ax_p):
-        ax.set_xlabel("context layer ℓ")
-    ax_p.legend(fontsize="x-small")
-    return finish(fig, title=f"LAMA P36, n = {result.n_eval} queries ({result.model})")
-
-
-def results_table(results: Sequence[TaskResult]) -> str:
-    """Fixed-width text table: zero-shot, full ICL and best additive accuracy per task.
+def plot_accuracies(results: Sequence[TaskResult]) -> Any:
+    """Test accuracy per method with 95 % Wilson intervals, one panel per task.
 
     Parameters
     ----------
     results : sequence of TaskResult
-        One row per task.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Markers with interval bars: zero-shot, each k-shot ICL, the additive score at the
+        (layer, lambda) chosen on the selection queries (c-bar from each k).
+    """
+    fig, axes = new_figure(1, len(results), sharey=True)
+    axes = np.asarray(axes, dtype=object).reshape(-1)
+    for ax, res in zip(axes, results, strict=True):
+        rates = res.rates()
+        names = list(rates)
+        for i, name in enumerate(names):
+            r = rates[name]
+            err = np.array([[r.value - r.lo], [r.hi - r.value]])
+            sim_points(ax, [i], [r.value], err, label=name, color=color(i), markersize=6,
+                       capsize=3)  # fmt: skip
+        ax.axhline(1 / len(res.label_words), color="0.6", lw=1)
+        ax.set_xticks(range(len(names)), names, rotation=60, ha="right", fontsize=9)
+        ax.set_title(f"{TASK_TITLES.get(res.task, res.task)} (n = {res.n_test})")
+        ax.set_ylim(0, 1.02)
+    axes[0].set_ylabel("test accuracy (95 % Wilson)")
+    return finish(fig, title=f"Test accuracies ({results[0].model}); grey: chance")
+
+
+def plot_probe(results: Sequence[TaskResult]) -> Any:
+    """Linear-probe accuracy (top) and label alignment (bottom) per layer (App. D.4, Fig. 7).
+
+    Parameters
+    ----------
+    results : sequence of TaskResult
+        With ``probe`` set.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Bands: 95 % Wilson intervals (probe) and 1.96 standard errors (alignment).
+    """
+    fig, axes = new_figure(2, len(results), sharex=True)
+    axes = np.asarray(axes, dtype=object).reshape(2, len(results))
+    for j, res in enumerate(results):
+        pr = res.probe
+        if pr is None:
+            raise ValueError(f"{res.task}: no probe result (run_classification(probe=True))")
+        layers = np.arange(pr.correct.shape[0])
+        acc = pr.accuracy
+        val = np.array([r.value for r in acc])
+        _band(axes[0, j], layers, np.array([r.lo for r in acc]), np.array([r.hi for r in acc]),
+              color(0))  # fmt: skip
+        axes[0, j].plot(layers, val, color=color(0), marker="o", ms=3, label="linear probe")
+        axes[0, j].axhline(1 / len(res.label_words), color="0.6", lw=1, label="chance")
+        m, h = pr.alignment_mean_ci
+        _band(axes[1, j], layers, m - h, m + h, color(1))
+        axes[1, j].plot(layers, m, color=color(1), marker="o", ms=3, label="alignment")
+        axes[1, j].axhline(0, color="0.6", lw=1)
+        axes[0, j].set_title(f"{TASK_TITLES.get(res.task, res.task)} (n = {pr.correct.shape[1]})")
+        axes[0, j].set_ylim(0, 1.02)
+        axes[1, j].set_xlabel("layer ℓ")
+    axes[0, 0].set_ylabel("held-out probe accuracy")
+    axes[1, 0].set_ylabel("cosine margin to label row")
+    axes[0, 0].legend(fontsize=9, loc="lower right")
+    k = results[0].probe.k if results[0].probe else 0
+    return finish(fig, title=f"Separability vs alignment, {k}-shot states ({results[0].model})")
+
+
+def plot_lama(result: LamaResult) -> Any:
+    """LAMA target energy and whole-word probability vs context layer (paper §4, Fig. 6).
+
+    Left: target energy -r_target; right: target probability (bands: one standard error over
+    queries); supportive (solid, circles) vs adversarial (dashed, crosses), one colour per lambda;
+    the horizontal line is zero-shot (lambda = 0).
+
+    Parameters
+    ----------
+    result : LamaResult
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    eff = result.effect
+    fig, (ax_e, ax_p) = new_figure(1, 2)
+    layers = eff.layers
+    for i, lam in enumerate(eff.lambdas):
+        for s, (name, style) in enumerate((("supportive", "-"), ("adversarial", "--"))):
+            kw: dict[str, Any] = {"color": color(i), "linestyle": style, "markersize": 3,
+                                  "marker": "o" if s == 0 else "x"}  # fmt: skip
+            lab = f"{name}, λ = {lam:g}"
+            sim_points(ax_e, layers, eff.energy[s, :, i], label=lab, **kw)
+            sim_points(ax_p, layers, eff.prob[s, :, i], eff.prob_se[s, :, i], label=lab, **kw)
+    ax_e.axhline(eff.energy0, color="k", lw=1, label="zero-shot (λ = 0)")
+    ax_p.axhline(eff.prob0, color="k", lw=1, label="zero-shot (λ = 0)")
+    ax_e.set_ylabel(r"target energy $-r_{\rm target}$ (logit units)")
+    ax_p.set_ylabel(r"whole-word target probability")
+    for ax in (ax_e, ax_p):
+        ax.set_xlabel("context layer ℓ")
+    handles, labels = ax_p.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=9, frameon=False)
+    fig = finish(fig, title=f"LAMA P36, n = {result.n} queries ({result.model})")
+    fig.subplots_adjust(bottom=0.3)
+    return fig
+
+
+def results_table(results: Sequence[TaskResult], k: int | None = None) -> str:
+    """Fixed-width table: test accuracies with 95 % intervals and the paired comparisons.
+
+    Parameters
+    ----------
+    results : sequence of TaskResult
+    k : int, optional
+        Demonstrations behind the compared additive score (default: the largest).
 
     Returns
     -------
     str
-        A header, a rule and one line per task (data kind, model, k, n_ctx, n_eval, accuracies
-        and the (layer, λ) of the best additive score).
     """
-    head = (
-        f"{'task':8s} {'data':8s} {'model':13s} {'k':>2s} {'n_ctx':>5s} {'n_eval':>6s} "
-        f"{'zero-shot':>9s} {'ICL':>6s} {'additive':>8s} {'at (l, lambda)':>15s}"
-    )
-    rows = [head, "-" * len(head)]
+    rows = []
     for r in results:
-        acc, ell, lam = r.best
+        kk = r.k if k is None else k
         data = "examples" if r.source.startswith("examples") else "real"
+        sp = r.split
         rows.append(
-            f"{TASK_TITLES.get(r.task, r.task):8s} {data:8s} {r.model:13s} {r.k:2d} {r.n_ctx:5d} "
-            f"{r.n_eval:6d} {r.acc_zero:9.3f} {r.acc_icl:6.3f} {acc:8.3f} "
-            f"{f'({ell}, {lam:.3g})':>15s}"
+            f"{TASK_TITLES.get(r.task, r.task)} ({data} data; n_ctx = {len(sp.ctx)}, "
+            f"n_sel = {len(sp.sel)}, n_test = {len(sp.test)}; model {r.model})"
         )
+        for name, rate in r.rates().items():
+            extra = ""
+            if name.startswith("additive"):
+                kn = int(name.split("(")[1].split("-")[0])
+                ell, lam = r.chosen[kn]
+                extra = f"  at l = {ell}, lambda = {lam:.3g} (chosen on sel)"
+            rows.append(f"  {name:22s} {rate}{extra}")
+        for name, comp in r.comparisons(kk).items():
+            rows.append(f"  {name:22s} {comp}")
     return "\n".join(rows)

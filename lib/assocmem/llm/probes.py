@@ -295,38 +295,57 @@ class LamaEffect:
     Attributes
     ----------
     lambdas : numpy.ndarray, shape (m,)
-    energy, prob : numpy.ndarray, shape (2, L + 1, m)
-        Mean over queries of the target's energy -r_target (negative normed logit) and of its
-        softmax probability over the whole vocabulary; axis 0 is (+, -), axis 1 the context layer.
-    energy0, prob0 : float
+    layers : numpy.ndarray, int, shape (n_layers,)
+        Context layers.
+    energy, prob : numpy.ndarray, shape (2, n_layers, m)
+        Mean over queries of the target's energy -r_target (negative normed logit of its first
+        token) and of its whole-word probability; axis 0 is (+, -).
+    prob_se : numpy.ndarray, shape (2, n_layers, m)
+        Standard error of the mean probability over queries.
+    energy0, prob0, prob0_se : float
         The same at lambda = 0 (zero-shot).
     """
 
     lambdas: np.ndarray
+    layers: np.ndarray
     energy: np.ndarray
     prob: np.ndarray
+    prob_se: np.ndarray
     energy0: float
     prob0: float
+    prob0_se: float
 
 
 def lama_context_effect(
     lm: LanguageModel,
     h_query: torch.Tensor,
-    target_ids: torch.Tensor,
+    first_ids: torch.Tensor,
+    continuation: np.ndarray,
     c_plus: torch.Tensor,
     c_minus: torch.Tensor,
     lambdas: Sequence[float] | np.ndarray,
+    layers: Sequence[int],
 ) -> LamaEffect:
-    """Energy and probability of each query's target under h + lambda c-bar_(+/-)^(l).
+    """Energy and whole-word probability of each query's target under h + lambda c-bar^(l).
+
+    The context vector is added at the last query position only (the additive score), so it
+    changes the distribution of the target's first token; the later tokens of a multi-token
+    target keep their zero-shot teacher-forced log-probabilities ``continuation``. The whole-word
+    probability is ``p_add(first token) * exp(continuation)``.
 
     Parameters
     ----------
     h_query : torch.Tensor, shape (n, d)
         Zero-shot states at the last layer.
-    target_ids : torch.Tensor, int64, shape (n,)
+    first_ids : torch.Tensor, int64, shape (n,)
         First token of " <capital>" for each query.
-    c_plus, c_minus : torch.Tensor, shape (L + 1, d)
+    continuation : numpy.ndarray, shape (n,)
+        Zero-shot log-probability of the target's remaining tokens (0 for one-token targets).
+    c_plus, c_minus : torch.Tensor, shape (L + 1, d) or (n, L + 1, d)
+        Context vectors, shared or per query (cross-fitted).
     lambdas : sequence of float, length m
+    layers : sequence of int
+        Context layers to sweep.
 
     Returns
     -------
@@ -334,20 +353,25 @@ def lama_context_effect(
     """
     lam = torch.as_tensor(np.asarray(lambdas, dtype=np.float32))
     dev = lm.unembedding.device
-    rows, tgt = torch.arange(len(target_ids), device=dev), target_ids.to(dev)
+    n = len(first_ids)
+    rows, tgt = torch.arange(n, device=dev), first_ids.to(dev)
+    cont = torch.as_tensor(np.asarray(continuation, dtype=np.float64))
 
-    def stats(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def stats(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         logits = _logits(lm, x)  # (..., n, V)
-        logp = torch.log_softmax(logits, dim=-1)
-        energy = -logits[..., rows, tgt].mean(-1)
-        return energy.cpu(), logp[..., rows, tgt].exp().mean(-1).cpu()
+        logp = torch.log_softmax(logits, dim=-1)[..., rows, tgt].cpu().double()
+        p = (logp + cont).exp()
+        se = p.std(-1) / np.sqrt(max(n - 1, 1))
+        return -logits[..., rows, tgt].mean(-1).cpu(), p.mean(-1), se
 
-    e0, p0 = stats(h_query)
-    energy = np.empty((2, c_plus.shape[0], len(lam)))
-    prob = np.empty_like(energy)
+    e0, p0, s0 = stats(h_query)
+    shape = (2, len(layers), len(lam))
+    energy, prob, prob_se = np.empty(shape), np.empty(shape), np.empty(shape)
     for s, c in enumerate((c_plus, c_minus)):
-        for ell in range(c.shape[0]):
-            x = h_query[None] + lam[:, None, None] * c[ell][None, None, :]
-            e, p = stats(x)
-            energy[s, ell], prob[s, ell] = e.numpy(), p.numpy()
-    return LamaEffect(np.asarray(lambdas, float), energy, prob, float(e0), float(p0))
+        for i, ell in enumerate(layers):
+            c_l = c[..., ell, :] if c.ndim == 3 else c[ell][None, :]
+            x = h_query[None] + lam[:, None, None] * c_l[None]
+            e, p, se = stats(x)
+            energy[s, i], prob[s, i], prob_se[s, i] = e.numpy(), p.numpy(), se.numpy()
+    return LamaEffect(np.asarray(lambdas, float), np.asarray(layers), energy, prob, prob_se,
+                      float(e0), float(p0), float(s0))  # fmt: skip

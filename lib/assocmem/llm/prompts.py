@@ -1,9 +1,9 @@
-"""Prompts, batched last-token hidden states at every layer, and their disk cache.
+"""Query splits, prompts as token ids, batched hidden states with shared prefixes, disk cache.
 
 Templates (a choice of this book; the paper's templates were not recovered, see the digest §6.2):
 a demonstration is ``template.format(x=input, y=" " + label_word)``, the query is the same line
-with ``y=""``; a k-shot prompt joins k demonstrations and the query with the task's separator,
-e.g. for SST-2::
+with ``y=""``; a k-shot prompt is k demonstrations, each followed by the task's separator, then
+the query, e.g. for SST-2::
 
     Review: a dull , plodding mess
     Sentiment: negative
@@ -11,14 +11,25 @@ e.g. for SST-2::
     Review: <query>
     Sentiment:
 
-Demonstrations are sampled, seeded, from the items that are not queries.
+**Prompts are defined at the token level**: ``[BOS] + ids(demonstrations) + ids(query)``, the two
+pieces encoded separately (without special tokens) and concatenated, with exactly one BOS for
+models that use one (:attr:`LanguageModel.add_bos`). This makes the demonstration part a
+*prefix* whose key/value cache is computed once and shared by every query that uses it, and it
+makes the ids independent of how a tokenizer would merge across the boundary.
+
+Splits: per task, disjoint query sets build the context vector (``ctx``), select the additive
+score's (layer, lambda) (``sel``) and measure (``test``); demonstrations come from items outside
+``sel`` and ``test``.
 """
 
 from __future__ import annotations
 
+import copy
 import hashlib
+import inspect
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,201 +41,316 @@ from .data import Task
 from .models import MODELS, LanguageModel
 
 __all__ = [
-    "PromptSet",
-    "TaskStates",
-    "build_prompts",
+    "Split",
+    "make_split",
+    "DemoPrefixes",
+    "demo_prefixes",
+    "encode",
+    "PromptStates",
+    "prompt_states",
     "last_token_states",
-    "task_states",
+    "states_key",
     "cache_dir",
+    "EXTRACTION_VERSION",
 ]
 
 DEMO_KINDS = ("supportive", "adversarial")
+EXTRACTION_VERSION = 3  # bump when the extraction code changes what it returns
 
 
+# --------------------------------------------------------------------------- splits
 @dataclass(frozen=True)
-class PromptSet:
-    """Zero-shot and k-shot prompts for n queries of a task.
+class Split:
+    """Disjoint query sets of one task.
 
     Attributes
     ----------
     task : str
-    k, n, seed : int
-    demos : {"supportive", "adversarial"}
-        Correct demonstration labels, or a wrong label drawn uniformly from the other classes.
-    zero, icl : tuple of str, length n
-        Zero-shot prompt and k-shot prompt of each query.
-    labels : numpy.ndarray, int64, shape (n,)
-        Correct label index of each query.
-    query_index : numpy.ndarray, int64, shape (n,)
-        Index of each query in the task.
+    seed : int
+    ctx, sel, test : numpy.ndarray, int64
+        Item indices that build c-bar, select (layer, lambda), and are reported.
+    pool : numpy.ndarray, int64
+        Items demonstrations may be drawn from: every item not in ``sel`` or ``test``.
     """
 
     task: str
-    k: int
-    n: int
     seed: int
-    demos: str
-    zero: tuple[str, ...]
-    icl: tuple[str, ...]
-    labels: np.ndarray
-    query_index: np.ndarray
+    ctx: np.ndarray
+    sel: np.ndarray
+    test: np.ndarray
+    pool: np.ndarray
 
 
-def build_prompts(
-    task: Task, *, k: int, n: int, seed: int = 0, demos: str = "supportive"
-) -> PromptSet:
-    """Build seeded zero-shot and k-shot prompts.
+def _check_size(name: str, value: object, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {value!r}")
+    if value < low:
+        raise ValueError(f"{name} must be >= {low}, got {value}")
+    return int(value)
+
+
+def make_split(
+    task: Task,
+    *,
+    n_ctx: int,
+    n_sel: int,
+    n_test: int,
+    seed: int = 0,
+    stratify: bool = False,
+    verbose: bool = True,
+) -> Split:
+    """Draw disjoint context, selection and test queries (seeded).
+
+    The test queries are drawn first (with ``stratify``, ``n_test // K`` per class, the rest at
+    random), then the selection and context queries from what is left. When the task holds fewer
+    than ``n_ctx + n_sel + n_test`` items (the built-in example sets), the three sizes shrink in
+    proportion and a line says so.
 
     Parameters
     ----------
     task : Task
-    k : int
-        Demonstrations per prompt, >= 0 (k = 0 gives ICL prompts equal to the zero-shot ones).
-    n : int
-        Number of queries, 1 <= n <= len(task) - k.
+    n_ctx, n_sel, n_test : int
+        Requested sizes, each >= 1.
     seed : int
-        Seed of the query choice (a permutation of the task) and of the demonstrations.
-    demos : {"supportive", "adversarial"}
+        Seed of the draw.
+    stratify : bool
+        Equal numbers of test queries per class.
+    verbose : bool
+        Print a line when the sizes shrink.
 
     Returns
     -------
-    PromptSet
+    Split
+
+    Raises
+    ------
+    TypeError
+        If ``task`` is not a Task or a size is not an integer.
+    ValueError
+        If a size is < 1 or the task has fewer than 4 items.
+    """
+    if not isinstance(task, Task):
+        raise TypeError(f"task must be a Task (from load_task), got {type(task).__name__}")
+    sizes = [_check_size(n, v, 1) for n, v in (("n_ctx", n_ctx), ("n_sel", n_sel),
+                                               ("n_test", n_test))]  # fmt: skip
+    n = len(task)
+    if n < 4:
+        raise ValueError(f"{task.name} has {n} items: too few to split")
+    want = sum(sizes)
+    if want > n - 1:  # keep at least one item outside the three sets
+        scaled = [max(1, (n - 1) * s // want) for s in sizes]
+        if verbose:
+            print(
+                f"{task.name}: {n} items ({task.source}) hold fewer than {want} queries: "
+                f"n_ctx, n_sel, n_test = {scaled[0]}, {scaled[1]}, {scaled[2]} instead of "
+                f"{sizes[0]}, {sizes[1]}, {sizes[2]}"
+            )
+        sizes = scaled
+    n_ctx, n_sel, n_test = sizes
+    rng = np.random.default_rng(seed)
+    perm = rng.permutation(n)
+    if stratify:
+        k_classes = int(task.labels.max()) + 1
+        per = n_test // k_classes
+        test_list = [perm[task.labels[perm] == c][:per] for c in range(k_classes)]
+        test = np.concatenate(test_list)
+        rest = perm[~np.isin(perm, test)]
+        test = np.concatenate([test, rest[: n_test - len(test)]])
+    else:
+        test = perm[:n_test]
+    rest = perm[~np.isin(perm, test)]
+    sel, ctx = rest[:n_sel], rest[n_sel : n_sel + n_ctx]
+    pool = np.setdiff1d(np.arange(n), np.concatenate([test, sel]))
+    return Split(task.name, seed, ctx.astype(np.int64), sel.astype(np.int64),
+                 np.sort(test).astype(np.int64), pool.astype(np.int64))  # fmt: skip
+
+
+# --------------------------------------------------------------------------- demonstrations
+@dataclass(frozen=True)
+class DemoPrefixes:
+    """A few fixed demonstration prefixes shared by the queries.
+
+    Attributes
+    ----------
+    k : int
+        Demonstrations per prefix.
+    demos : {"supportive", "adversarial"}
+    items : numpy.ndarray, int64, shape (P, k)
+        Task items of each prefix's demonstrations.
+    labels : numpy.ndarray, int64, shape (P, k)
+        Label shown with each demonstration (the true one, or a wrong one for adversarial).
+    texts : tuple of str, length P
+        The prefix strings (each demonstration followed by the separator).
+    """
+
+    k: int
+    demos: str
+    items: np.ndarray
+    labels: np.ndarray
+    texts: tuple[str, ...]
+
+    def assign(self, queries: np.ndarray) -> np.ndarray:
+        """Prefix of each query: ``i mod P``, moved on to the next prefix holding not the query.
+
+        Parameters
+        ----------
+        queries : numpy.ndarray, int64, shape (n,)
+            Task item indices of the queries.
+
+        Returns
+        -------
+        numpy.ndarray, int64, shape (n,)
+            Index of each query's prefix in ``[0, P)``.
+
+        Raises
+        ------
+        ValueError
+            If a query appears in every prefix.
+        """
+        n_pref = len(self.texts)
+        out = np.empty(len(queries), dtype=np.int64)
+        for i, q in enumerate(queries):
+            for shift in range(n_pref):
+                j = (i + shift) % n_pref
+                if q not in self.items[j]:
+                    out[i] = j
+                    break
+            else:
+                raise ValueError(f"query item {q} is a demonstration in every prefix")
+        return out
+
+
+def demo_prefixes(
+    task: Task,
+    pool: np.ndarray,
+    *,
+    k: int,
+    n_prefixes: int,
+    seed: int = 0,
+    demos: str = "supportive",
+) -> DemoPrefixes:
+    """Draw ``n_prefixes`` seeded k-shot demonstration prefixes from ``pool``.
+
+    Parameters
+    ----------
+    task : Task
+    pool : numpy.ndarray, int64
+        Items allowed as demonstrations (``Split.pool``).
+    k : int
+        Demonstrations per prefix, >= 1 (at most ``len(pool)``).
+    n_prefixes : int
+        Number of prefixes P, >= 1.
+    seed : int
+        Seed of the draw.
+    demos : {"supportive", "adversarial"}
+        True labels, or a wrong label drawn uniformly from the other classes.
+
+    Returns
+    -------
+    DemoPrefixes
 
     Raises
     ------
     ValueError
-        If k, n or demos are out of range.
+        If ``demos`` is unknown or k, n_prefixes are out of range.
     """
     if demos not in DEMO_KINDS:
         raise ValueError(f"demos must be one of {DEMO_KINDS}, got {demos!r}")
-    if isinstance(k, bool) or not isinstance(k, int) or k < 0:
-        raise ValueError(f"k must be a non-negative integer, got {k!r}")
-    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= len(task) - k:
-        raise ValueError(f"n must be an integer in [1, {len(task) - k}] for {task.name}, got {n!r}")
-    rng = np.random.default_rng(seed)
-    perm = rng.permutation(len(task))
-    queries, pool = perm[:n], perm[n:]
+    k = _check_size("k", k, 1)
+    n_prefixes = _check_size("n_prefixes", n_prefixes, 1)
+    if k > len(pool):
+        raise ValueError(f"k = {k} exceeds the {len(pool)} items of the demonstration pool")
+    rng = np.random.default_rng([seed, k, DEMO_KINDS.index(demos)])
     n_labels = len(task.label_words)
-    zero, icl = [], []
-    for q in queries:
-        query = task.template.format(x=task.texts[q], y="")
-        zero.append(query)
-        chosen = rng.choice(pool, size=k, replace=False) if k else np.zeros(0, dtype=np.int64)
-        lines = []
-        for j in chosen:
-            y = int(task.labels[j])
-            if demos == "adversarial":
-                y = int((y + rng.integers(1, n_labels)) % n_labels)
-            lines.append(task.template.format(x=task.texts[j], y=" " + task.label_words[y]))
-        icl.append(task.separator.join([*lines, query]))
-    return PromptSet(
-        task=task.name,
-        k=k,
-        n=n,
-        seed=seed,
-        demos=demos,
-        zero=tuple(zero),
-        icl=tuple(icl),
-        labels=task.labels[queries].copy(),
-        query_index=queries.astype(np.int64),
+    items = np.stack([rng.choice(pool, size=k, replace=False) for _ in range(n_prefixes)])
+    labels = task.labels[items].copy()
+    if demos == "adversarial":
+        labels = (labels + rng.integers(1, n_labels, size=labels.shape)) % n_labels
+    texts = tuple(
+        "".join(
+            task.template.format(x=task.texts[j], y=" " + task.label_words[y]) + task.separator
+            for j, y in zip(row, lab, strict=True)
+        )
+        for row, lab in zip(items, labels, strict=True)
     )
+    return DemoPrefixes(k, demos, items.astype(np.int64), labels.astype(np.int64), texts)
 
 
-def last_token_states(
-    lm: LanguageModel,
-    prompts: list[str] | tuple[str, ...],
-    *,
-    batch_size: int = 16,
-    progress: bool = True,
-    desc: str = "hidden states",
-) -> torch.Tensor:
-    """Residual-stream state at the last prompt token, at every layer.
-
-    Prompts are sorted by length, left-padded with the pad (EOS) token, and run through the decoder
-    stack (no LM head) under ``torch.inference_mode`` with the attention mask and position ids
-    that count only real tokens; forward hooks keep the last position of each block's output.
+def encode(lm: LanguageModel, text: str) -> list[int]:
+    """Token ids of a prompt piece, without special tokens.
 
     Parameters
     ----------
     lm : LanguageModel
-    prompts : sequence of str, length n
-    batch_size : int
-        Prompts per forward pass (>= 1).
-    progress : bool
-        Show a tqdm bar over batches.
+    text : str
 
     Returns
     -------
-    torch.Tensor, float32, CPU, shape (n, L + 1, d)
-        Index 0 is the embedding output, index l the output of block l (before the final norm;
-        apply :func:`assocmem.llm.probes.final_norm` to decode).
-
-    Raises
-    ------
-    ValueError
-        If prompts is empty or batch_size < 1.
+    list of int
     """
-    if len(prompts) == 0:
-        raise ValueError("prompts must be a non-empty sequence of strings")
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
-    tok = lm.tokenizer
-    ids = [tok.encode(p) for p in prompts]
-    order = np.argsort([-len(x) for x in ids], kind="stable")
-    out = torch.empty(len(prompts), lm.n_layers + 1, lm.d_model, dtype=torch.float32)
-    base = lm.base
-    captured: list[torch.Tensor] = []
-
-    def hook(_module: torch.nn.Module, _inp: object, output: object) -> None:
-        h = output[0] if isinstance(output, tuple) else output
-        assert isinstance(h, torch.Tensor)
-        captured.append(h[:, -1, :].float().cpu())
-
-    handles = [base.embed_tokens.register_forward_hook(hook)]
-    handles += [layer.register_forward_hook(hook) for layer in base.layers]
-    pad = tok.pad_token_id
-    try:
-        batches = range(0, len(prompts), batch_size)
-        for start in tqdm(batches, desc=desc, disable=not progress, leave=False):
-            idx = order[start : start + batch_size]
-            width = max(len(ids[i]) for i in idx)
-            input_ids = torch.full((len(idx), width), pad, dtype=torch.long)
-            mask = torch.zeros((len(idx), width), dtype=torch.long)
-            for row, i in enumerate(idx):
-                input_ids[row, width - len(ids[i]) :] = torch.tensor(ids[i])
-                mask[row, width - len(ids[i]) :] = 1
-            position_ids = (mask.cumsum(-1) - 1).clamp(min=0)
-            captured.clear()
-            with torch.inference_mode():
-                base(
-                    input_ids=input_ids.to(lm.device),
-                    attention_mask=mask.to(lm.device),
-                    position_ids=position_ids.to(lm.device),
-                    use_cache=False,
-                )
-            out[torch.as_tensor(idx)] = torch.stack(captured, dim=1)
-    finally:
-        for handle in handles:
-            handle.remove()
-    return out
+    return list(lm.tokenizer.encode(text, add_special_tokens=False))
 
 
+# --------------------------------------------------------------------------- extraction
 @dataclass(frozen=True)
-class TaskStates:
-    """Last-token hidden states of a prompt set.
+class PromptStates:
+    """Last-query-token states of n prompts, and optional teacher-forced target scores.
 
     Attributes
     ----------
-    prompts : PromptSet
-    h_zero, h_icl : torch.Tensor, float32, shape (n, L + 1, d)
-        States of the zero-shot and k-shot prompts.
+    h : torch.Tensor, float32, CPU, shape (n, L + 1, d)
+        Index 0 is the embedding output, index l the output of block l (before the final norm).
+    target_logprob : numpy.ndarray, float64, shape (n,) or None
+        Sum over the target's tokens of log p(token | prompt, earlier target tokens).
+    target_top1 : numpy.ndarray, bool, shape (n,) or None
+        Whether greedy decoding produces the target as a whole word: every target token is the
+        argmax at its position, and the argmax after the last one does not continue the word.
     from_cache : bool
     """
 
-    prompts: PromptSet
-    h_zero: torch.Tensor
-    h_icl: torch.Tensor
+    h: torch.Tensor
+    target_logprob: np.ndarray | None = None
+    target_top1: np.ndarray | None = None
     from_cache: bool = False
+
+
+def states_key(
+    lm: LanguageModel,
+    prefixes: Sequence[Sequence[int]],
+    queries: Sequence[Sequence[int]],
+    which: np.ndarray,
+    targets: Sequence[Sequence[int]] | None,
+) -> dict[str, object]:
+    """Everything that determines :func:`prompt_states`' output: the cache key.
+
+    Parameters
+    ----------
+    lm : LanguageModel
+    prefixes, queries, which, targets
+        As :func:`prompt_states`.
+
+    Returns
+    -------
+    dict
+        The model's identity (file hash, hub revision or weight fingerprint), dtype, device type,
+        number of layers, the SHA-1 of the exact token ids (BOS included) and
+        :data:`EXTRACTION_VERSION`.
+    """
+    digest = hashlib.sha1()
+    for seq in (lm.bos_ids, *prefixes, b"#", *queries, b"#", np.asarray(which), b"#",
+                *(targets or ())):  # fmt: skip
+        data = seq if isinstance(seq, bytes) else np.asarray(seq, dtype=np.int64).tobytes()
+        digest.update(data + b"|")
+    return {
+        "model": lm.identity,
+        "dtype": str(lm.dtype),
+        "device": lm.device.type,
+        "layers": lm.n_layers + 1,
+        "token_ids": digest.hexdigest(),
+        "n_prompts": len(queries),
+        "targets": targets is not None,
+        "version": EXTRACTION_VERSION,
+    }
 
 
 def cache_dir(path: str | os.PathLike[str] | None = None) -> Path:
@@ -244,119 +370,235 @@ def cache_dir(path: str | os.PathLike[str] | None = None) -> Path:
     return Path(value).expanduser()
 
 
-EXTRACTION_VERSION = 2  # bump when the extraction code changes what it returns
+def _cache_kwarg(base: torch.nn.Module) -> str:
+    """Name of the forward's cache argument: ``cache`` (transformers >= 5.x) or the older one."""
+    params = inspect.signature(base.forward).parameters
+    return "cache" if "cache" in params else "past_key_values"
 
 
-def states_key(lm: LanguageModel, prompts: list[str] | tuple[str, ...]) -> dict[str, object]:
-    """Everything that determines the hidden states of ``prompts``: the cache key.
-
-    Parameters
-    ----------
-    lm : LanguageModel
-        The model.
-    prompts : sequence of str
-        The prompts, in order.
-
-    Returns
-    -------
-    dict
-        The model's identity (file hash, hub revision or weight fingerprint), dtype, device type,
-        number of layers, the SHA-1 of the exact token ids of every prompt (so a change of
-        prompts, queries, seed or tokenizer behaviour changes the key) and
-        :data:`EXTRACTION_VERSION`.
-    """
-    digest = hashlib.sha1()
-    for p in prompts:
-        digest.update(np.asarray(lm.tokenizer.encode(p), dtype=np.int64).tobytes())
-        digest.update(b"|")
-    return {
-        "model": lm.identity,
-        "dtype": str(lm.dtype),
-        "device": lm.device.type,
-        "layers": lm.n_layers + 1,
-        "token_ids": digest.hexdigest(),
-        "n_prompts": len(prompts),
-        "version": EXTRACTION_VERSION,
-    }
+def _prefix_cache(lm: LanguageModel, ids: list[int]) -> object:
+    """Key/value cache of one prefix (batch 1)."""
+    with torch.inference_mode():
+        out = lm.base(
+            input_ids=torch.tensor([ids], device=lm.device),
+            attention_mask=torch.ones(1, len(ids), dtype=torch.long, device=lm.device),
+            use_cache=True,
+        )
+    return out.past_key_values
 
 
-def task_states(
+def _extract(
     lm: LanguageModel,
-    task: Task,
+    prefixes: list[list[int]],
+    queries: list[list[int]],
+    which: np.ndarray,
+    targets: list[list[int]] | None,
+    batch_size: int,
+    progress: bool | None,
+    desc: str,
+) -> tuple[torch.Tensor, np.ndarray | None, np.ndarray | None]:
+    n = len(queries)
+    out = torch.empty(n, lm.n_layers + 1, lm.d_model, dtype=torch.float32)
+    logprob = np.zeros(n) if targets is not None else None
+    top1 = np.zeros(n, dtype=bool) if targets is not None else None
+    base = lm.base
+    rows_now: list[torch.Tensor] = []  # gather positions of the current batch
+    captured: list[torch.Tensor] = []
+    active = [False]
+
+    def hook(_module: torch.nn.Module, _inp: object, output: object) -> None:
+        if not active[0]:
+            return
+        h = output[0] if isinstance(output, tuple) else output
+        assert isinstance(h, torch.Tensor)
+        captured.append(h[torch.arange(h.shape[0], device=h.device), rows_now[0]].float().cpu())
+
+    handles = [base.embed_tokens.register_forward_hook(hook)]
+    handles += [layer.register_forward_hook(hook) for layer in base.layers]
+    pad = lm.tokenizer.pad_token_id
+    w_u = lm.unembedding
+    cont = lm.word_continuation if targets is not None else None
+    batches = []
+    for p in np.unique(which):
+        rows = np.flatnonzero(which == p)
+        suffix = [queries[i] + (targets[i] if targets is not None else []) for i in rows]
+        rows = rows[np.argsort([-len(s) for s in suffix], kind="stable")]
+        batches += [(int(p), rows[s : s + batch_size]) for s in range(0, len(rows), batch_size)]
+    caches: dict[int, object] = {}
+    try:
+        for p, rows in tqdm(batches, desc=desc, disable=None if progress else True, leave=False):
+            pre = lm.bos_ids + prefixes[p]
+            if pre and p not in caches:
+                caches.clear()
+                caches[p] = _prefix_cache(lm, pre)
+            suffix = [queries[i] + (targets[i] if targets is not None else []) for i in rows]
+            width = max(len(s) for s in suffix)
+            ids = torch.full((len(rows), width), pad, dtype=torch.long)
+            mask = torch.zeros((len(rows), len(pre) + width), dtype=torch.long)
+            mask[:, : len(pre)] = 1
+            for r, s in enumerate(suffix):
+                ids[r, : len(s)] = torch.tensor(s)
+                mask[r, len(pre) : len(pre) + len(s)] = 1
+            last = torch.tensor([len(queries[i]) - 1 for i in rows])
+            position_ids = (len(pre) + torch.arange(width)).expand(len(rows), width)
+            kw: dict[str, object] = {}
+            if pre:
+                cache = copy.deepcopy(caches[p])
+                cache.batch_repeat_interleave(len(rows))  # type: ignore[attr-defined]
+                kw[_cache_kwarg(base)] = cache
+            rows_now[:] = [last.to(lm.device)]
+            captured.clear()
+            active[0] = True
+            try:
+                with torch.inference_mode():
+                    res = base(
+                        input_ids=ids.to(lm.device),
+                        attention_mask=mask.to(lm.device),
+                        position_ids=position_ids.to(lm.device),
+                        use_cache=bool(pre),
+                        **kw,
+                    )
+            finally:
+                active[0] = False
+            out[torch.as_tensor(rows)] = torch.stack(captured, dim=1)
+            if targets is not None:
+                assert logprob is not None and top1 is not None and cont is not None
+                hidden = res.last_hidden_state  # final norm applied
+                for r, i in enumerate(rows):
+                    t = targets[i]
+                    # logits at the last query token and at each target token: they predict
+                    # t_0 .. t_{m-1} and the token after the word
+                    pos = torch.arange(len(t) + 1, device=hidden.device) + int(last[r])
+                    with torch.inference_mode():
+                        logits = (hidden[r, pos] @ w_u.T).float()
+                    lp = torch.log_softmax(logits, -1)
+                    tt = torch.tensor(t, device=lp.device)
+                    logprob[i] = float(lp[torch.arange(len(t)), tt].sum())
+                    greedy = logits.argmax(-1).cpu()
+                    ok = bool((greedy[: len(t)] == tt.cpu()).all())
+                    top1[i] = ok and not bool(cont[int(greedy[len(t)])])
+    finally:
+        for handle in handles:
+            handle.remove()
+    return out, logprob, top1
+
+
+def prompt_states(
+    lm: LanguageModel,
+    prefixes: Sequence[Sequence[int]],
+    queries: Sequence[Sequence[int]],
+    which: np.ndarray | Sequence[int] | None = None,
     *,
-    k: int,
-    n: int,
-    seed: int = 0,
-    demos: str = "supportive",
+    targets: Sequence[Sequence[int]] | None = None,
+    batch_size: int = 16,
     cache: bool | None = None,
     cache_path: str | os.PathLike[str] | None = None,
-    batch_size: int = 16,
-    progress: bool = True,
-) -> TaskStates:
-    """Zero-shot and k-shot states of n seeded queries, cached on disk.
+    progress: bool | None = None,
+    desc: str = "hidden states",
+) -> PromptStates:
+    """Hidden states at the last query token of ``[BOS] + prefixes[which[i]] + queries[i]``.
 
-    Cached in ``cache_dir(cache_path) / "llm"``: the zero-shot states under (model, task, data
-    source, template, n, seed), shared by every k and kind of demonstrations, the k-shot states
-    under that key plus (demos, k). ``cache=None`` caches registry models only (a wrapped
-    custom model has no stable name).
+    Queries sharing a prefix run in batches on top of that prefix's key/value cache (computed
+    once); the suffixes are right-padded, so no real token attends to a pad and the positions are
+    those of the unpadded prompt. With ``targets``, the target tokens are appended (teacher
+    forcing) and scored from the final layer through the final norm and W_U.
 
     Parameters
     ----------
     lm : LanguageModel
-        The model.
-    task : Task
-        The task whose items become queries and demonstrations.
-    k, n, seed, demos
-        As :func:`build_prompts`.
-    cache : bool or None
-        Read and write the disk cache; ``None``: registry models only.
-    cache_path : path or None
-        See :func:`cache_dir`.
+    prefixes : sequence of token-id lists, length P
+        Shared prefixes (may be ``[[]]`` for zero-shot prompts); the BOS is added here.
+    queries : sequence of token-id lists, length n
+        Query pieces (non-empty).
+    which : array of int in [0, P), shape (n,), or None
+        Prefix of each query; None: all use prefix 0.
+    targets : sequence of token-id lists, length n, or None
+        Words to score after each query (non-empty).
     batch_size : int
         Prompts per forward pass.
-    progress : bool
-        Show progress bars.
+    cache : bool or None
+        Read and write the disk cache (``cache_dir(cache_path) / "llm"``), keyed by
+        :func:`states_key`; None: registry models only.
+    cache_path : path or None
+    progress : bool or None
+        Progress bar; None shows it only on a terminal (never in a saved notebook).
+    desc : str
+        Progress-bar label.
 
     Returns
     -------
-    TaskStates
-        States of shape (n, L + 1, d), float32, CPU.
+    PromptStates
 
     Raises
     ------
     ValueError
-        As :func:`build_prompts` and :func:`last_token_states`.
+        Empty queries or targets, ``which`` out of range, or batch_size < 1.
     """
-    prompts = build_prompts(task, k=k, n=n, seed=seed, demos=demos)
+    qlist = [list(map(int, q)) for q in queries]
+    plist = [list(map(int, p)) for p in prefixes]
+    if not qlist or any(len(q) == 0 for q in qlist):
+        raise ValueError("queries must be a non-empty list of non-empty token-id lists")
+    which_arr = np.zeros(len(queries), np.int64) if which is None else np.asarray(which, np.int64)
+    if (
+        which_arr.shape != (len(queries),)
+        or which_arr.min() < 0
+        or which_arr.max() >= len(prefixes)
+    ):
+        raise ValueError(f"which must hold one prefix index in [0, {len(prefixes)}) per query")
+    tlist = None if targets is None else [list(map(int, t)) for t in targets]
+    if tlist is not None and (len(tlist) != len(qlist) or any(len(t) == 0 for t in tlist)):
+        raise ValueError("targets must hold one non-empty token-id list per query")
+    batch_size = _check_size("batch_size", batch_size, 1)
     use_cache = (lm.name in MODELS) if cache is None else cache
-    folder = cache_dir(cache_path) / "llm"
+    key = states_key(lm, plist, qlist, which_arr, tlist)
+    digest = hashlib.sha1(json.dumps(key, sort_keys=True).encode()).hexdigest()[:20]
+    file = cache_dir(cache_path) / "llm" / f"{lm.name}_{digest}.pt"
+    if use_cache and file.is_file():
+        saved = torch.load(file, weights_only=False)
+        return PromptStates(saved["h"], saved["logprob"], saved["top1"], from_cache=True)
+    h, lp, top1 = _extract(lm, plist, qlist, which_arr, tlist, batch_size, progress, desc)
+    if use_cache:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        tmp = file.with_suffix(".tmp")
+        torch.save({"h": h, "logprob": lp, "top1": top1, "key": key}, tmp)
+        os.replace(tmp, file)
+    return PromptStates(h, lp, top1)
 
-    def states(
-        texts: tuple[str, ...], key: dict, stem: str, desc: str
-    ) -> tuple[torch.Tensor, bool]:
-        key = {**states_key(lm, texts), **key}
-        digest = hashlib.sha1(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
-        file = folder / f"{stem}_{digest}.pt"
-        if use_cache and file.is_file():
-            return torch.load(file, weights_only=True)["h"], True
-        h = last_token_states(lm, texts, batch_size=batch_size, progress=progress, desc=desc)
-        if use_cache:
-            folder.mkdir(parents=True, exist_ok=True)
-            tmp = file.with_suffix(".tmp")
-            torch.save({"h": h, "key": key}, tmp)
-            os.replace(tmp, file)
-        return h, False
 
-    h_zero, hit_zero = states(
-        prompts.zero,
-        {"states": "zero"},
-        f"{lm.name}_{task.name}_zero_n{n}",
-        f"{task.name} zero-shot",
-    )
-    h_icl, hit_icl = states(
-        prompts.icl,
-        {"states": "icl"},
-        f"{lm.name}_{task.name}_icl_{demos}_k{k}_n{n}",
-        f"{task.name} {k}-shot",
-    )
-    return TaskStates(prompts, h_zero, h_icl, from_cache=hit_zero and hit_icl)
+def last_token_states(
+    lm: LanguageModel,
+    prompts: Sequence[str],
+    *,
+    batch_size: int = 16,
+    progress: bool | None = None,
+    desc: str = "hidden states",
+) -> torch.Tensor:
+    """Residual-stream states at the last token of ``[BOS] + ids(prompt)``, at every layer.
+
+    Parameters
+    ----------
+    lm : LanguageModel
+    prompts : sequence of str, length n
+    batch_size : int
+        Prompts per forward pass (>= 1).
+    progress : bool or None
+        As :func:`prompt_states`.
+    desc : str
+        Progress-bar label.
+
+    Returns
+    -------
+    torch.Tensor, float32, CPU, shape (n, L + 1, d)
+        Index 0 is the embedding output, index l the output of block l (before the final norm;
+        apply :func:`assocmem.llm.probes.final_norm` to decode).
+
+    Raises
+    ------
+    ValueError
+        If prompts is empty or batch_size < 1.
+    """
+    if len(prompts) == 0:
+        raise ValueError("prompts must be a non-empty sequence of strings")
+    ids = [encode(lm, p) for p in prompts]
+    return prompt_states(lm, [[]], ids, batch_size=batch_size, cache=False, progress=progress,
+                         desc=desc).h  # fmt: skip

@@ -1,0 +1,246 @@
+"""Rates with Wilson intervals, paired comparisons, and the linear probe of chapter 6.
+
+Probe (paper App. D.4, Fig. 7; digest §6.6): per layer, a multinomial logistic regression on the
+standardised last-token states, its held-out accuracy by stratified k-fold cross-fitting; beside
+it, the cosine alignment of the (final-normed) states with the unembedding rows of the labels.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from scipy import stats
+
+__all__ = [
+    "Rate",
+    "wilson",
+    "PairedComparison",
+    "paired_comparison",
+    "probe_accuracy",
+    "label_alignment",
+]
+
+
+def wilson(successes: int, n: int, level: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval of a binomial proportion.
+
+    Parameters
+    ----------
+    successes, n : int
+        Counts, ``0 <= successes <= n``, ``n >= 1``.
+    level : float
+        Confidence level in (0, 1).
+
+    Returns
+    -------
+    (float, float)
+        Lower and upper bounds in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If the counts are out of range.
+    """
+    if n < 1 or not 0 <= successes <= n:
+        raise ValueError(f"need 0 <= successes <= n and n >= 1, got {successes}, {n}")
+    z = float(stats.norm.ppf(0.5 + level / 2))
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@dataclass(frozen=True)
+class Rate:
+    """A measured rate with its 95 % Wilson interval.
+
+    Attributes
+    ----------
+    successes, n : int
+    value, lo, hi : float
+    """
+
+    successes: int
+    n: int
+    value: float
+    lo: float
+    hi: float
+
+    @classmethod
+    def of(cls, correct: np.ndarray) -> Rate:
+        """Rate of a boolean array of outcomes (shape (n,), n >= 1)."""
+        c = np.asarray(correct, dtype=bool)
+        k, n = int(c.sum()), int(c.size)
+        lo, hi = wilson(k, n)
+        return cls(k, n, k / n, lo, hi)
+
+    def __str__(self) -> str:
+        """Return ``0.812 [0.771, 0.847]``."""
+        return f"{self.value:.3f} [{self.lo:.3f}, {self.hi:.3f}]"
+
+
+@dataclass(frozen=True)
+class PairedComparison:
+    """Accuracy difference a - b on the same queries.
+
+    Attributes
+    ----------
+    diff : float
+        Mean of a minus mean of b.
+    lo, hi : float
+        95 % paired-bootstrap interval of the difference (queries resampled together).
+    only_a, only_b : int
+        Discordant pairs: a right and b wrong, and the reverse.
+    p_mcnemar : float
+        Exact two-sided McNemar p-value (binomial test on the discordant pairs).
+    """
+
+    diff: float
+    lo: float
+    hi: float
+    only_a: int
+    only_b: int
+    p_mcnemar: float
+
+    def __str__(self) -> str:
+        """Return ``+0.050 [+0.020, +0.080], McNemar p = 0.003``."""
+        return (
+            f"{self.diff:+.3f} [{self.lo:+.3f}, {self.hi:+.3f}], McNemar p = {self.p_mcnemar:.2g}"
+        )
+
+
+def paired_comparison(
+    a: np.ndarray, b: np.ndarray, *, n_boot: int = 2000, seed: int = 0
+) -> PairedComparison:
+    """Compare two classifiers' correctness on the same queries.
+
+    Parameters
+    ----------
+    a, b : numpy.ndarray, bool, shape (n,)
+        Correct or not, per query, for the two methods.
+    n_boot : int
+        Bootstrap resamples.
+    seed : int
+        Seed of the resampling.
+
+    Returns
+    -------
+    PairedComparison
+
+    Raises
+    ------
+    ValueError
+        If the shapes differ or n = 0.
+    """
+    a, b = np.asarray(a, bool), np.asarray(b, bool)
+    if a.shape != b.shape or a.ndim != 1 or a.size == 0:
+        raise ValueError(f"a and b must be equal-length 1-d arrays, got {a.shape}, {b.shape}")
+    d = a.astype(float) - b.astype(float)
+    rng = np.random.default_rng(seed)
+    boots = d[rng.integers(0, d.size, size=(n_boot, d.size))].mean(1)
+    lo, hi = np.quantile(boots, [0.025, 0.975])
+    only_a, only_b = int((a & ~b).sum()), int((~a & b).sum())
+    p = 1.0 if only_a + only_b == 0 else float(stats.binomtest(only_a, only_a + only_b, 0.5).pvalue)
+    return PairedComparison(float(d.mean()), float(lo), float(hi), only_a, only_b, p)
+
+
+def _fit_logistic(x: torch.Tensor, y: torch.Tensor, n_classes: int, l2: float) -> torch.Tensor:
+    """Multinomial logistic regression with an L2 penalty (LBFGS); returns (d + 1, K) weights."""
+    xb = torch.cat([x, torch.ones(len(x), 1, dtype=x.dtype)], 1)
+    w = torch.zeros(xb.shape[1], n_classes, dtype=x.dtype, requires_grad=True)
+    opt = torch.optim.LBFGS([w], lr=1.0, max_iter=100, line_search_fn="strong_wolfe")
+
+    def closure() -> torch.Tensor:
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(xb @ w, y) + l2 * (w[:-1] ** 2).sum()
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    return w.detach()
+
+
+def probe_accuracy(
+    h: torch.Tensor, labels: np.ndarray, *, n_folds: int = 5, l2: float = 1e-2, seed: int = 0
+) -> np.ndarray:
+    """Held-out correctness of a linear probe at every layer (stratified k-fold cross-fitting).
+
+    Parameters
+    ----------
+    h : torch.Tensor, shape (n, L + 1, d)
+        Last-token states.
+    labels : numpy.ndarray, int, shape (n,)
+        Class of each state.
+    n_folds : int
+        Folds (each query is predicted by a probe fitted without it).
+    l2 : float
+        L2 penalty on the weights of the standardised features (fixed, not tuned).
+    seed : int
+        Seed of the fold assignment.
+
+    Returns
+    -------
+    numpy.ndarray, bool, shape (L + 1, n)
+        Whether each query's class was predicted correctly at each layer.
+
+    Raises
+    ------
+    ValueError
+        If n < n_folds or the shapes disagree.
+    """
+    y = np.asarray(labels, dtype=np.int64)
+    if h.ndim != 3 or h.shape[0] != len(y) or len(y) < n_folds:
+        raise ValueError(f"need h of shape (n, L + 1, d) with n = {len(y)} >= n_folds")
+    rng = np.random.default_rng(seed)
+    fold = np.empty(len(y), dtype=np.int64)
+    for c in np.unique(y):  # stratified: deal each class's shuffled items round the folds
+        idx = rng.permutation(np.flatnonzero(y == c))
+        fold[idx] = (np.arange(len(idx)) + rng.integers(n_folds)) % n_folds
+    n_classes = int(y.max()) + 1
+    out = np.zeros((h.shape[1], len(y)), dtype=bool)
+    yt = torch.as_tensor(y)
+    for layer in range(h.shape[1]):
+        x = h[:, layer].double()
+        for f in range(n_folds):
+            train, test = fold != f, fold == f
+            if not test.any():
+                continue
+            mu, sd = x[train].mean(0), x[train].std(0) + 1e-6
+            w = _fit_logistic((x[train] - mu) / sd, yt[train], n_classes, l2)
+            xt = (x[test] - mu) / sd
+            pred = (torch.cat([xt, torch.ones(len(xt), 1, dtype=xt.dtype)], 1) @ w).argmax(1)
+            out[layer, test] = pred.numpy() == y[test]
+    return out
+
+
+def label_alignment(
+    h_normed: torch.Tensor, w_labels: torch.Tensor, labels: np.ndarray
+) -> np.ndarray:
+    """Cosine margin of states towards their label's unembedding row, at every layer.
+
+    ``a_i = cos(h_i, zeta^{y_i}) - mean_{y != y_i} cos(h_i, zeta^y)``: positive when the state
+    points more towards its own label's memory than towards the others'.
+
+    Parameters
+    ----------
+    h_normed : torch.Tensor, shape (n, L + 1, d)
+        States after the final norm (as decoded).
+    w_labels : torch.Tensor, shape (K, d)
+        Unembedding rows of the K label tokens.
+    labels : numpy.ndarray, int, shape (n,)
+
+    Returns
+    -------
+    numpy.ndarray, float64, shape (L + 1, n)
+    """
+    hn = torch.nn.functional.normalize(h_normed.double(), dim=-1)
+    wn = torch.nn.functional.normalize(w_labels.double().cpu(), dim=-1)
+    cos = hn @ wn.T  # (n, L + 1, K)
+    y = torch.as_tensor(np.asarray(labels, dtype=np.int64))
+    own = cos[torch.arange(len(y)), :, y]  # (n, L + 1)
+    k = cos.shape[-1]
+    others = (cos.sum(-1) - own) / (k - 1)
+    return (own - others).T.numpy()
