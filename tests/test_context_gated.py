@@ -432,8 +432,10 @@ def test_separation_and_coupled_plots_draw_one_curve_per_lambda() -> None:
         assert ax.get_xlabel() == "query noise $\\sigma_q$"
         assert len(ax.containers) == 3  # one error-bar curve per lambda
     assert fig.axes[0].get_ylabel() == "accuracy (simulation)"
-    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]  # one legend below
     assert labels == ["λ = 0", "λ = 1", "λ = 4"]
+    lo, hi = sep.ci_low, sep.ci_high  # 95 % Wilson intervals around every accuracy
+    assert np.all(lo <= sep.accuracy + 1e-12) and np.all(sep.accuracy <= hi + 1e-12)
     matplotlib.pyplot.close(fig)
     cpl = coupled_transition(
         [0.1, 0.5, 0.9], lambdas=(0.0, 1.0), N=10, d=4, trials=2, progress=False

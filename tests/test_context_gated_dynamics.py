@@ -22,16 +22,24 @@ from assocmem.context_gated.onestep import (
     tail_slope,
     top_gap,
 )
+from assocmem.context_gated.plots_dynamics import (
+    plot_hysteresis,
+    plot_one_step,
+    plot_winner_time,
+)
 from assocmem.context_gated.theory import gate_matrix
 from assocmem.context_gated.winner import (
     HysteresisResult,
+    WinnerTimeResult,
     critical_projector,
     hysteresis_sweep,
     map_jacobian_radius,
     predicted_winner_time,
     scale_for_winner,
+    winner_fraction_crossing,
     winner_time_experiment,
 )
+from matplotlib import pyplot as plt
 from scipy.integrate import solve_ivp
 from scipy.stats import binomtest
 
@@ -262,3 +270,32 @@ def test_jump_helpers_on_a_hand_made_result() -> None:
     h = HysteresisResult(a, np.array([1.0]), up, down, up, up, np.zeros((1, 4)), np.ones((1, 4)))
     assert h.jump_up()[0, 0] == pytest.approx(0.2)
     assert h.jump_down()[0, 0] == pytest.approx(0.1)
+
+
+def test_winner_fraction_crossing_on_a_hand_made_result() -> None:
+    a = np.array([1.0, 1.1, 1.2, 1.3])
+    # sets reach WTA by t_h = 10 from alpha index 1, 2, 2, 3: fraction 0, 1/4, 3/4, 1
+    t = np.full((4, 4), np.inf)
+    for s_, first in enumerate([1, 2, 2, 3]):
+        t[first:, s_] = 5.0
+    res = WinnerTimeResult(a, t, t, t, np.ones((4, 4), dtype=bool))
+    est, lo, hi = winner_fraction_crossing(res, 10.0, n_boot=200)
+    assert est == pytest.approx(1.1 + (0.5 - 0.25) / 0.5 * 0.1)
+    assert lo <= est <= hi
+
+
+def test_dynamics_plots_draw() -> None:
+    one = one_step_experiment(sigma_q=(0.5, 1.0), lambdas=(0.0, 2.0), trials=200, seed=1)
+    fig = plot_one_step(one, gap_sigma_index=1)
+    assert fig.axes[0].get_yscale() == "log"
+    assert fig.axes[1].get_xlabel() == "coupling $\\lambda$"
+    plt.close(fig)
+    wt = winner_time_experiment([0.9, 1.5, 2.0], trials=5, t_max=40.0, seed=1)
+    fig = plot_winner_time(wt, horizons=(20.0, 40.0))
+    assert len(fig.axes) == 2
+    plt.close(fig)
+    h = hysteresis_sweep(np.linspace(0.0, 0.9, 6), (1.0, 2.0), trials=3, seed=2)
+    fig = plot_hysteresis(h)
+    assert len(fig.axes) == 4
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["λ = 1", "λ = 2"]
+    plt.close(fig)

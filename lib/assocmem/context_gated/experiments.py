@@ -16,6 +16,7 @@ import torch
 from tqdm.auto import tqdm
 
 from assocmem._validate import check_int, check_real
+from assocmem.context_gated.intervals import wilson_interval
 from assocmem.context_gated.theory import alpha_crit
 from assocmem.device import get_device, make_generator
 
@@ -343,6 +344,8 @@ class SeparationResult:
         Target probability softmax(β r)_μ per trial.
     params : dict
         Every setting used (for the page's printed line).
+    ci_low, ci_high : numpy.ndarray, shape (L, S)
+        95 % Wilson interval of the accuracy (n = trials per cell).
     """
 
     sigma_q: np.ndarray
@@ -352,6 +355,8 @@ class SeparationResult:
     delta: np.ndarray
     target_prob: np.ndarray
     params: dict = field(default_factory=dict)
+    ci_low: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    ci_high: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
 
 
 def separation_experiment(
@@ -487,6 +492,7 @@ def separation_experiment(
         delta[li] = gap.reshape(S, trials).float().cpu().numpy()
         ptgt[li] = p_t.reshape(S, trials).float().cpu().numpy()
     se = np.sqrt(acc * (1 - acc) / trials)
+    ci_low, ci_high = wilson_interval(np.rint(acc * trials), trials)
     params = {
         "N": N,
         "d": d,
@@ -502,4 +508,4 @@ def separation_experiment(
         "seed": seed,
         "max_polish_residual": max_res,
     }
-    return SeparationResult(sq, lam_arr, acc, se, delta, ptgt, params)
+    return SeparationResult(sq, lam_arr, acc, se, delta, ptgt, params, ci_low, ci_high)

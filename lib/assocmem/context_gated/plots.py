@@ -21,7 +21,14 @@ from assocmem.context_gated.theory import (
 )
 from assocmem.context_gated.transitions import CoupledTransitionResult, GateTransitionResult
 from assocmem.device import make_generator
-from assocmem.plotting import color, finish, new_figure, sim_points, theory_line
+from assocmem.plotting import (
+    color,
+    finish,
+    interval_yerr,
+    new_figure,
+    sim_points,
+    theory_line,
+)
 
 __all__ = [
     "plot_architecture",
@@ -184,6 +191,7 @@ def plot_separation(
     *,
     ncols: int | None = None,
     sharey: bool = True,
+    row_height: float = 2.6,
 ) -> Figure:
     """Accuracy vs query noise σ_q, one curve per λ; one panel per result (paper Fig. 2a).
 
@@ -193,38 +201,54 @@ def plot_separation(
     ncols : int, optional
         Panels per row (default 2).
     sharey : bool
+    row_height : float
+        Height of one row of panels, inches.
 
     Returns
     -------
     Figure
+        Markers with 95 % Wilson intervals (n = trials per cell).
     """
     res = {"": results} if isinstance(results, SeparationResult) else dict(results)
     nc = min(len(res), 2) if ncols is None else ncols
     nr = -(-len(res) // nc)
-    fig, axes = new_figure(nr, nc, sharey=sharey, height=3.0 * nr + 0.4)
+    fig, axes = new_figure(nr, nc, sharey=sharey, sharex=True, height=row_height * nr + 0.5)
     axes_list = [axes] if len(res) == 1 else list(np.ravel(axes))
     for ax in axes_list[len(res) :]:
         ax.set_axis_off()
     for ax, (title, r) in zip(axes_list, res.items(), strict=True):
         for li, lam in enumerate(r.lambdas):
+            err = (
+                interval_yerr(r.accuracy[li], r.ci_low[li], r.ci_high[li])
+                if r.ci_low.size
+                else r.accuracy_se[li]
+            )
             sim_points(
                 ax,
                 r.sigma_q,
                 r.accuracy[li],
-                r.accuracy_se[li],
+                err,
                 color=color(li),
                 label=f"λ = {lam:g}",
                 linestyle="-",
                 linewidth=1.0,
-                markersize=3.5,
+                markersize=3,
             )
-        ax.set_xlabel("query noise $\\sigma_q$")
         ax.set_title(title, fontsize=9)
         ax.set_ylim(0, 1.03)
+    for ax in axes_list[-nc:]:
+        ax.set_xlabel("query noise $\\sigma_q$")
     for ax in axes_list[::nc]:
         ax.set_ylabel("accuracy (simulation)")
-    axes_list[0].legend(fontsize=8)
-    return finish(fig)
+    fig.legend(
+        *axes_list[0].get_legend_handles_labels(),
+        loc="lower center",
+        ncol=len(next(iter(res.values())).lambdas),
+        fontsize=8.5,
+        frameon=False,
+    )
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    return fig
 
 
 def plot_gap_scatter(

@@ -23,8 +23,10 @@ from assocmem._validate import check_int, check_real
 from assocmem.context_gated.experiments import sample_clustered_memories
 from assocmem.context_gated.theory import as_memories
 from assocmem.device import make_generator
+from assocmem.stats import first_crossing
 
 __all__ = [
+    "winner_fraction_crossing",
     "critical_projector",
     "scale_for_winner",
     "predicted_winner_time",
@@ -311,6 +313,57 @@ def winner_time_experiment(
     params = {"N": N, "d": d, "beta": be, "delta": dl, "trials": T, "t_max": tm, "dt": h,
               "seed": seed}  # fmt: skip
     return WinnerTimeResult(a, t_meas, t_pred, t47, match, params)
+
+
+def winner_fraction_crossing(
+    result: WinnerTimeResult, horizon: float, *, n_boot: int = 500, seed: int = 0
+) -> tuple[float, float, float]:
+    """α where the fraction of memory sets with t* <= t_h first reaches 1/2, with a 95 % interval.
+
+    Parameters
+    ----------
+    result : WinnerTimeResult
+        Measured winner times on an increasing α grid.
+    horizon : float
+        The horizon t_h (> 0).
+    n_boot : int
+        Bootstrap resamples of the memory sets.
+    seed : int
+        Seed of the resampling.
+
+    Returns
+    -------
+    alpha, low, high : float
+        Linear interpolation of the crossing (:func:`assocmem.stats.first_crossing`) and its
+        percentile bootstrap interval over memory sets (NaN if no crossing).
+
+    Raises
+    ------
+    ValueError
+        If the horizon is not > 0 or the α grid is not increasing.
+    """
+    th = check_real("horizon", horizon, low=0.0, strict=True)
+    a = result.alphas
+    if np.any(np.diff(a) <= 0):
+        raise ValueError("the alpha grid of result must be increasing")
+    hit = (result.t_measured <= th).astype(np.float64)  # (A, T)
+
+    def cross(h: np.ndarray) -> np.ndarray:  # (B, T, A) -> (B,)
+        out = np.empty(h.shape[0])
+        for i in range(h.shape[0]):
+            f = h[i].mean(axis=0)
+            out[i] = a[0] if f[0] >= 0.5 else first_crossing(a, f, 0.5, direction="up")
+        return out
+
+    est = float(cross(hit.T[None])[0])  # (1, T, A)
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, hit.shape[1], size=(check_int("n_boot", n_boot, 10), hit.shape[1]))
+    boots = cross(hit[:, idx].transpose(1, 2, 0))  # (B, T, A)
+    boots = boots[np.isfinite(boots)]
+    if boots.size == 0 or not math.isfinite(est):
+        return est, math.nan, math.nan
+    lo, hi = np.quantile(boots, [0.025, 0.975])
+    return est, float(lo), float(hi)
 
 
 def map_jacobian_radius(
