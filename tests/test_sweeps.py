@@ -14,6 +14,7 @@ from assocmem.linear.spectra import singular_values
 from assocmem.linear.sweeps import (
     COLUMNS,
     capacity_sweep,
+    instance_agreement,
     mechanism_scores,
     stored_spectra,
     success_by_load,
@@ -240,3 +241,40 @@ def test_no_crossing_has_no_error() -> None:
     rank_table = _synthetic({0.5: [True] * 2, 0.9: [False] * 2}).assign(rank=20, kappa=0.5)
     with pytest.raises(ValueError, match="unconstrained"):
         transition_comparison({"rank": rank_table})
+
+
+def test_instance_agreement_counts_matched_instances() -> None:
+    def table(method: str, ok: list[bool]) -> pd.DataFrame:
+        rows = [
+            {
+                "method": method,
+                "problem": "op",
+                "d": 8,
+                "rank": 8,
+                "kappa": 1.0,
+                "factored": False,
+                "alpha": a,
+                "load": a,
+                "p": 10,
+                "seed": s,
+                "recalled_all": o,
+                "accuracy": 1.0,
+                "steps": 0,
+                "seconds": 0.0,
+            }
+            for (a, s), o in zip([(0.5, 0), (0.5, 1), (1.0, 0), (1.0, 1)], ok, strict=True)
+        ]
+        return pd.DataFrame(rows)  # fmt: skip
+
+    t = table("train", [True, False, False, False])
+    lp = table("lp", [True, True, False, False])
+    out = instance_agreement(t, lp)
+    assert out.loc["LP stores", "trained stored"] == 1
+    assert out.loc["LP stores", "trained not stored"] == 1
+    assert out.loc["LP cannot store", "trained not stored"] == 2
+    assert out.loc["LP cannot store", "trained stored"] == 0
+    assert int(out.to_numpy().sum()) == 4
+    with pytest.raises(ValueError, match="share no"):
+        instance_agreement(t, lp.assign(seed=lp["seed"] + 10))
+    with pytest.raises(ValueError, match="'d'"):
+        instance_agreement(t, lp.assign(d=9))

@@ -478,6 +478,46 @@ def transition_comparison(tables: dict[str, pd.DataFrame], *, seed: int = 0) -> 
     return pd.DataFrame(rows)
 
 
+def instance_agreement(trained: pd.DataFrame, exact: pd.DataFrame) -> pd.DataFrame:
+    """Per-instance 2x2 count of a trained sweep against the exact LP on the same instances.
+
+    Parameters
+    ----------
+    trained, exact : pandas.DataFrame
+        :func:`capacity_sweep` tables of one problem and one ``d`` each (``method="train"`` and
+        ``method="lp"``); instances are matched on (``alpha``, ``seed``), which by the seeding
+        rule are the same problems.
+
+    Returns
+    -------
+    pandas.DataFrame
+        2x2 counts (int): index ``LP stores`` / ``LP cannot store``, columns ``trained stored``
+        / ``trained not stored``. Off-diagonal ``(LP cannot store, trained stored)`` must be 0
+        (a stored W is itself a feasibility certificate); ``(LP stores, trained not stored)``
+        counts instances that training missed within its budget.
+
+    Raises
+    ------
+    TypeError
+        If an argument is not a DataFrame.
+    ValueError
+        If a table is not a sweep table, the two differ in problem or ``d``, or no instance is
+        shared.
+    """
+    a, b = _check_table(trained), _check_table(exact)
+    for col in ("problem", "d"):
+        if a[col].nunique() != 1 or b[col].nunique() != 1 or a[col].iloc[0] != b[col].iloc[0]:
+            raise ValueError(f"both tables must hold one and the same {col!r}")
+    m = a.merge(b, on=["alpha", "seed"], suffixes=("_t", "_lp"))
+    if len(m) == 0:
+        raise ValueError("the two tables share no (alpha, seed) instance")
+    out = pd.DataFrame(0, index=["LP stores", "LP cannot store"],
+                       columns=["trained stored", "trained not stored"])  # fmt: skip
+    for lp_ok, t_ok in zip(m["recalled_all_lp"], m["recalled_all_t"], strict=True):
+        out.iloc[0 if lp_ok else 1, 0 if t_ok else 1] += 1
+    return out
+
+
 def stored_spectra(table: pd.DataFrame) -> pd.DataFrame:
     """Singular values of the stored memories near each group's transition.
 
