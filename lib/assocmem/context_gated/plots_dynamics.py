@@ -57,7 +57,7 @@ def plot_one_step(
         s=3,
         alpha=0.2,
         color="0.55",
-        label="simulation (trials)",
+        label="trials",
         rasterized=True,
     )
     b = binned_quantile(x, y, e, seed=seed)
@@ -67,7 +67,7 @@ def plot_one_step(
         b["centre"][ok],
         b["value"][ok],
         interval_yerr(b["value"][ok], b["low"][ok], b["high"][ok]),
-        label="simulation: median per bin (95 % CI)",
+        label="median per bin (95 % CI)",
         color=color(0),
         markersize=4,
     )
@@ -85,13 +85,13 @@ def plot_one_step(
         grid,
         one_step_error_bound(grid, N),
         color="k",
-        label="bound $2(1-p_\\mu)$, $p_\\mu$ at gap $\\Delta$",
+        label="bound $2(1-p_\\mu)$",
     )
     ax.set_yscale("log")
     ax.set_ylim(1e-13, 5)
     ax.set_xlabel("$\\beta\\Delta$ (full score gap $\\times$ inverse temperature)")
     ax.set_ylabel("one-step error $\\|q'-\\zeta^\\mu\\|$")
-    ax.legend(fontsize=8, loc="upper right")
+    ax.legend(fontsize=8, loc="lower left", title="simulation: grey, blue", title_fontsize=8)
     ax = axes[1]
     lam = result.lambdas
     si = gap_sigma_index
