@@ -305,8 +305,34 @@ def test_standin_knows_paris(standin: LanguageModel) -> None:
     h = last_token_states(standin, prompts, batch_size=2, progress=False)
     top = decode(standin, h[0, -1]).argmax()
     assert standin.tokenizer.decode([int(top)]) == " Paris"
-    ids = standin.tokenizer(prompts[0], return_tensors="pt")
+    ids = torch.tensor([encode(standin, prompts[0])])  # the ids the chapter uses (no BOS)
     with torch.inference_mode():
-        out = standin.model(**ids, output_hidden_states=True)
+        out = standin.model(ids, output_hidden_states=True)
     torch.testing.assert_close(h[0, 10], out.hidden_states[10][0, -1], atol=2e-3, rtol=1e-3)
     torch.testing.assert_close(decode(standin, h[0, -1]), out.logits[0, -1], atol=2e-3, rtol=1e-3)
+
+
+@pytest.mark.slow
+def test_standin_prompt_ids_do_not_depend_on_the_transformers_version(
+    standin: LanguageModel,
+) -> None:
+    # transformers 4.57 turns the GGUF into a LlamaTokenizerFast that prepends token 1
+    # (<|im_start|>, a chat-turn marker) although the file says tokenizer.ggml.add_bos_token =
+    # False; 5.x follows the file. The prompt code never lets the tokenizer add special tokens
+    # and adds a BOS only by the model's policy (none for the stand-in), so both give these ids
+    # (checked once under 4.57.6 and 5.24.0).
+    assert standin.bos_ids == [] and standin.add_bos is False
+    assert encode(standin, "The capital of France is") == [504, 3575, 282, 4649, 314]
+    trec = "Question: What is the abbreviation for Texas ?\nAnswer type:"
+    assert encode(standin, trec) == [17872, 42, 1812, 314, 260, 34552, 327, 5778, 9148, 198,
+                                     21350, 1502, 42]  # fmt: skip
+    seen: list[list[int]] = []
+    hook = standin.base.embed_tokens.register_forward_pre_hook(
+        lambda _m, args: seen.extend(args[0].tolist())
+    )
+    try:
+        prompt_states(standin, [[]], [encode(standin, trec)], cache=False, progress=False)
+    finally:
+        hook.remove()
+    assert seen == [encode(standin, trec)]  # no token 1 in front
+    assert standin.label_ids(load_task("trec", source="examples").label_words).shape == (6,)

@@ -214,6 +214,7 @@ def run_classification(
     probe: bool = True,
     seed: int = 0,
     batch_size: int = 16,
+    cache: bool | None = None,
     progress: bool | None = None,
 ) -> TaskResult:
     """Zero-shot, k-shot ICL and the additive score on a task's test queries (paper §4).
@@ -240,6 +241,8 @@ def run_classification(
     seed : int
         Seed of the demonstrations and the bootstrap.
     batch_size : int
+    cache : bool or None
+        Disk cache of the states (:func:`assocmem.llm.prompts.prompt_states`).
     progress : bool or None
 
     Returns
@@ -254,7 +257,7 @@ def run_classification(
     ids = lm.label_ids(task.label_words)
     layers = list(default_layers(lm.n_layers) if layers is None else layers)
     lam = np.asarray(lambdas, dtype=float)
-    kw: dict[str, Any] = {"batch_size": batch_size, "progress": progress}
+    kw: dict[str, Any] = {"batch_size": batch_size, "progress": progress, "cache": cache}
     n_ctx, n_sel = len(split.ctx), len(split.sel)
     items = np.concatenate([split.ctx, split.sel, split.test])
     zero = prompt_states(lm, [[]], _query_ids(lm, task, items), desc=f"{task.name} 0-shot", **kw).h
@@ -411,6 +414,7 @@ def run_lama(
     n_prefixes: int = 4,
     seed: int = 0,
     batch_size: int = 16,
+    cache: bool | None = None,
     progress: bool | None = None,
 ) -> LamaResult:
     """Supportive (correct pairs) and adversarial (wrong capitals) context on every LAMA query.
@@ -432,7 +436,7 @@ def run_lama(
         Context strengths.
     layers : sequence of int, optional
         Context layers of the effect sweep; default all, 0 .. L.
-    n_prefixes, seed, batch_size, progress
+    n_prefixes, seed, batch_size, cache, progress
         As :func:`run_classification`.
 
     Returns
@@ -449,7 +453,12 @@ def run_lama(
     items = np.arange(len(task))
     queries = _query_ids(lm, task, items)
     targets = [lm.word_ids(task.label_words[y]) for y in task.labels]
-    kw: dict[str, Any] = {"batch_size": batch_size, "progress": progress, "targets": targets}
+    kw: dict[str, Any] = {
+        "batch_size": batch_size,
+        "progress": progress,
+        "cache": cache,
+        "targets": targets,
+    }
     zero = prompt_states(lm, [[]], queries, desc="lama 0-shot", **kw)
     states = {}
     for demos in ("supportive", "adversarial"):
