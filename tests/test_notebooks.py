@@ -121,8 +121,9 @@ def test_check_pair_catches_a_tag_that_differs(tmp_path):
 def test_check_colab_cell_catches_unpinned_install_and_wrong_extra(tmp_path):
     md = _copy_intro(tmp_path)
     url, version = repository_url(), library_version()
-    text = md.read_text()
-    pinned = text.replace(f"git+{url}", f"git+{url}@v{version}")
+    pinned = md.read_text()
+    assert f"git+{url}@v{version}" in pinned
+    text = pinned.replace(f"git+{url}@v{version}", f"git+{url}")  # unpinned
     md.write_text(pinned)
     assert check_colab_cell(md, url, version) == []
     md.write_text(text)  # no pin

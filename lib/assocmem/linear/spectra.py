@@ -627,6 +627,8 @@ def critical_load_marchenko_pastur(kappa: float) -> float:
 
     def lower(x0: float, power: int) -> float:
         # same integrand on [0, x0] with the weight x^{-1/2} of the hard edge at 0
+        if x0 <= 0:  # an empty interval: scipy < 1.14's weighted quad calls it invalid input
+            return 0.0
         val, _ = quad(
             lambda x: x**power * math.sqrt(4.0 - x) / (2.0 * math.pi),
             0.0,
