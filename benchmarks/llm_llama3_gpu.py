@@ -22,11 +22,15 @@ import time
 
 import numpy as np
 import torch
-from assocmem.llm.__main__ import SIZES
 from assocmem.llm.data import load_task
 from assocmem.llm.experiments import run_classification, run_lama
 from assocmem.llm.models import load_model
 from assocmem.llm.prompts import make_split
+
+#: Llama-3-8B sizes of ``python -m assocmem.llm`` (not imported: that module draws figures).
+SIZES = {
+    "llama-3-8b": {"sst2": (128, 200, 400), "ag_news": (128, 400, 1000), "trec": (40, 50, 400)},
+}
 
 
 def main() -> None:

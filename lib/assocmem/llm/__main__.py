@@ -7,9 +7,12 @@ Usage::
 
 Data: ``$ASSOCMEM_DATA_DIR`` (see ``../shared/data/SOURCES.md``), else the hub, else the built-in
 examples. Sizes: chapter 6's per-model sizes (``--n-test`` overrides the test size).
-Expected time (estimate from the token counts, not measured on these GPUs): Llama-3-8B in bf16
-about 5 min on an A100 and 10 min on an L4 (plus the download), about 25 min on a T4 with 4-bit
-weights; the stand-in about 8 min on 2 CPU cores.
+Expected time: measured at Llama-3-8B's size (random weights of its exact architecture in
+bf16, ``benchmarks/llm_llama3_gpu.py``) on one H200, the whole run takes about 4 minutes (240 s;
+peak 31 GiB), part of it the CPU-side linear probe; the model's download comes on top. An A100
+should take about twice as long, an L4 three to four times, a T4 with 4-bit weights about ten
+times (estimates from the GPUs' bf16 throughput, not measured). The stand-in on 2 CPU cores: see
+chapter 6's build time.
 """
 
 from __future__ import annotations
