@@ -328,8 +328,8 @@ def plot_gate_transition(
     N = int(result.params["N"])
     fig, axes = new_figure(1, 2)
     m = result.peak.mean(1)
-    se = (
-        result.peak.std(1, ddof=1) / np.sqrt(result.peak.shape[1])
+    ci = (  # 95 % normal interval of the mean over the trials' memory sets
+        1.96 * result.peak.std(1, ddof=1) / np.sqrt(result.peak.shape[1])
         if result.peak.shape[1] > 1
         else None
     )
@@ -337,8 +337,8 @@ def plot_gate_transition(
         axes[0],
         result.alphas,
         m,
-        se,
-        label="simulation (mean over trials)",
+        ci,
+        label="simulation (mean, 95 % CI)",
         color=color(0),
         markersize=3,
     )
