@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 import torch
 from assocmem.context_gated.experiments import sample_clustered_memories, sample_memories
-from assocmem.context_gated.intervals import bootstrap_interval, wilson_interval
 from assocmem.context_gated.onestep import (
     binned_quantile,
     gap_decomposition,
@@ -39,6 +38,7 @@ from assocmem.context_gated.winner import (
     winner_fraction_crossing,
     winner_time_experiment,
 )
+from assocmem.stats import bootstrap_interval, wilson_interval
 from matplotlib import pyplot as plt
 from scipy.integrate import solve_ivp
 from scipy.stats import binomtest

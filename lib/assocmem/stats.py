@@ -1,17 +1,23 @@
-"""Small statistics shared by both parts: where a measured curve crosses a level.
+"""Small statistics shared by both parts: crossings of measured curves and 95 % intervals.
 
 One home for the transition point of a sampled curve (Part I: the fraction of perfectly stored
-instances against the load; chapter 5: the gate's winner probability against the competition).
+instances against the load; chapter 5: the gate's winner probability against the competition),
+for the Wilson score interval of a measured rate and for the percentile bootstrap interval of a
+statistic of independent samples.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
+from scipy.stats import norm
 
-__all__ = ["first_crossing"]
+from assocmem._validate import check_int, check_real
+
+__all__ = ["first_crossing", "wilson_interval", "bootstrap_interval"]
 
 
 def first_crossing(
@@ -72,3 +78,97 @@ def first_crossing(
         if (y0 >= level > y1) if direction == "down" else (y0 < level <= y1):
             return float(xa[i] + (y0 - level) / (y0 - y1) * (xa[i + 1] - xa[i]))
     return math.nan
+
+
+def wilson_interval(
+    k: ArrayLike, n: ArrayLike, *, level: float = 0.95
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Wilson score interval of a binomial proportion k/n, elementwise.
+
+    Parameters
+    ----------
+    k : array_like of int
+        Successes, 0 <= k <= n.
+    n : array_like of int
+        Trials, >= 1; broadcast against ``k``.
+    level : float
+        Coverage in (0, 1) (default 0.95).
+
+    Returns
+    -------
+    low, high : numpy.ndarray, float64, the broadcast shape of k and n
+        Interval ends in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If a count is negative, k > n, n < 1, or ``level`` is outside (0, 1).
+
+    Notes
+    -----
+    E. B. Wilson (1927): centre (k + z²/2)/(n + z²), half-width
+    z sqrt(k(n − k)/n + z²/4)/(n + z²) with z the (1 + level)/2 normal quantile; the same
+    interval as ``scipy.stats.binomtest(k, n).proportion_ci(level, "wilson")``.
+    """
+    lv = check_real("level", level, low=0.0, strict=True)
+    if lv >= 1:
+        raise ValueError(f"level must lie in (0, 1), got {level!r}")
+    ka = np.asarray(k, dtype=np.float64)
+    na = np.asarray(n, dtype=np.float64)
+    if np.any(na < 1) or np.any(ka < 0) or np.any(ka > na):
+        raise ValueError("counts must satisfy 0 <= k <= n and n >= 1")
+    z = float(norm.ppf(0.5 + lv / 2))
+    den = na + z**2
+    centre = (ka + z**2 / 2) / den
+    half = z * np.sqrt(ka * (na - ka) / na + z**2 / 4) / den
+    return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
+
+
+def bootstrap_interval(
+    values: ArrayLike,
+    *,
+    stat: Callable[[NDArray[np.float64]], NDArray[np.float64]] | None = None,
+    n_boot: int = 1000,
+    level: float = 0.95,
+    seed: int = 0,
+) -> tuple[float, float, float]:
+    """Percentile bootstrap interval of a statistic of independent samples.
+
+    Parameters
+    ----------
+    values : array_like, shape (n, ...)
+        Independent samples along axis 0 (e.g. one value per memory set), finite.
+    stat : callable, optional
+        Maps an array of shape (B, n, ...) of resamples to B values (shape (B,)); default the
+        mean over axis 1 (for 1-D ``values``).
+    n_boot : int
+        Bootstrap resamples (>= 100).
+    level : float
+        Coverage in (0, 1).
+    seed : int
+        Seed of the resampling.
+
+    Returns
+    -------
+    estimate, low, high : float
+        The statistic of ``values`` and the percentile interval.
+
+    Raises
+    ------
+    ValueError
+        If ``values`` is empty or not finite, or ``n_boot``/``level`` is out of range.
+    """
+    x = np.asarray(values, dtype=np.float64)
+    if x.ndim < 1 or x.shape[0] < 1 or not np.all(np.isfinite(x)):
+        raise ValueError("values must be a non-empty finite array of samples along axis 0")
+    nb = check_int("n_boot", n_boot, 100)
+    lv = check_real("level", level, low=0.0, strict=True)
+    if lv >= 1:
+        raise ValueError(f"level must lie in (0, 1), got {level!r}")
+    f = stat if stat is not None else (lambda a: a.mean(axis=1))
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, x.shape[0], size=(nb, x.shape[0]))
+    boots = np.asarray(f(x[idx]), dtype=np.float64)
+    est = float(np.asarray(f(x[None]), dtype=np.float64).reshape(-1)[0])
+    lo, hi = np.quantile(boots, [0.5 - lv / 2, 0.5 + lv / 2])
+    return est, float(lo), float(hi)

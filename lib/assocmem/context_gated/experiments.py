@@ -16,9 +16,9 @@ import torch
 from tqdm.auto import tqdm
 
 from assocmem._validate import check_int, check_real
-from assocmem.context_gated.intervals import wilson_interval
 from assocmem.context_gated.theory import alpha_crit
 from assocmem.device import get_device, make_generator
+from assocmem.stats import wilson_interval
 
 __all__ = [
     "NOISE_NORMS",

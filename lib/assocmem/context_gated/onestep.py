@@ -18,9 +18,9 @@ from numpy.typing import ArrayLike, NDArray
 
 from assocmem._validate import check_int, check_real
 from assocmem.context_gated.experiments import NOISE_NORMS, noisy_cue, sample_memories
-from assocmem.context_gated.intervals import bootstrap_interval
 from assocmem.context_gated.theory import gate_matrix
 from assocmem.device import make_generator
+from assocmem.stats import bootstrap_interval
 
 __all__ = [
     "top_gap",

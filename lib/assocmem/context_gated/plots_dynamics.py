@@ -8,10 +8,10 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure
 
-from assocmem.context_gated.intervals import bootstrap_interval, wilson_interval
 from assocmem.context_gated.onestep import OneStepResult, binned_quantile, one_step_error_bound
 from assocmem.context_gated.winner import HysteresisResult, WinnerTimeResult
 from assocmem.plotting import color, finish, interval_yerr, new_figure, sim_points, theory_line
+from assocmem.stats import bootstrap_interval, wilson_interval
 
 __all__ = ["plot_one_step", "plot_winner_time", "plot_hysteresis"]
 
