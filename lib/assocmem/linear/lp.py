@@ -22,6 +22,8 @@ Source: the perfect-storage condition of the digest of arXiv:2605.10795, §3.2-3
 
 from __future__ import annotations
 
+import os
+import sys
 from dataclasses import dataclass
 
 import highspy
@@ -200,13 +202,27 @@ def _dense_feasible(problem: MemoryProblem, max_entries: int) -> bool:
     raise RuntimeError(f"HiGHS did not decide feasibility (status {res.status}): {res.message}")
 
 
+def _new_highs() -> highspy.Highs:
+    """Create a HiGHS instance with its one-off C-level banner kept off stdout (and notebooks)."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 1)
+            h = highspy.Highs()
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+    return h
+
+
 def _cg_decide(problem: MemoryProblem, per_round: int, tol: float, max_rounds: int) -> LPDecision:
     """Constraint generation on the max-margin LP (see :func:`lp_decide`)."""
     e, u, c = _arrays(problem)
     p, d = e.shape
     n = d * d
     inf = highspy.kHighsInf
-    h = highspy.Highs()
+    h = _new_highs()
     h.setOptionValue("output_flag", False)
     h.setOptionValue("threads", 1)
     h.setOptionValue("solver", "simplex")

@@ -322,8 +322,9 @@ def plot_finite_size_capacity(
         Monte Carlo settings, as in :func:`assocmem.linear.finite_size.finite_size_capacity`.
     measured : pandas.DataFrame, optional
         Output of :func:`assocmem.linear.sweeps.transition_comparison`: measured transitions
-        drawn as markers with error bars at ``(p at measured, measured alpha_c)``, and a second
-        panel zoomed on them (there the markers are shifted by a few per cent in p so that
+        drawn as markers with error bars at ``(p at measured, measured alpha_c)`` (labelled by
+        the sweep, plus ``d`` unless the label names it), and a second panel below, zoomed on
+        them (there the markers are shifted by a few per cent in p so that
         coinciding points stay visible).
 
     Returns
@@ -348,11 +349,14 @@ def plot_finite_size_capacity(
     lo, hi = max(3.0, 0.4 * np.nanmin(pm)), 2.5 * np.nanmax(pm)
     pz = np.unique(np.rint(np.geomspace(lo, hi, 12)))
     az, ez = finite_size_capacity_curve(pz, n_samples=n_samples, seed=seed + 100)
-    fig, axes = new_figure(1, 2, width=11, height=4.2)
+    # one column of panels at the page width; one legend below both, off the data
+    fig, axes = new_figure(2, 1, width=7, height=8.5)
     _draw_capacity_curves(axes[0], ps, alpha, err, meas)
     _draw_capacity_curves(axes[1], pz, az, ez, meas, zoom=True)
-    axes[0].legend(fontsize=8)
     axes[1].set_title("zoom on the simulated sizes")
+    handles, labels = axes[0].get_legend_handles_labels()
+    axes[1].legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2,
+                   fontsize=9, frameon=False)  # fmt: skip
     return finish(fig)
 
 
@@ -402,7 +406,11 @@ def _draw_capacity_curves(
                 [measured["p at measured"][j] * shift],
                 [measured["measured alpha_c"][j]],
                 yerr=[measured["measured +-"][j]],
-                label=f"{lab}, d = {measured['d'][j]} (simulation)",
+                label=(
+                    f"{lab} (simulation)"
+                    if "d=" in lab.replace(" ", "")
+                    else f"{lab}, d = {measured['d'][j]} (simulation)"
+                ),
                 color=color(j + 2),
                 marker=markers[j % len(markers)],
                 markerfacecolor="none" if j % 2 else color(j + 2),
