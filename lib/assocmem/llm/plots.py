@@ -161,7 +161,8 @@ def plot_additive(results: Sequence[TaskResult], k: int | None = None) -> Any:
     fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=9, frameon=False)
     formula = r"$W_U(h_{\rm zero} + \lambda\,\bar c^{(\ell)})$"
     fig = finish(fig, title=f"Additive score {formula} ({results[0].model})")
-    fig.subplots_adjust(bottom=0.32)
+    rows = 2 if len(results) >= 3 else 1  # new_figure wraps 3+ panels onto two rows
+    fig.subplots_adjust(bottom=0.16 if rows == 2 else 0.32, hspace=0.5)
     return fig
 
 

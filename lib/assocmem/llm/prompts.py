@@ -384,7 +384,8 @@ def _prefix_cache(lm: LanguageModel, ids: list[int]) -> object:
             attention_mask=torch.ones(1, len(ids), dtype=torch.long, device=lm.device),
             use_cache=True,
         )
-    return out.past_key_values
+    cache = getattr(out, "cache", None)  # transformers >= 5.x; older: past_key_values
+    return cache if cache is not None else out.past_key_values
 
 
 def _extract(
