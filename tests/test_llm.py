@@ -336,3 +336,23 @@ def test_standin_prompt_ids_do_not_depend_on_the_transformers_version(
         hook.remove()
     assert seen == [encode(standin, trec)]  # no token 1 in front
     assert standin.label_ids(load_task("trec", source="examples").label_words).shape == (6,)
+
+
+def test_gated_llama_falls_back_to_the_standin_with_one_line(
+    tiny: LanguageModel, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def loader(name: str, device: str, dtype: str | None):  # type: ignore[no-untyped-def]
+        if name == "llama-3-8b":
+            raise OSError("You are trying to access a gated repo. 403 Client Error")
+        return tiny.model, tiny.tokenizer, "test:tiny"
+
+    lm = load_model("llama-3-8b", loader=loader, verbose=False)
+    assert lm.name == "smollm2-135m" and lm.add_bos is False
+    out = capsys.readouterr().out.strip().splitlines()
+    assert len(out) == 1 and "falling back to the stand-in" in out[0]
+
+    def broken(name: str, device: str, dtype: str | None):  # type: ignore[no-untyped-def]
+        raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):  # other errors are not hidden
+        load_model("llama-3-8b", loader=broken, verbose=False)
