@@ -69,9 +69,9 @@ OVERRIDES: dict[str, dict[str, str]] = {
         "d_mech, alpha_mech": "16, 0.85",
     },
     "06_transformers": {
-        "N_CTX": '{"sst2": 8, "ag_news": 8, "trec": 8}',
-        "N_EVAL": '{"sst2": 8, "ag_news": 8, "trec": 8}',
-        "N_CTX_LAMA, N_EVAL_LAMA": "8, 8",
+        "SIZES": '{"smollm2-135m": {t: (16, 16, 24) for t in TASKS}}',
+        "N_PREFIXES": "2",
+        "LAMA_LAYER_STEP": "15",
     },
 }
 

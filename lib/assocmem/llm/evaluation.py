@@ -7,50 +7,21 @@ it, the cosine alignment of the (final-normed) states with the unembedding rows 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 from scipy import stats
 
+from assocmem.stats import wilson_interval
+
 __all__ = [
     "Rate",
-    "wilson",
     "PairedComparison",
     "paired_comparison",
     "probe_accuracy",
     "label_alignment",
 ]
-
-
-def wilson(successes: int, n: int, level: float = 0.95) -> tuple[float, float]:
-    """Wilson score interval of a binomial proportion.
-
-    Parameters
-    ----------
-    successes, n : int
-        Counts, ``0 <= successes <= n``, ``n >= 1``.
-    level : float
-        Confidence level in (0, 1).
-
-    Returns
-    -------
-    (float, float)
-        Lower and upper bounds in [0, 1].
-
-    Raises
-    ------
-    ValueError
-        If the counts are out of range.
-    """
-    if n < 1 or not 0 <= successes <= n:
-        raise ValueError(f"need 0 <= successes <= n and n >= 1, got {successes}, {n}")
-    z = float(stats.norm.ppf(0.5 + level / 2))
-    p = successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 @dataclass(frozen=True)
@@ -74,7 +45,7 @@ class Rate:
         """Rate of a boolean array of outcomes (shape (n,), n >= 1)."""
         c = np.asarray(correct, dtype=bool)
         k, n = int(c.sum()), int(c.size)
-        lo, hi = wilson(k, n)
+        lo, hi = (float(v) for v in wilson_interval(k, n))
         return cls(k, n, k / n, lo, hi)
 
     def __str__(self) -> str:

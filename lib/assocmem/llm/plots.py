@@ -7,8 +7,10 @@ from typing import Any
 
 import numpy as np
 
+from assocmem.stats import wilson_interval
+
 from ..plotting import color, finish, new_figure, sim_points
-from .evaluation import Rate, wilson
+from .evaluation import Rate
 from .experiments import LamaResult, TaskResult
 
 __all__ = [
@@ -138,7 +140,7 @@ def plot_additive(results: Sequence[TaskResult], k: int | None = None) -> Any:
         n = res.n_test
         for i, ell in enumerate(res.layers):
             a = res.acc_test[kk][i]
-            ci = np.array([wilson(int(round(v * n)), n) for v in a]).T
+            ci = np.array(wilson_interval(np.rint(np.asarray(a) * n).astype(int), n))
             col = color(i)
             _band(ax, res.lambdas, ci[0], ci[1], col)
             ax.plot(res.lambdas, a, color=col, marker="o", ms=3, label=f"additive, ℓ = {ell}")
