@@ -7,11 +7,11 @@ assert that the real book is clean and that a deliberately broken copy is caught
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 
 import jupytext
 import nbformat
+import tomllib
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]

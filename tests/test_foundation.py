@@ -218,3 +218,30 @@ def test_make_generator_is_the_one_seed_to_generator_rule():
         dev.make_generator(True)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="seed"):
         dev.make_generator(-1)
+
+
+# --- pages ---
+
+
+def test_glue_works_without_myst_nb(monkeypatch):
+    """In Colab (no myst-nb) glue displays the value when asked and never fails."""
+    from assocmem import pages
+
+    shown = []
+    monkeypatch.setattr(pages, "_myst_glue", None)
+    monkeypatch.setattr(pages, "_display", shown.append)
+    pages.glue("x", 1.5, display=False)
+    assert shown == []
+    pages.glue("x", 1.5)
+    assert shown == [1.5]
+    with pytest.raises(ValueError, match="name"):
+        pages.glue("", 1.0)
+
+
+def test_glue_calls_myst_nb_when_present(monkeypatch):
+    from assocmem import pages
+
+    calls = []
+    monkeypatch.setattr(pages, "_myst_glue", lambda n, v, display: calls.append((n, v, display)))
+    pages.glue("alpha_c", 0.5, display=False)
+    assert calls == [("alpha_c", 0.5, False)]
