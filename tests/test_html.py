@@ -4,6 +4,23 @@ Run after `jupyter-book build .`: every page of `_build/html/book` is opened fro
 is served from a local copy (the PyPI package django-static-mathjax) in place of its CDN, and every
 other network request is aborted, so the check works offline. Skipped, with the reason, when the
 built HTML, Chromium or Playwright is absent.
+
+Every page is loaded twice, at a desktop width (1280 x 900 CSS px) and a phone width (390 x 844),
+and its layout is measured after MathJax has typeset it and the fonts have loaded (issue 17):
+
+* at 1280 px no display equation is wider than its box (the MathJax CHTML container,
+  ``mjx-container[display]``, scrolls sideways when it is: ``scrollWidth > clientWidth``, or its
+  right edge passes its parent's), and no code or output line is wider than its block
+  (``pre``: ``scrollWidth > clientWidth``);
+* at 1280 px every output figure is shown at >= 0.8 of its *intended* width. Figures are retina
+  PNGs: the file holds twice the pixels of the size they are meant to be shown at, and the notebook
+  output records that size, which myst-nb writes into the ``<img>`` as its ``width`` (attribute or
+  inline style). The intended width is that width when the page gives one, else the file's
+  ``naturalWidth`` (an image without a stated size is meant to be shown pixel for pixel);
+* at both widths the visible text holds no progress bar ("100%|", "it/s]", "s/it]") and no
+  absolute machine path (/work/, /home/, /tmp/, /root/);
+* at 390 px the page does not scroll sideways (document ``scrollWidth`` <= the viewport) and every
+  equation number lies inside the viewport (the equation itself may scroll inside its box).
 """
 
 from __future__ import annotations
@@ -103,10 +120,75 @@ _PROBE = """() => ({
 })"""
 
 
-def _inspect(browser, page_path: Path) -> dict:
+# The layout of one page at the current viewport (issue 17). Sizes in CSS px, rounded.
+_LAYOUT = r"""() => {
+    const px = x => Math.round(x);
+    const texOf = el => {
+        try {
+            const items = MathJax.startup.document.getMathItemsWithin(el);
+            if (items.length) return items[0].math.trim().replace(/\s+/g, ' ').slice(0, 70);
+        } catch (e) {}
+        return el.textContent.trim().slice(0, 70);
+    };
+    const eqName = box => {
+        const no = box.querySelector('.eqno');
+        const number = no ? no.textContent.replace('#', '').trim() + ' ' : '';
+        return number + (box.id ? '#' + box.id : '');
+    };
+    const equations = Array.from(
+        document.querySelectorAll('mjx-container[display="true"], mjx-container[display]')
+    ).map(c => {
+        const box = c.closest('div.math') || c.parentElement;
+        const r = c.getBoundingClientRect(), pr = box.getBoundingClientRect();
+        const no = box.querySelector('.eqno');
+        const nr = no ? no.getBoundingClientRect() : null;
+        return {
+            name: eqName(box), tex: texOf(c),
+            scroll: c.scrollWidth, client: c.clientWidth,
+            right: px(r.right), parentRight: px(pr.right),
+            eqnoLeft: nr ? px(nr.left) : null, eqnoRight: nr ? px(nr.right) : null,
+            eqnoWidth: nr ? px(nr.width) : null,
+        };
+    });
+    const blocks = Array.from(document.querySelectorAll('pre')).filter(
+        p => p.offsetParent !== null).map(p => {
+        const cell = p.closest('.cell');
+        const cells = Array.from(document.querySelectorAll('.cell'));
+        const lines = (p.innerText.trim() ? p.innerText : p.textContent).split('\n');
+        const longest = lines.reduce((a, b) => (b.length > a.length ? b : a), '');
+        return {
+            kind: p.closest('.cell_output, .output') ? 'output' : 'code',
+            cell: cell ? cells.indexOf(cell) : -1,
+            scroll: p.scrollWidth, client: p.clientWidth,
+            longest: longest.slice(0, 90), columns: longest.length,
+        };
+    });
+    const images = Array.from(document.images).filter(
+        i => i.offsetParent !== null && (i.getAttribute('src') || '').includes('_images/')
+    ).map(i => {
+        const attr = parseFloat(i.getAttribute('width'));
+        const style = /^\s*([\d.]+)px\s*$/.exec(i.style.width || '');
+        const intended = attr > 0 ? attr : (style ? parseFloat(style[1]) : i.naturalWidth);
+        return {
+            src: (i.getAttribute('src') || '').split('/').pop().slice(0, 16),
+            natural: i.naturalWidth, intended: px(intended),
+            shown: px(i.getBoundingClientRect().width),
+            source: attr > 0 ? 'width attribute' : (style ? 'style width' : 'naturalWidth'),
+        };
+    });
+    return {
+        viewport: window.innerWidth,
+        docScroll: document.documentElement.scrollWidth,
+        text: document.body.innerText,
+        equations, blocks, images,
+    };
+}"""
+
+
+def _inspect(browser, page_path: Path, width: int = 1280, height: int = 900) -> dict:
     mathjax_root = _mathjax_root()
     assert mathjax_root is not None
-    page = browser.new_page()
+    page = browser.new_page(viewport={"width": width, "height": height})
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.route("**/*", lambda route: _route(route, mathjax_root))
@@ -117,7 +199,9 @@ def _inspect(browser, page_path: Path) -> dict:
     if has_mathjax:
         page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
         page.evaluate("() => MathJax.startup.promise")
+    page.evaluate("() => document.fonts.ready")
     info = page.evaluate(_PROBE)
+    info["layout"] = page.evaluate(_LAYOUT)
     info["has_mathjax"] = has_mathjax
     info["page_errors"] = errors
     page.close()
@@ -126,7 +210,14 @@ def _inspect(browser, page_path: Path) -> dict:
 
 @pytest.fixture(scope="module")
 def pages(browser):
+    """Every page at the desktop width, 1280 px."""
     return {p.name: _inspect(browser, p) for p in _pages()}
+
+
+@pytest.fixture(scope="module")
+def phone_pages(browser):
+    """Every page at a phone's width, 390 px."""
+    return {p.name: _inspect(browser, p, width=390, height=844) for p in _pages()}
 
 
 def test_every_equation_is_typeset_without_error(pages):
@@ -184,3 +275,142 @@ def test_every_chapter_page_has_a_colab_link_to_its_notebook(pages):
             rel = link.split("/blob/", 1)[1].split("/", 1)[1]  # drop the branch
             assert rel == f"book/{md.with_suffix('.ipynb').name}", f"{name}: {link}"
             assert (ROOT / rel).exists(), f"{name}: Colab link to missing notebook {rel}"
+
+
+# ---- Layout (issue 17): nothing clipped at 1280 px, nothing sideways at 390 px ---------------
+
+TOLERANCE_PX = 1  # sub-pixel rounding of the layout engine
+MIN_IMAGE_SCALE = 0.8
+PROGRESS_BAR = re.compile(r"\d+%\|| \d+/\d+ \[\d+:\d+|\bit/s\]|\bs/it\]")
+MACHINE_PATH = re.compile(r"(?<![\w.~])/(?:work|home|tmp|root)/")
+
+
+def _failures(pages: dict, check) -> str:
+    problems = [f"{name}: {p}" for name, info in pages.items() for p in check(info["layout"])]
+    return "\n".join(problems)
+
+
+def _wide_equations(layout: dict) -> list[str]:
+    return [
+        f"display equation {e['name'] or '(unnumbered)'} is {e['scroll']} px wide in a "
+        f"{e['client']} px box (right edge {e['right']} px, parent's {e['parentRight']} px): "
+        f"{e['tex']}"
+        for e in layout["equations"]
+        if e["scroll"] > e["client"] + TOLERANCE_PX or e["right"] > e["parentRight"] + TOLERANCE_PX
+    ]
+
+
+def _wide_blocks(layout: dict) -> list[str]:
+    return [
+        f"{b['kind']} block of cell {b['cell']} is {b['scroll']} px wide in a {b['client']} px "
+        f"box; longest line ({b['columns']} columns): {b['longest']!r}"
+        for b in layout["blocks"]
+        if b["scroll"] > b["client"] + TOLERANCE_PX
+    ]
+
+
+def _small_images(layout: dict) -> list[str]:
+    return [
+        f"figure {i['src']}... shown {i['shown']} px wide, {i['shown'] / i['intended']:.2f} of its "
+        f"intended {i['intended']} px ({i['source']}; file {i['natural']} px)"
+        for i in layout["images"]
+        if i["intended"] > 0 and i["shown"] < MIN_IMAGE_SCALE * i["intended"]
+    ]
+
+
+def _bad_text(layout: dict) -> list[str]:
+    problems = []
+    for pattern, what in [(PROGRESS_BAR, "a progress bar"), (MACHINE_PATH, "a machine path")]:
+        for line in layout["text"].splitlines():
+            if pattern.search(line):
+                problems.append(f"visible text holds {what}: {line.strip()[:120]!r}")
+    return problems
+
+
+def _sideways(layout: dict) -> list[str]:
+    problems = []
+    if layout["docScroll"] > layout["viewport"] + TOLERANCE_PX:
+        problems.append(
+            f"the page is {layout['docScroll']} px wide in a {layout['viewport']} px viewport"
+        )
+    for e in layout["equations"]:
+        if e["eqnoRight"] is None or e["eqnoWidth"] == 0:
+            continue
+        if e["eqnoRight"] > layout["viewport"] + TOLERANCE_PX or e["eqnoLeft"] < 0:
+            problems.append(
+                f"equation number {e['name']} lies at {e['eqnoLeft']}..{e['eqnoRight']} px, "
+                f"outside the {layout['viewport']} px viewport"
+            )
+    return problems
+
+
+def test_display_equations_fit_at_desktop_width(pages):
+    problems = _failures(pages, _wide_equations)
+    assert not problems, f"display equations wider than the column at 1280 px:\n{problems}"
+
+
+def test_code_and_output_lines_fit_at_desktop_width(pages):
+    problems = _failures(pages, _wide_blocks)
+    assert not problems, f"code or output lines cut at 1280 px:\n{problems}"
+
+
+def test_figures_are_shown_near_their_intended_width(pages):
+    problems = _failures(pages, _small_images)
+    assert not problems, f"figures shrunk at 1280 px:\n{problems}"
+
+
+def test_no_progress_bar_or_machine_path_in_the_text(pages):
+    problems = _failures(pages, _bad_text)
+    assert not problems, f"text that does not belong on a page:\n{problems}"
+
+
+def test_nothing_runs_off_a_phone_screen(phone_pages):
+    problems = _failures(phone_pages, _sideways)
+    assert not problems, f"content off the screen at 390 px:\n{problems}"
+
+
+def test_layout_checks_catch_what_they_look_for():
+    """The checks above flag made-up layouts with each fault and pass a clean one."""
+    clean = {
+        "viewport": 390,
+        "docScroll": 390,
+        "text": "alpha = 0.5\nrank sweep done",
+        "equations": [
+            {
+                "name": "(2.1)",
+                "tex": "x",
+                "scroll": 300,
+                "client": 300,
+                "right": 350,
+                "parentRight": 350,
+                "eqnoLeft": 340,
+                "eqnoRight": 370,
+                "eqnoWidth": 30,
+            },
+        ],
+        "blocks": [
+            {"kind": "code", "cell": 0, "scroll": 600, "client": 600, "longest": "x", "columns": 1}
+        ],
+        "images": [
+            {
+                "src": "a.png",
+                "natural": 1400,
+                "intended": 700,
+                "shown": 700,
+                "source": "width attribute",
+            }
+        ],
+    }
+    for check in (_wide_equations, _wide_blocks, _small_images, _bad_text, _sideways):
+        assert check(clean) == [], check.__name__
+    bad = dict(clean)
+    bad["equations"] = [dict(clean["equations"][0], scroll=500, eqnoLeft=400, eqnoRight=430)]
+    bad["blocks"] = [dict(clean["blocks"][0], scroll=700)]
+    bad["images"] = [dict(clean["images"][0], shown=500)]
+    bad["text"] = "rank sweep: 100%|####| 16/16 [00:18<00:00, 1.1s/it]\nsaved to /work/main/x"
+    bad["docScroll"] = 420
+    assert len(_wide_equations(bad)) == 1
+    assert len(_wide_blocks(bad)) == 1
+    assert len(_small_images(bad)) == 1
+    assert len(_bad_text(bad)) == 2
+    assert len(_sideways(bad)) == 2
