@@ -37,8 +37,15 @@ __all__ = [
     "new_figure",
     "theory_line",
     "sim_points",
+    "legend_below",
     "finish",
+    "interval_yerr",
+    "clipped_yerr",
 ]
+
+#: gid of a figure legend placed by :func:`legend_below` (:func:`finish` makes room for it).
+_BELOW = "assocmem-legend-below"
+
 
 #: Colour cycle of the book: Paul Tol's "bright" scheme, distinguishable under the common forms of
 #: colour blindness and in greyscale print.
@@ -279,8 +286,76 @@ def sim_points(
     return ax.errorbar(x_arr, y_arr, yerr=yerr, label=label, **kw)
 
 
+def legend_below(
+    fig: Figure,
+    axes: Axes | Sequence[Axes] | None = None,
+    *,
+    ncol: int = 2,
+    title: str | None = None,
+) -> Any:
+    """One legend for the whole figure, below its panels, where it covers no data.
+
+    Entries are gathered from ``axes`` (default: every panel of ``fig``), each label once, in
+    drawing order. :func:`finish` then makes the figure taller by the legend's height, so the
+    panels keep their size and the legend sits under the x labels.
+
+    Parameters
+    ----------
+    fig : Figure
+    axes : Axes or sequence of Axes, optional
+        Panels whose labelled artists enter the legend (labels starting with "_" are skipped).
+    ncol : int
+        Columns of the legend, >= 1.
+    title : str, optional
+        Legend title.
+
+    Returns
+    -------
+    matplotlib.legend.Legend
+
+    Raises
+    ------
+    ValueError
+        If ``ncol`` < 1 or no panel holds a labelled artist.
+    """
+    if ncol < 1:
+        raise ValueError(f"ncol must be >= 1, got {ncol}")
+    if axes is None:
+        ax_list = list(fig.axes)
+    elif isinstance(axes, Axes):
+        ax_list = [axes]
+    else:
+        ax_list = list(axes)
+    handles, labels = [], []
+    for ax in ax_list:
+        for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
+            if lab not in labels and not lab.startswith("_"):
+                handles.append(h)
+                labels.append(lab)
+    if not labels:
+        raise ValueError("no labelled artist to put in the legend")
+    for ax in ax_list:  # one legend only: drop the panels' own
+        own = ax.get_legend()
+        if own is not None:
+            own.remove()
+    legend = fig.legend(
+        handles,
+        labels,
+        loc="lower center",
+        bbox_to_anchor=(0.5, 0.0),
+        ncol=min(ncol, len(labels)),
+        title=title,
+        frameon=False,
+    )
+    legend.set_gid(_BELOW)
+    return legend
+
+
 def finish(fig: Figure, *, title: str | None = None) -> Figure:
     """Lay out a figure and return it (the last line of a library plot function).
+
+    A legend placed by :func:`legend_below` gets its own strip under the panels: the figure grows
+    by the legend's height and the panels are laid out above it.
 
     Parameters
     ----------
@@ -295,7 +370,14 @@ def finish(fig: Figure, *, title: str | None = None) -> Figure:
     """
     if title is not None:
         fig.suptitle(title)
-    fig.tight_layout()
+    below = [leg for leg in fig.legends if leg.get_gid() == _BELOW]
+    if below:
+        renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+        strip = max(leg.get_window_extent(renderer).height for leg in below) / fig.dpi + 0.1
+        fig.set_figheight(fig.get_figheight() + strip)
+        fig.tight_layout(rect=(0.0, strip / fig.get_figheight(), 1.0, 1.0))
+    else:
+        fig.tight_layout()
     return fig
 
 
@@ -330,3 +412,49 @@ def interval_yerr(
     if np.any(err < -1e-12):
         raise ValueError("every value must lie inside its interval [low, high]")
     return np.clip(err, 0.0, None)
+
+
+def clipped_yerr(
+    y: Sequence[float] | np.ndarray,
+    err: Sequence[float] | np.ndarray,
+    low: float = 0.0,
+    high: float = 1.0,
+) -> np.ndarray:
+    """Asymmetric error bars ``(2, n)`` of ``y ± err`` cut at ``[low, high]`` (probabilities).
+
+    A mean fraction (e.g. the accuracy) with a standard-error bar can reach past 0 or 1; the
+    value itself cannot, so the bar is cut at the range.
+
+    Parameters
+    ----------
+    y : array_like, shape (n,)
+        Values inside ``[low, high]``.
+    err : array_like, shape (n,)
+        Symmetric half-widths, >= 0 (NaN is read as 0).
+    low, high : float
+        Range of the quantity (default ``[0, 1]``).
+
+    Returns
+    -------
+    numpy.ndarray, float64, shape (2, n)
+        ``[min(err, y - low), min(err, high - y)]``.
+
+    Raises
+    ------
+    ValueError
+        If the shapes differ, ``low >= high`` or an error is negative.
+    """
+    ya = np.asarray(y, dtype=np.float64)
+    ea = np.nan_to_num(np.asarray(err, dtype=np.float64), nan=0.0)
+    if ya.shape != ea.shape:
+        raise ValueError(f"y and err must share a shape, got {ya.shape} and {ea.shape}")
+    if not low < high:
+        raise ValueError(f"need low < high, got {low}, {high}")
+    if np.any(ea < 0):
+        raise ValueError("errors must be >= 0")
+    return np.vstack(
+        [
+            np.minimum(ea, np.clip(ya - low, 0.0, None)),
+            np.minimum(ea, np.clip(high - ya, 0.0, None)),
+        ]
+    )

@@ -43,7 +43,15 @@ from assocmem.linear.spectra import (
     singular_values,
 )
 from assocmem.linear.sweeps import GROUP_COLUMNS, success_by_load
-from assocmem.plotting import color, finish, interval_yerr, new_figure, sim_points, theory_line
+from assocmem.plotting import (
+    clipped_yerr,
+    color,
+    finish,
+    interval_yerr,
+    new_figure,
+    sim_points,
+    theory_line,
+)
 
 
 def wilson_yerr(curve: pd.DataFrame) -> np.ndarray:
@@ -124,8 +132,8 @@ def plot_success(
         lab = _label(method, problem, d, rank)
         sim_points(ax_suc, c["load"], c["fraction"], wilson_yerr(c), label=lab, color=col, **kw)
         if ax_acc is not None and method != "lp":
-            sim_points(ax_acc, c["load"], c["accuracy"], c["accuracy_sem"].fillna(0.0),
-                       label=lab, color=col, **kw)  # fmt: skip
+            acc_err = clipped_yerr(c["accuracy"], c["accuracy_sem"].fillna(0.0))
+            sim_points(ax_acc, c["load"], c["accuracy"], acc_err, label=lab, color=col, **kw)
     for k, (lab, a) in enumerate((theory or {}).items()):
         for ax in ax_list:
             theory_line(
@@ -171,7 +179,7 @@ def plot_spectra(weights: dict[str, torch.Tensor | np.ndarray], *, bins: int = 1
         h, _ = np.histogram(s, bins=edges, density=True)
         n = len(s)
         err = np.sqrt(h / (n * np.diff(edges)))  # Poisson error of a density histogram
-        sim_points(ax, centres, h, err, label=f"{lab} (sim.)", color=color(i), linestyle=":")
+        sim_points(ax, centres, h, err, label=f"{lab} (simulation)", color=color(i), linestyle=":")
     x = np.linspace(0, 2, 200)
     theory_line(ax, x, quarter_circle_pdf(x), label="quarter circle √(4−s²)/π (theory)", color="k")
     ax.set_xlabel("singular value s / rms(s)")
@@ -214,8 +222,8 @@ def plot_score_distributions(
         st = score_statistics(W, prob)
         x, y = st["max_competitor"], st["target"]
         ok = y > x
-        ax.scatter(x[ok], y[ok], s=6, color=color(2), label="recalled (sim.)")
-        ax.scatter(x[~ok], y[~ok], s=6, color=color(1), label="not recalled (sim.)")
+        ax.scatter(x[ok], y[ok], s=6, color=color(2), label="recalled (simulation)")
+        ax.scatter(x[~ok], y[~ok], s=6, color=color(1), label="not recalled (simulation)")
         lo = float(min(x.min(), y.min())) - 0.2
         hi = float(max(x.max(), y.max())) + 0.2
         theory_line(
@@ -231,9 +239,9 @@ def plot_score_distributions(
         )
         ax.axhline(m, color="k", linestyle="--", linewidth=0.8)
         ax.set_title(f"{lab}: target sd {np.std(y):.2f}")
-        ax.set_xlabel("largest competitor score / σ_W")
+        ax.set_xlabel(r"largest competitor score / $\sigma_W$")
         if k == 0:
-            ax.set_ylabel("target score / σ_W")
+            ax.set_ylabel(r"target score / $\sigma_W$")
             ax.legend(fontsize=7, loc="upper left")
     return finish(fig)
 
@@ -286,7 +294,7 @@ def plot_memory(
     k = min(max_show, p)
     vmax = float(np.abs(S[:k, :k]).max())
     im = ax0.imshow(S[:k, :k] / sigma, cmap="RdBu_r", vmin=-vmax / sigma, vmax=vmax / sigma)
-    fig.colorbar(im, ax=ax0, fraction=0.046, label="score / σ_W")
+    fig.colorbar(im, ax=ax0, fraction=0.046, label=r"score / $\sigma_W$")
     ax0.set_xlabel("candidate output ν")
     ax0.set_ylabel("input μ")
     ax0.set_title(f"S[μ, ν], first {k} of p = {p}")
@@ -298,7 +306,7 @@ def plot_memory(
     ax1.bar(np.arange(p), margin[order], width=1.0, color=np.where(rec[order], color(2), color(1)))
     ax1.axhline(0, color="k", linewidth=0.8)
     ax1.set_xlabel("input (sorted by margin)")
-    ax1.set_ylabel("margin / σ_W")
+    ax1.set_ylabel(r"margin / $\sigma_W$")
     state = f"stored at step {perfect_step}" if perfect_step is not None else "not stored"
     ax1.set_title(f"recalled {rec.mean():.1%} ({state})")
     kind = "DP" if decoupled else "OP"

@@ -29,7 +29,15 @@ from assocmem.linear.problems import (
     spread_summary,
 )
 from assocmem.linear.sweeps import success_by_load
-from assocmem.plotting import color, finish, new_figure, sim_points, theory_line
+from assocmem.plotting import (
+    clipped_yerr,
+    color,
+    finish,
+    legend_below,
+    new_figure,
+    sim_points,
+    theory_line,
+)
 
 
 def _gauss_pdf(x: np.ndarray, mean: float, var: float) -> np.ndarray:
@@ -87,8 +95,8 @@ def plot_score_histograms(
     ax.set_xlabel(r"Hebbian score $s_{\mu\nu}=u_\nu^\top W e_\mu$")
     ax.set_ylabel("density")
     alpha = p * math.log(p) / d**2
-    ax.set_title(f"d = {d}, p = {p} (α = {alpha:.2f}), {embedding} embeddings")
-    ax.legend(loc="upper right")
+    ax.set_title(f"$d$ = {d}, $p$ = {p} ($\\alpha$ = {alpha:.2f}), {embedding} embeddings")
+    legend_below(fig, ax, ncol=2)
     return finish(fig)
 
 
@@ -176,30 +184,29 @@ def plot_recall_vs_load(
         keep = (a_grid >= 0.8 * a_lo) & (a_grid <= 1.05 * a_hi)
         for ax, crit in zip(axes, ("typical", "all"), strict=True):
             th = recall_probability(p_grid[keep], d, criterion=crit)
-            theory_line(ax, a_grid[keep], th, label=f"Hebbian theory, d = {d}", color=c)
+            theory_line(ax, a_grid[keep], th, label=f"Hebbian theory, $d$ = {d}", color=c)
         for rule, tab in at_d.groupby("method", sort=True):
             fill = "full" if rule == "train" else "none"
             kw = {"marker": markers.get(str(rule), "D"), "fillstyle": fill, "color": c}
-            lab = f"{names.get(str(rule), rule)} W, d = {d}"
-            sim_points(axes[0], tab["load"], tab["accuracy"], tab["accuracy_sem"].fillna(0.0),
-                       label=lab, **kw)  # fmt: skip
+            lab = f"{names.get(str(rule), rule)} W, $d$ = {d}"
+            acc_err = clipped_yerr(tab["accuracy"], tab["accuracy_sem"].fillna(0.0))
+            sim_points(axes[0], tab["load"], tab["accuracy"], acc_err, label=lab, **kw)
             sim_points(axes[1], tab["load"], tab["fraction"], wilson_yerr(tab), label=lab, **kw)
         if transitions and d in transitions:
             axes[1].axvline(
-                transitions[d], color=c, linestyle="--", lw=1, label=f"RS α_c(p), d = {d}"
+                transitions[d], color=c, linestyle="--", lw=1, label=rf"RS $\alpha_c(p)$, $d$ = {d}"
             )
     for ax in axes:
-        ax.axvline(1 / 8, color="k", lw=0.8, linestyle=":", label="α = 1/8")
-        ax.axvline(1 / 2, color="k", lw=0.8, linestyle="-.", label="α = 1/2")
+        ax.axvline(1 / 8, color="k", lw=0.8, linestyle=":", label=r"$\alpha = 1/8$")
+        ax.axvline(1 / 2, color="k", lw=0.8, linestyle="-.", label=r"$\alpha = 1/2$")
         ax.set_xscale("log")
-        ax.set_xlabel("load α = p log p / d²")
+        ax.set_xlabel(r"load $\alpha = p\log p/d^2$")
         ax.set_ylim(-0.03, 1.03)
     axes[0].set_ylabel('accuracy (criterion "typical")')
     axes[1].set_ylabel('P(all p recalled) (criterion "all")')
     axes[0].set_title("fraction of associations recalled")
     axes[1].set_title("probability of perfect recall")
-    axes[0].legend(fontsize=7.5, loc="lower left")
-    axes[1].legend(fontsize=7.5, loc="lower left")
+    legend_below(fig, axes, ncol=3)
     return finish(fig)
 
 
@@ -269,12 +276,12 @@ def plot_mechanism(
             h, _ = np.histogram(rs["max_competitor"], bins=edges, density=True)
             theory_line(ax, centres, h, label="RS: pushed max competitor", color=color(0))
             h, _ = np.histogram(rs["level"], bins=edges, density=True)
-            theory_line(ax, centres, h, label="RS: target level T*", color=color(1))
+            theory_line(ax, centres, h, label=r"RS: target level $T^*$", color=color(1))
         ax.axvline(ev, color="k", lw=1, linestyle="--", label=r"$\sqrt{2\log p}$")
         ax.set_xlabel(r"score / $\sigma_W$,  $\sigma_W=\|W\|_F/d$")
         ax.set_title(
             f"{rule} W: target std {s['target_std']:.2f}, recalled {100 * s['recalled']:.0f}%"
         )
-        ax.legend(fontsize=7.5, loc="upper left")
+    legend_below(fig, axes, ncol=3)
     axes[0].set_ylabel("density")
-    return finish(fig, title=f"d = {d}, p = {p}, α = {load_for_pairs(p, d):.2f}")
+    return finish(fig, title=rf"$d$ = {d}, $p$ = {p}, $\alpha$ = {load_for_pairs(p, d):.2f}")
