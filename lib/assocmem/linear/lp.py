@@ -11,24 +11,33 @@ whether the homogeneous system ``(u_mu - v)^T W e_mu > 0`` (every input ``mu``, 
   ``|W_ij| <= 1`` then has some margin ``<= ||G||_1 / sum(y)``, a bound evaluated in float64
   independently of the solver (Gordan's alternative with the solver's tolerance made explicit).
 
-Two methods: ``"cg"`` (constraint generation on the max-margin LP with one ``highspy`` model kept
-across rounds; the default) and ``"dense"`` (every constraint at once through
-:func:`scipy.optimize.linprog`, the reference for small instances).
+Three methods: ``"cg"`` (constraint generation on the max-margin LP, each restricted LP solved by
+a dense primal-dual interior-point method written for this LP; the default), ``"highs"`` (the same
+constraint generation with one ``highspy`` dual-simplex model kept across rounds; slower, kept as
+an independent second solver and as the fallback of ``"cg"``) and ``"dense"`` (every constraint at
+once through :func:`scipy.optimize.linprog`, the reference for small instances). The certificates
+are computed in float64 from the solver's output by this module, never taken from the solver's
+own status, so a solver inaccuracy can make a decision fail (``RuntimeError``) but not wrong.
 
 Source: the perfect-storage condition of the digest of arXiv:2605.10795, §3.2-3.3
 (reconstruction, see chapter 1); constraint generation and Gordan's theorem are textbook LP
-(e.g. Bertsimas & Tsitsiklis, *Introduction to Linear Optimization*, §4.6 and §6.1).
+(e.g. Bertsimas & Tsitsiklis, *Introduction to Linear Optimization*, §4.6 and §6.1); the
+interior-point method is Mehrotra's predictor-corrector (Nocedal & Wright, *Numerical
+Optimization*, 2nd ed., Algorithm 14.3).
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import highspy
 import numpy as np
 from numpy.typing import NDArray
+from scipy.linalg import LinAlgError, cho_factor, cho_solve
+from scipy.linalg.blas import dsyrk
 from scipy.optimize import linprog
 
 from assocmem._validate import check_int, check_positive
@@ -49,7 +58,7 @@ INFEASIBLE_TOL: float = 1e-7
 #: ``(u - v)^T W e`` with ``|W_ij| <= 1`` and unit-scale embeddings is below 1e-12).
 FEASIBLE_FLOOR: float = 1e-10
 
-LP_METHODS = ("cg", "dense")
+LP_METHODS = ("cg", "highs", "dense")
 
 
 @dataclass(frozen=True)
@@ -216,8 +225,10 @@ def _new_highs() -> highspy.Highs:
     return h
 
 
-def _cg_decide(problem: MemoryProblem, per_round: int, tol: float, max_rounds: int) -> LPDecision:
-    """Constraint generation on the max-margin LP (see :func:`lp_decide`)."""
+def _highs_decide(
+    problem: MemoryProblem, per_round: int, tol: float, max_rounds: int
+) -> LPDecision:
+    """Constraint generation with one highspy dual-simplex model (``method="highs"``)."""
     e, u, c = _arrays(problem)
     p, d = e.shape
     n = d * d
@@ -287,6 +298,181 @@ def _cg_decide(problem: MemoryProblem, per_round: int, tol: float, max_rounds: i
     )
 
 
+def _max_margin_ipm(
+    A: NDArray[np.float64],
+    tol: float,
+    rel: float,
+    accept: Callable[[NDArray[np.float64]], bool],
+    max_iter: int = 100,
+) -> tuple[str, NDArray[np.float64], float, NDArray[np.float64]]:
+    """Solve ``max t s.t. A w >= t 1, |w_i| <= 1`` by Mehrotra's predictor-corrector method.
+
+    Feasible start (``w = 0``, ``t = -1``; dual ``y = 1/N``), dense normal equations in the
+    ``n + 1`` unknowns ``(w, t)`` (one Cholesky factor per iteration). Every iterate keeps
+    ``|w_i| < 1`` and ``y > 0``, so each gives a float64 dual bound ``||A^T y||_1 / sum(y)``
+    on the optimum (weak duality) that is checked at every iteration.
+
+    Parameters
+    ----------
+    A : numpy.ndarray, float64, shape (N, n)
+        Constraint rows.
+    tol : float
+        Stop with ``"infeasible"`` once the dual bound is <= ``tol``.
+    rel : float
+        Stop with ``"optimal"`` once ``t > 0`` and ``bound - t <= rel * t``.
+    accept : callable
+        Called on ``w`` whenever ``t > 0``; True stops with ``"accepted"``.
+    max_iter : int
+        Iterations before ``"stalled"``.
+
+    Returns
+    -------
+    status : str
+        ``"infeasible"``, ``"optimal"``, ``"accepted"``, ``"stalled"`` or ``"failed"``
+        (singular normal equations).
+    w : numpy.ndarray, float64, shape (n,)
+        The last primal iterate (strictly inside the box).
+    bound : float
+        The dual bound of the last dual iterate.
+    y : numpy.ndarray, float64, shape (N,)
+        The last dual iterate (> 0).
+    """
+    N, n = A.shape
+    Ap = np.hstack([A, -np.ones((N, 1))])  # unknowns x = (w, t)
+    x = np.zeros(n + 1)
+    x[-1] = -1.0
+    s = Ap @ x
+    y = np.full(N, 1.0 / N)
+    g = A.T @ y
+    lam, nu = 1.0 + np.maximum(-g, 0.0), 1.0 + np.maximum(g, 0.0)  # duals of w >= -1, w <= 1
+    c = np.zeros(n + 1)
+    c[-1] = 1.0
+    diag = np.arange(n + 1)
+
+    def steplen(v: NDArray[np.float64], dv: NDArray[np.float64]) -> float:
+        neg = dv < 0
+        return float(min(1.0, np.min(-v[neg] / dv[neg]))) if neg.any() else 1.0
+
+    status, bound = "stalled", np.inf
+    for _ in range(max_iter):
+        w, t = x[:n], float(x[-1])
+        a, b = 1.0 + w, 1.0 - w
+        bound = float(np.abs(A.T @ y).sum() / y.sum())
+        if bound <= tol:
+            status = "infeasible"
+            break
+        if t > 0 and accept(w):
+            status = "accepted"
+            break
+        if t > 0 and bound - t <= rel * t:
+            status = "optimal"
+            break
+        mu = (y @ s + lam @ a + nu @ b) / (N + 2 * n)
+        rp = Ap @ x - s
+        rd = c + Ap.T @ y - np.r_[nu - lam, 0.0]
+        D = y / s
+        K = dsyrk(1.0, (Ap * np.sqrt(D)[:, None]).T, lower=1)  # lower triangle of Ap^T D Ap
+        K[diag[:n], diag[:n]] += nu / b + lam / a
+        K[diag, diag] += 1e-13 * (1.0 + K[diag, diag])
+        try:
+            F = cho_factor(K, lower=True, check_finite=False)
+        except LinAlgError:
+            status = "failed"
+            break
+        if not np.all(np.isfinite(F[0][diag, diag])):
+            status = "failed"
+            break
+        base = rd - Ap.T @ (D * rp)
+        ry, rl, rn = -y * s, -lam * a, -nu * b  # affine (predictor) step first
+        for corrector in (False, True):
+            rhs = base + Ap.T @ (ry / s) - np.r_[rn / b - rl / a, 0.0]
+            dx = cho_solve(F, rhs, check_finite=False)
+            dw = dx[:n]
+            ds = Ap @ dx + rp
+            dy, dl, dn = (ry - y * ds) / s, (rl - lam * dw) / a, (rn + nu * dw) / b
+            ap = min(steplen(s, ds), steplen(a, dw), steplen(b, -dw))
+            ad = min(steplen(y, dy), steplen(lam, dl), steplen(nu, dn))
+            if corrector:
+                break
+            mu_aff = (
+                (s + ap * ds) @ (y + ad * dy)
+                + (a + ap * dw) @ (lam + ad * dl)
+                + (b - ap * dw) @ (nu + ad * dn)
+            ) / (N + 2 * n)
+            sm = (mu_aff / mu) ** 3 * mu  # centring sigma * mu, sigma = (mu_aff / mu)^3
+            ry, rl, rn = sm - y * s - ds * dy, sm - lam * a - dw * dl, sm - nu * b + dw * dn
+        ap, ad = 0.995 * ap, 0.995 * ad
+        x, s = x + ap * dx, s + ap * ds
+        y, lam, nu = y + ad * dy, lam + ad * dl, nu + ad * dn
+    return status, x[:n].copy(), bound, y
+
+
+def _rows(
+    e: NDArray[np.float64],
+    u: NDArray[np.float64],
+    c: NDArray[np.float64] | None,
+    mu: NDArray[np.intp],
+    j: NDArray[np.intp],
+) -> NDArray[np.float64]:
+    """Constraint rows ``vec((u_mu - v_j) e_mu^T)`` (row-major ``W``), shape (len(mu), d^2)."""
+    diff = u[mu] - _competitor(u, c, mu, j)
+    return (diff[:, :, None] * e[mu][:, None, :]).reshape(len(mu), -1)
+
+
+def _cg_decide(problem: MemoryProblem, per_round: int, tol: float, max_rounds: int) -> LPDecision:
+    """Constraint generation, restricted LPs by :func:`_max_margin_ipm` (see :func:`lp_decide`)."""
+    e, u, c = _arrays(problem)
+    p, d = e.shape
+
+    def passes(w: NDArray[np.float64]) -> bool:
+        return bool(constraint_margins(w.reshape(d, d), problem).min() > FEASIBLE_FLOOR)
+
+    W = u.T @ e  # Hebbian start: it only chooses the first constraints
+    have = np.zeros((p, p - 1), dtype=bool)
+    blocks: list[NDArray[np.float64]] = []
+    rows_mu: list[NDArray[np.intp]] = []
+    rows_j: list[NDArray[np.intp]] = []
+    t = np.inf
+    kk = min(per_round, p - 1)
+    for rounds in range(1, max_rounds + 1):
+        # add, per input, the kk lowest-margin constraints the current W meets below t
+        M = np.where(have, np.inf, constraint_margins(W, problem))
+        cand = np.argpartition(M, kk - 1, axis=1)[:, :kk]
+        sel_mu, sel_j = np.repeat(np.arange(p), kk), cand.ravel()
+        keep = M[sel_mu, sel_j] < t
+        sel_mu, sel_j = sel_mu[keep], sel_j[keep]
+        if sel_mu.size == 0:
+            break
+        have[sel_mu, sel_j] = True
+        rows_mu.append(sel_mu)
+        rows_j.append(sel_j)
+        blocks.append(_rows(e, u, c, sel_mu, sel_j))
+        A = np.vstack(blocks)
+        blocks = [A]
+        status, w, _, y = _max_margin_ipm(A, tol, 1e-3, passes)
+        W = w.reshape(d, d)
+        margin = float(constraint_margins(W, problem).min())
+        if margin > FEASIBLE_FLOOR:
+            return LPDecision(True, margin, rounds, int(have.sum()), W)
+        if status == "infeasible":
+            # the certificate, recomputed from the duals alone in float64 (weak duality)
+            mu_all, j_all = np.concatenate(rows_mu), np.concatenate(rows_j)
+            G = (y[:, None] * (u[mu_all] - _competitor(u, c, mu_all, j_all))).T @ e[mu_all]
+            bound = float(np.abs(G).sum() / y.sum())
+            if np.all(y >= 0) and bound <= tol:
+                return LPDecision(False, bound, rounds, int(have.sum()), None)
+        if status != "optimal":  # failed, stalled, or a certificate that did not check
+            break
+        t = float(np.min(A @ w))  # the restricted LP's margin (up to the relative gap)
+    else:
+        raise RuntimeError(
+            f"LP undecided after {max_rounds} rounds: no W with all margins > "
+            f"{FEASIBLE_FLOOR:g} and no dual bound <= tol={tol:g} (p={p}, d={d}); raise max_rounds"
+        )
+    # numerical trouble or no progress: the independent simplex-based method decides
+    return _highs_decide(problem, per_round, tol, max_rounds)
+
+
 def lp_decide(
     problem: MemoryProblem,
     *,
@@ -299,18 +485,25 @@ def lp_decide(
     """Decide exactly whether some ``W`` recalls every association, with a certificate.
 
     ``"cg"`` maximises the margin ``t`` subject to ``(u_mu - v)^T W e_mu >= t`` and
-    ``|W_ij| <= 1`` over a growing subset of the ``p (p - 1)`` constraints (dual simplex in one
-    ``highspy`` model, warm-started across rounds; the scores ``W e_mu`` are auxiliary columns so
-    each constraint row has ``d + 1`` entries instead of ``d^2``). Start: for each input the
-    ``per_round`` competitors closest to the target under the Hebbian matrix; each round adds,
-    for each input, up to ``per_round`` constraints that the current LP solution violates or meets
-    below ``t``. It stops with
+    ``|W_ij| <= 1`` over a growing subset of the ``p (p - 1)`` constraints. Round 1 takes, for each
+    input, the ``per_round`` competitors closest to its target under the Hebbian matrix; each later
+    round adds, for each input, up to ``per_round`` constraints that the current ``W`` violates or
+    meets below the restricted optimum. Each restricted LP is solved by a dense primal-dual
+    interior-point method on the ``d^2 + 1`` unknowns (normal equations, Mehrotra's
+    predictor-corrector), stopped at a relative gap of 1e-3 — enough to choose the next
+    constraints, since no answer rests on the solver's accuracy. It stops with
 
-    * feasible, as soon as the current ``W`` has every one of the ``p (p - 1)`` margins
-      > :data:`FEASIBLE_FLOOR` (checked in float64 on the full constraint set);
-    * infeasible, when the restricted optimum reaches ``t <= tol`` (or no constraint is left to
-      add) and the duals ``y`` give the float64 bound ``||sum_k y_k a_k||_1 / sum(y) <= tol``
-      on the best margin of any ``|W_ij| <= 1`` — a subset's bound holds for the full set.
+    * feasible, as soon as an iterate ``W`` (``|W_ij| < 1``) has every one of the ``p (p - 1)``
+      margins > :data:`FEASIBLE_FLOOR`, checked in float64 on the full constraint set (at every
+      interior-point iteration with a positive restricted margin);
+    * infeasible, when the interior-point duals ``y > 0`` of the restricted LP give the float64
+      bound ``||sum_k y_k a_k||_1 / sum(y) <= tol`` on the best margin of any ``|W_ij| <= 1``,
+      recomputed from ``y`` and the constraint vectors ``a_k = vec((u_mu - v_k) e_mu^T)`` (weak
+      duality; multipliers on a subset are multipliers on the full set with zeros elsewhere).
+
+    Should the interior-point method stall or meet singular normal equations, ``"cg"`` hands the
+    instance to ``"highs"``, the same constraint generation with a ``highspy`` dual-simplex model
+    kept across rounds (the scores ``W e_mu`` as auxiliary columns) and the same two certificates.
 
     ``"dense"`` passes all constraints at once to :func:`scipy.optimize.linprog` (zero objective,
     right-hand side 1) and returns its status; it is the reference for small instances.
@@ -319,15 +512,15 @@ def lp_decide(
     ----------
     problem : MemoryProblem
         Unbatched OP or DP instance (float32 tensors; read exactly as float64).
-    method : {"cg", "dense"}
+    method : {"cg", "highs", "dense"}
         Algorithm (default ``"cg"``).
     per_round : int
-        Constraints added per input and round (>= 1; ``"cg"`` only).
+        Constraints added per input and round (>= 1; ``"cg"`` and ``"highs"``).
     tol : float
-        Largest dual bound accepted as proof of infeasibility (> 0; ``"cg"`` only). The margin is
-        on the scale ``|W_ij| <= 1`` with embeddings of norm about 1.
+        Largest dual bound accepted as proof of infeasibility (> 0; ``"cg"`` and ``"highs"``). The
+        margin is on the scale ``|W_ij| <= 1`` with embeddings of norm about 1.
     max_rounds : int
-        Most LP solves before :class:`RuntimeError` (>= 1; ``"cg"`` only).
+        Most LP solves before :class:`RuntimeError` (>= 1; ``"cg"`` and ``"highs"``).
     max_entries : int
         Size limit on ``p (p-1) d^2`` (``"dense"`` only).
 
@@ -345,15 +538,16 @@ def lp_decide(
         If the problem is batched, ``method`` is unknown, an argument is out of range, or (dense)
         ``p (p-1) d^2 > max_entries``.
     RuntimeError
-        If the solver fails, or neither certificate is reached (``"cg"``: no ``W`` passes the full
-        check and the dual bound exceeds ``tol``).
+        If the solver fails, or neither certificate is reached within ``max_rounds`` (no ``W``
+        passes the full check and no dual bound is <= ``tol``).
 
     Notes
     -----
-    CPU time on one core (``benchmarks/lp_speed.py``): about 1 s at d = 12-16 and 10-60 s at
-    d = 20-24 near capacity; d = 32 takes several minutes per instance. Source: digest §3.2-3.3
-    (reconstruction) for the constraints; constraint generation and the duality bound are
-    textbook LP.
+    CPU time on one core (``benchmarks/lp_speed.py``, ``"cg"``): well under 1 s at d <= 16 and
+    about 10-20 s at d = 32 near capacity (p about 180-210), against minutes for ``"highs"``.
+    Memory: the restricted constraint rows, about 5000 x d^2 float64 at d = 32 (40 MB). Source:
+    digest §3.2-3.3 (reconstruction) for the constraints; constraint generation, the duality
+    bound and the interior-point method are textbook LP.
     """
     _check_problem(problem)
     if method not in LP_METHODS:
@@ -364,6 +558,8 @@ def lp_decide(
     per_round = check_int("per_round", per_round, 1)
     max_rounds = check_int("max_rounds", max_rounds, 1)
     tol = check_positive("tol", tol)
+    if method == "highs":
+        return _highs_decide(problem, per_round, tol, max_rounds)
     return _cg_decide(problem, per_round, tol, max_rounds)
 
 
@@ -378,8 +574,9 @@ def lp_feasible(
     ----------
     problem : MemoryProblem
         Unbatched OP or DP instance.
-    method : {"cg", "dense"}
-        Constraint generation (default) or every constraint at once (small instances).
+    method : {"cg", "highs", "dense"}
+        Constraint generation (default; ``"highs"``: with a simplex solver) or every constraint
+        at once (small instances).
     max_entries : int
         Size limit on ``p (p-1) d^2`` for ``"dense"`` (default :data:`LP_MAX_ENTRIES`).
 
