@@ -25,6 +25,7 @@ from assocmem.plotting import (
     color,
     finish,
     interval_yerr,
+    legend_below,
     new_figure,
     sim_points,
     theory_line,
@@ -406,7 +407,6 @@ def plot_coupled_transition(result: CoupledTransitionResult, *, which: str = "ga
     axes[0].set_xlabel("gate competition $\\alpha$")
     axes[0].set_ylabel(f"peak {which} probability (simulation)")
     axes[0].set_title("dashed: theory $\\alpha_{crit}(1-\\lambda^2\\beta/N)$", fontsize=9)
-    axes[0].legend(fontsize=8)
     theory_line(
         axes[1],
         result.lambdas,
@@ -424,7 +424,7 @@ def plot_coupled_transition(result: CoupledTransitionResult, *, which: str = "ga
     )
     axes[1].set_xlabel("coupling $\\lambda$")
     axes[1].set_ylabel("transition point $\\alpha^\\lambda_{crit}$")
-    axes[1].legend(fontsize=8)
+    legend_below(fig, axes, ncol=4)  # off the curves (the lambda = 2.5 one runs to the corner)
     return finish(fig)
 
 
@@ -520,7 +520,8 @@ def draw_fixed_point(
         ax.text(
             0.5,
             0.5,
-            f"α = {alpha:g} ≥ α_crit: A(α) is not positive definite,\n"
+            rf"$\alpha$ = {alpha:g} $\geq \alpha_{{crit}}$: $A(\alpha)$ is not positive definite,"
+            "\n"
             "the gate subsystem has no stable fixed point",
             ha="center",
             va="center",
@@ -533,6 +534,9 @@ def draw_fixed_point(
     state = "unique (contraction)" if L < 1 else "uniqueness not guaranteed"
     return finish(
         fig,
-        title=f"α={alpha:g}, λ={lam:g}, β={beta:g}, σ_q={noise:g}\nβλ²/(2η_min) = {L:.2f}: "
+        title=rf"$\alpha$={alpha:g}, $\lambda$={lam:g}, $\beta$={beta:g}, "
+        rf"$\sigma_q$={noise:g}"
+        "\n"
+        rf"$\beta\lambda^2/(2\eta_{{\min}})$ = {L:.2f}: "
         f"{state}; iteration {'converged' if bool(fp.converged.all()) else 'NOT converged'}",
     )

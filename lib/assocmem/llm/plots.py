@@ -9,7 +9,7 @@ import numpy as np
 
 from assocmem.stats import wilson_interval
 
-from ..plotting import color, finish, new_figure, sim_points
+from ..plotting import color, finish, legend_below, new_figure, sim_points
 from .evaluation import Rate
 from .experiments import LamaResult, TaskResult
 
@@ -270,11 +270,8 @@ def plot_lama(result: LamaResult) -> Any:
     ax_p.set_ylabel(r"whole-word target probability")
     for ax in (ax_e, ax_p):
         ax.set_xlabel("context layer ℓ")
-    handles, labels = ax_p.get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=9, frameon=False)
-    fig = finish(fig, title=f"LAMA P36, n = {result.n} queries ({result.model})")
-    fig.subplots_adjust(bottom=0.3)
-    return fig
+    legend_below(fig, ax_p, ncol=3)  # under the panels, off the curves
+    return finish(fig, title=f"LAMA P36, n = {result.n} queries ({result.model})")
 
 
 def results_table(results: Sequence[TaskResult], k: int | None = None) -> str:
