@@ -13,6 +13,7 @@ from assocmem.linear.lp import (
     INFEASIBLE_TOL,
     LP_MAX_ENTRIES,
     constraint_margins,
+    dual_bound,
     lp_decide,
     lp_feasible,
     lp_size,
@@ -86,6 +87,8 @@ def test_certificates_are_checked_on_every_constraint(decoupled: bool) -> None:
                 assert bool(all_recalled(torch.tensor(W, dtype=torch.float32), prob))
             else:
                 assert r.weights is None and 0 <= r.margin <= INFEASIBLE_TOL
+                assert r.multipliers is not None and r.multipliers.min() >= 0
+                assert dual_bound(r.multipliers, prob) == pytest.approx(r.margin, rel=1e-9)
                 # weak duality: no W in the box beats the bound, e.g. random sign matrices
                 rng = np.random.default_rng(seed)
                 for _ in range(20):
@@ -142,3 +145,121 @@ def test_lp_errors() -> None:
         lp_decide(prob, max_rounds=1)
     assert lp_size(10, 4) == 90 * 16
     assert lp_size(4, 8) <= LP_MAX_ENTRIES
+
+
+def _brute_force_margins(W: np.ndarray, prob: MemoryProblem) -> np.ndarray:
+    """Every constraint margin by explicit loops (independent of constraint_margins)."""
+    e = prob.inputs.double().numpy()
+    u = prob.targets.double().numpy()
+    c = None if prob.competitors is None else prob.competitors.double().numpy()
+    out = []
+    for mu in range(prob.p):
+        We = W @ e[mu]
+        comps = [u[nu] for nu in range(prob.p) if nu != mu] if c is None else list(c[mu])
+        out += [float((u[mu] - v) @ We) for v in comps]
+    return np.array(out)
+
+
+def _loop_bound(Y: np.ndarray, prob: MemoryProblem) -> float:
+    """The dual bound ||sum y_k a_k||_1 / sum(y) by explicit loops (not dual_bound)."""
+    e = prob.inputs.double().numpy()
+    u = prob.targets.double().numpy()
+    c = None if prob.competitors is None else prob.competitors.double().numpy()
+    G = np.zeros((prob.d, prob.d))
+    for mu in range(prob.p):
+        comps = [u[nu] for nu in range(prob.p) if nu != mu] if c is None else list(c[mu])
+        for j, v in enumerate(comps):
+            if Y[mu, j] > 0:
+                G += Y[mu, j] * np.outer(u[mu] - v, e[mu])
+    return float(np.abs(G).sum() / Y.sum())
+
+
+@pytest.mark.parametrize("decoupled", [False, True])
+def test_cg_agrees_with_dense_lp_across_seeds_near_capacity(decoupled: bool) -> None:
+    # d = 6 around the transition (alpha_c ~ 1.05 here): 48 instances of each problem, both
+    # answers occur; every cg answer comes with its certificate, checked independently
+    d, n_feasible, n = 6, 0, 0
+    for alpha in (0.8, 0.95, 1.1, 1.3):
+        for seed in range(12):
+            prob = sample_problem(pairs_for_load(alpha, d), d, decoupled=decoupled, seed=seed)
+            r = lp_decide(prob)
+            dense = lp_decide(prob, method="dense")
+            assert r.feasible is dense.feasible, (alpha, seed, r.margin, dense.margin)
+            if r.feasible:
+                assert r.weights is not None
+                assert _brute_force_margins(r.weights, prob).min() > FEASIBLE_FLOOR
+                # the certified margin never beats the LP optimum (to the solver's tolerance)
+                assert r.margin <= dense.margin + 1e-8
+            else:
+                assert r.multipliers is not None
+                assert _loop_bound(r.multipliers, prob) <= INFEASIBLE_TOL
+                assert dense.margin <= 1e-7
+            n_feasible += r.feasible
+            n += 1
+    assert 10 <= n_feasible <= n - 10
+
+
+def test_dense_reference_on_a_badly_scaled_feasible_instance() -> None:
+    # the best margin at |W_ij| <= 1 is ~3e-4: the unbounded LP "A w >= 1" then needs |W| ~ 4e3
+    # and HiGHS's interior-point method called it infeasible; the bounded dense LP and cg agree
+    prob = sample_problem(pairs_for_load(1.1, 6), 6, seed=16)
+    r, dense = lp_decide(prob), lp_decide(prob, method="dense")
+    assert r.feasible and dense.feasible and 1e-5 < dense.margin < 1e-3
+    assert r.weights is not None and _brute_force_margins(r.weights, prob).min() > 0
+
+
+@pytest.mark.parametrize("decoupled", [False, True])
+def test_duplicated_input_with_two_targets_is_infeasible(decoupled: bool) -> None:
+    # e_1 = e_0 with u_1 != u_0: (u_0 - u_1)^T W e_0 > 0 and (u_1 - u_0)^T W e_0 > 0 contradict,
+    # at a load (0.3) where the instance is otherwise easily stored; y = 1 on the two rows is a
+    # certificate with bound exactly 0
+    d = 10
+    prob = sample_problem(pairs_for_load(0.3, d), d, decoupled=decoupled, seed=1)
+    e = prob.inputs.clone()
+    e[1] = e[0]
+    comp = None
+    if decoupled:
+        assert prob.competitors is not None
+        comp = prob.competitors.clone()
+        comp[0, 0], comp[1, 0] = prob.targets[1], prob.targets[0]
+    bad = MemoryProblem(e, prob.targets, comp)
+    assert lp_decide(prob).feasible is True
+    r = lp_decide(bad)
+    assert r.feasible is False and r.weights is None and r.multipliers is not None
+    assert _loop_bound(r.multipliers, bad) <= INFEASIBLE_TOL
+    assert lp_decide(bad, method="dense").feasible is False
+    Y = np.zeros((bad.p, bad.p - 1))
+    Y[0, 0] = Y[1, 0] = 1.0  # OP: competitor j = 0 of input 1 is u_0, of input 0 is u_1
+    assert dual_bound(Y, bad) == pytest.approx(0.0, abs=1e-15)
+
+
+def test_far_above_capacity_is_infeasible_with_a_certificate() -> None:
+    # alpha = 3 at d = 8 (p = 52 > 2 d^2 / log p): no W, for both problems and both solvers
+    for decoupled in (False, True):
+        prob = sample_problem(pairs_for_load(3.0, 8), 8, decoupled=decoupled, seed=0)
+        for method in ("cg", "highs"):
+            r = lp_decide(prob, method=method)
+            assert r.feasible is False and r.multipliers is not None
+            assert _loop_bound(r.multipliers, prob) <= INFEASIBLE_TOL
+        assert lp_decide(prob, method="dense").feasible is False
+
+
+def test_highs_method_agrees_with_cg() -> None:
+    d = 8
+    for alpha, decoupled, seed in [(0.9, False, 0), (1.1, True, 1), (1.0, False, 2)]:
+        prob = sample_problem(pairs_for_load(alpha, d), d, decoupled=decoupled, seed=seed)
+        assert lp_decide(prob, method="highs").feasible is lp_decide(prob).feasible
+
+
+def test_dual_bound_by_hand_and_errors() -> None:
+    # d = 1, p = 2, e = (1, 1), u = (1, -1): rows 2 W and -2 W; y = (1, 1) gives G = 0, y = (1, 0)
+    # gives |2| / 1 = 2 (the margin 2 W of W = 1)
+    prob = _by_hand([1.0, 1.0], [1.0, -1.0])
+    assert dual_bound(np.array([[1.0], [1.0]]), prob) == 0.0
+    assert dual_bound(np.array([[1.0], [0.0]]), prob) == pytest.approx(2.0)
+    with pytest.raises(ValueError, match="shape"):
+        dual_bound(np.ones((3, 1)), prob)
+    with pytest.raises(ValueError, match=">= 0"):
+        dual_bound(np.array([[1.0], [-1.0]]), prob)
+    with pytest.raises(ValueError, match=">= 0"):
+        dual_bound(np.zeros((2, 1)), prob)

@@ -58,6 +58,10 @@ INFEASIBLE_TOL: float = 1e-7
 #: ``(u - v)^T W e`` with ``|W_ij| <= 1`` and unit-scale embeddings is below 1e-12).
 FEASIBLE_FLOOR: float = 1e-10
 
+#: The ``"dense"`` reference calls an instance feasible when its max-margin optimum (dual simplex,
+#: feasibility tolerances 1e-9) exceeds this.
+DENSE_THRESHOLD: float = 1e-7
+
 LP_METHODS = ("cg", "highs", "dense")
 
 
@@ -73,13 +77,19 @@ class LPDecision:
         Feasible: the smallest margin ``(u_mu - v)^T W e_mu`` of the certifying ``W``
         (``|W_ij| <= 1``) over all ``p (p-1)`` constraints, > :data:`FEASIBLE_FLOOR`.
         Infeasible: the dual upper bound on the best such margin of any ``W`` with
-        ``|W_ij| <= 1`` (<= ``tol``). NaN for the ``"dense"`` method (no certificate kept).
+        ``|W_ij| <= 1`` (<= ``tol``). ``"dense"``: the solver's max-margin optimum ``t*``
+        (no certificate; its precision is the solver's tolerance, about 1e-9).
     rounds : int
         LP solves (1 for ``"dense"``).
     constraints : int
         Constraints in the last LP (``p (p-1)`` for ``"dense"``).
     weights : numpy.ndarray or None
-        float64, shape (d, d): the certifying ``W`` when feasible (``"cg"``), else None.
+        float64, shape (d, d): the certifying ``W`` when feasible (``"cg"``, ``"highs"``), else
+        None.
+    multipliers : numpy.ndarray or None
+        float64, shape (p, p-1), >= 0: the certifying multipliers ``y`` when infeasible
+        (``"cg"``, ``"highs"``), indexed like :func:`constraint_margins` (zero off the last
+        restricted LP), else None; ``margin == dual_bound(multipliers, problem)``.
     """
 
     feasible: bool
@@ -87,6 +97,7 @@ class LPDecision:
     rounds: int
     constraints: int
     weights: NDArray[np.float64] | None = None
+    multipliers: NDArray[np.float64] | None = None
 
 
 def lp_size(p: int, d: int) -> int:
@@ -165,6 +176,50 @@ def constraint_margins(W: NDArray[np.float64], problem: MemoryProblem) -> NDArra
     return target[:, None] - np.einsum("mjd,md->mj", c, We)
 
 
+def dual_bound(Y: NDArray[np.float64], problem: MemoryProblem) -> float:
+    """Weak-duality bound on the best margin of any ``W`` with ``|W_ij| <= 1``, in float64.
+
+    For multipliers ``y >= 0`` on the constraints, every such ``W`` has
+    ``min_k a_k . W <= sum_k y_k a_k . W / sum(y) <= ||G||_1 / sum(y)`` with
+    ``G = sum_{mu, j} y_{mu j} (u_mu - v_j) e_mu^T`` (Holder), so a bound <= 0 (or, numerically,
+    far below the margins of storable instances) certifies that no ``W`` stores the instance
+    (Gordan's alternative).
+
+    Parameters
+    ----------
+    Y : numpy.ndarray, shape (p, p-1)
+        Multipliers, indexed like :func:`constraint_margins`; all >= 0, not all zero.
+    problem : MemoryProblem
+        Unbatched OP or DP instance.
+
+    Returns
+    -------
+    float
+        ``||G||_1 / sum(Y)`` (entrywise 1-norm), summed over every constraint.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``problem`` is not an unbatched MemoryProblem, ``Y`` has the wrong shape, a negative
+        or non-finite entry, or sums to zero.
+    """
+    _check_problem(problem)
+    e, u, c = _arrays(problem)
+    p = e.shape[0]
+    Y = np.asarray(Y, dtype=np.float64)
+    if Y.shape != (p, p - 1):
+        raise ValueError(f"Y must have shape ({p}, {p - 1}), got {Y.shape}")
+    if not np.all(np.isfinite(Y)) or np.any(Y < 0) or not Y.sum() > 0:
+        raise ValueError("Y must be finite, >= 0 and not all zero")
+    if c is None:
+        full = np.zeros((p, p))
+        full[~np.eye(p, dtype=bool)] = Y.ravel()
+        g = Y.sum(axis=1)[:, None] * u - full @ u  # g_mu = sum_nu y_{mu nu} (u_mu - u_nu)
+    else:
+        g = Y.sum(axis=1)[:, None] * u - np.einsum("mj,mjd->md", Y, c)
+    return float(np.abs(g.T @ e).sum() / Y.sum())
+
+
 def _check_problem(problem: object) -> MemoryProblem:
     if not isinstance(problem, MemoryProblem):
         raise TypeError(f"problem must be a MemoryProblem, got {type(problem).__name__}")
@@ -173,9 +228,13 @@ def _check_problem(problem: object) -> MemoryProblem:
     return problem
 
 
-def _dense_feasible(problem: MemoryProblem, max_entries: int) -> bool:
-    """Every constraint at once (scipy's HiGHS): the reference decision for small instances."""
-    margin = 1.0  # homogeneous constraints: any margin > 0 gives the same decision
+def _dense_feasible(problem: MemoryProblem, max_entries: int) -> tuple[bool, float]:
+    """Every constraint at once (scipy's HiGHS): the reference decision for small instances.
+
+    The max-margin LP ``max t`` s.t. ``A w >= t``, ``|w_i| <= 1``, ``t <= 1`` (bounded, so no
+    badly scaled ``W`` is needed near capacity) by dual simplex with tolerances 1e-9; feasible
+    iff ``t* > DENSE_THRESHOLD``. Returns the decision and ``t*``.
+    """
     p, d = problem.p, problem.d
     n_entries = lp_size(p, d)
     if n_entries > max_entries:
@@ -189,26 +248,18 @@ def _dense_feasible(problem: MemoryProblem, max_entries: int) -> bool:
         off = ~np.eye(p, dtype=bool)
         comp = np.broadcast_to(u[None, :, :], (p, p, d))[off].reshape(p, p - 1, d)
     diff = u[:, None, :] - comp  # (p, p-1, d)
-    A = -(diff[:, :, :, None] * e[:, None, None, :]).reshape(p * (p - 1), d * d)
+    A = (diff[:, :, :, None] * e[:, None, None, :]).reshape(p * (p - 1), d * d)
     n = p * (p - 1)
-    b = np.full(n, -margin)
-    # interior point decides (in)feasibility reliably here; dual simplex as a second opinion
-    for method in ("highs-ipm", "highs-ds"):
-        res = linprog(np.zeros(d * d), A_ub=A, b_ub=b, bounds=(None, None), method=method)
-        if res.status == 0:
-            return True
-        if res.status == 2:
-            return False
-    # last resort: max-margin LP with |W_ij| <= 1 (always feasible and bounded); t* > 0 iff
-    # the strict system is feasible
-    A2 = np.hstack([A, np.ones((n, 1))])
     cost = np.zeros(d * d + 1)
     cost[-1] = -1.0
     bounds = [(-1.0, 1.0)] * (d * d) + [(None, 1.0)]
-    res = linprog(cost, A_ub=A2, b_ub=np.zeros(n), bounds=bounds, method="highs")
-    if res.status == 0:
-        return bool(res.x[-1] > 1e-7)
-    raise RuntimeError(f"HiGHS did not decide feasibility (status {res.status}): {res.message}")
+    opts = {"primal_feasibility_tolerance": 1e-9, "dual_feasibility_tolerance": 1e-9}
+    res = linprog(cost, A_ub=np.hstack([-A, np.ones((n, 1))]), b_ub=np.zeros(n), bounds=bounds,
+                  method="highs-ds", options=opts)  # fmt: skip
+    if res.status != 0:
+        raise RuntimeError(f"HiGHS did not solve the dense LP (status {res.status}): {res.message}")
+    t = float(res.x[-1])
+    return t > DENSE_THRESHOLD, t
 
 
 def _new_highs() -> highspy.Highs:
@@ -287,11 +338,11 @@ def _highs_decide(
         W, t = x[:n].reshape(d, d), float(x[n])
     # no W found: certify infeasibility from the last LP's duals (weak duality, float64)
     y = np.abs(np.asarray(h.getSolution().row_dual))[p * d :]
-    mu_all, j_all = np.concatenate(rows_mu), np.concatenate(rows_j)
-    G = (y[:, None] * (u[mu_all] - _competitor(u, c, mu_all, j_all))).T @ e[mu_all]
-    bound = float(np.abs(G).sum() / y.sum()) if y.sum() > 0 else np.inf
+    Y = np.zeros((p, p - 1))
+    Y[np.concatenate(rows_mu), np.concatenate(rows_j)] = y
+    bound = dual_bound(Y, problem) if y.sum() > 0 else np.inf
     if bound <= tol:
-        return LPDecision(False, bound, rounds, int(have.sum()), None)
+        return LPDecision(False, bound, rounds, int(have.sum()), None, Y)
     raise RuntimeError(
         f"LP undecided after {rounds} rounds: no W with all margins > {FEASIBLE_FLOOR:g} and dual "
         f"bound {bound:.3g} > tol={tol:g} (p={p}, d={d}); raise max_rounds or tol"
@@ -455,12 +506,12 @@ def _cg_decide(problem: MemoryProblem, per_round: int, tol: float, max_rounds: i
         if margin > FEASIBLE_FLOOR:
             return LPDecision(True, margin, rounds, int(have.sum()), W)
         if status == "infeasible":
-            # the certificate, recomputed from the duals alone in float64 (weak duality)
-            mu_all, j_all = np.concatenate(rows_mu), np.concatenate(rows_j)
-            G = (y[:, None] * (u[mu_all] - _competitor(u, c, mu_all, j_all))).T @ e[mu_all]
-            bound = float(np.abs(G).sum() / y.sum())
-            if np.all(y >= 0) and bound <= tol:
-                return LPDecision(False, bound, rounds, int(have.sum()), None)
+            # the certificate, recomputed from the duals alone over all constraints (float64)
+            Y = np.zeros((p, p - 1))
+            Y[np.concatenate(rows_mu), np.concatenate(rows_j)] = y
+            bound = dual_bound(Y, problem) if np.all(y >= 0) else np.inf
+            if bound <= tol:
+                return LPDecision(False, bound, rounds, int(have.sum()), None, Y)
         if status != "optimal":  # failed, stalled, or a certificate that did not check
             break
         t = float(np.min(A @ w))  # the restricted LP's margin (up to the relative gap)
@@ -498,15 +549,19 @@ def lp_decide(
       interior-point iteration with a positive restricted margin);
     * infeasible, when the interior-point duals ``y > 0`` of the restricted LP give the float64
       bound ``||sum_k y_k a_k||_1 / sum(y) <= tol`` on the best margin of any ``|W_ij| <= 1``,
-      recomputed from ``y`` and the constraint vectors ``a_k = vec((u_mu - v_k) e_mu^T)`` (weak
-      duality; multipliers on a subset are multipliers on the full set with zeros elsewhere).
+      recomputed by :func:`dual_bound` from ``y`` and the constraint vectors
+      ``a_k = vec((u_mu - v_k) e_mu^T)`` over all constraints (weak duality; multipliers on a
+      subset are multipliers on the full set with zeros elsewhere); ``y`` is returned.
 
     Should the interior-point method stall or meet singular normal equations, ``"cg"`` hands the
     instance to ``"highs"``, the same constraint generation with a ``highspy`` dual-simplex model
     kept across rounds (the scores ``W e_mu`` as auxiliary columns) and the same two certificates.
 
-    ``"dense"`` passes all constraints at once to :func:`scipy.optimize.linprog` (zero objective,
-    right-hand side 1) and returns its status; it is the reference for small instances.
+    ``"dense"`` passes all constraints at once to :func:`scipy.optimize.linprog`: the same
+    max-margin LP (with ``t <= 1``) by dual simplex, feasible iff its optimum exceeds
+    :data:`DENSE_THRESHOLD`; it is the reference for small instances. (The bounded form matters:
+    the unbounded feasibility LP ``A w >= 1`` needs ``|W_ij|`` up to ``1 / t*``, and HiGHS's
+    interior-point solver called feasible instances with ``t*`` of order 1e-4 infeasible.)
 
     Parameters
     ----------
@@ -553,8 +608,8 @@ def lp_decide(
     if method not in LP_METHODS:
         raise ValueError(f"method must be one of {LP_METHODS}, got {method!r}")
     if method == "dense":
-        ok = _dense_feasible(problem, check_int("max_entries", max_entries, 1))
-        return LPDecision(ok, float("nan"), 1, problem.p * (problem.p - 1), None)
+        ok, t = _dense_feasible(problem, check_int("max_entries", max_entries, 1))
+        return LPDecision(ok, t, 1, problem.p * (problem.p - 1), None)
     per_round = check_int("per_round", per_round, 1)
     max_rounds = check_int("max_rounds", max_rounds, 1)
     tol = check_positive("tol", tol)
