@@ -778,3 +778,34 @@ def spectrum_ks_distance(s: ArrayLike, kappa: float = 1.0) -> float:
     F = np.asarray(truncated_quarter_circle_cdf(x, k, unit_rms=True))
     i = np.arange(1, n + 1)
     return float(max(np.max(i / n - F), np.max(F - (i - 1) / n)))
+
+
+def small_kappa_limit(rel_error: float = 0.1) -> float:
+    """Largest ``kappa`` up to which the asymptote ``2 kappa`` is within ``rel_error`` of theory.
+
+    ``2 kappa / alpha_c(kappa) - 1`` grows from 0 (at ``kappa -> 0``) to 3 (at ``kappa = 1``);
+    this returns the ``kappa`` where it equals ``rel_error``.
+
+    Parameters
+    ----------
+    rel_error : float, default 0.1
+        Relative overestimate allowed, in (0, 3).
+
+    Returns
+    -------
+    float
+        ``kappa`` in (0, 1) with ``2 kappa = (1 + rel_error) alpha_c(kappa)``.
+
+    Raises
+    ------
+    ValueError
+        If ``rel_error`` is not in (0, 3).
+
+    Notes
+    -----
+    From the closed form :func:`critical_load` (reconstruction; chapter 4, small-kappa
+    asymptote ``alpha_c = 2 kappa - c kappa^{5/3} + ...``).
+    """
+    if not (isinstance(rel_error, (int, float)) and 0 < rel_error < 3):
+        raise ValueError(f"rel_error must lie in (0, 3), got {rel_error!r}")
+    return float(brentq(lambda k: 2 * k / critical_load(k) - 1 - rel_error, 1e-12, 1.0, xtol=1e-14))
