@@ -199,7 +199,7 @@ def _inspect(browser, page_path: Path, width: int = 1280, height: int = 900) -> 
     if has_mathjax:
         page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
         page.evaluate("() => MathJax.startup.promise")
-    page.evaluate("() => document.fonts.ready")
+    page.evaluate("() => document.fonts.ready.then(() => true)")
     info = page.evaluate(_PROBE)
     info["layout"] = page.evaluate(_LAYOUT)
     info["has_mathjax"] = has_mathjax
