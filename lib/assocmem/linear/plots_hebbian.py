@@ -133,10 +133,10 @@ def plot_thresholds(
             )
         ax.axhline(asym, color="k", linewidth=0.8, label=f"asymptote {asym:g}")
         ax.set_xscale("log")
-        ax.set_xlabel("number of associations p")
-        ax.set_ylabel("threshold load α = p log p / d²")
-        name = "all p recalled" if crit == "all" else "one association recalled"
-        ax.set_title(f'criterion "{crit}": P({name}) = 1/2')
+        ax.set_xlabel("number of associations $p$")
+        ax.set_ylabel(r"threshold load $\alpha = p\log p/d^2$")
+        name = "all $p$ recalled" if crit == "all" else "one association recalled"
+        ax.set_title(f'criterion "{crit}":\nP({name}) = 1/2', fontsize=10)
         ax.legend()
     return finish(fig)
 
