@@ -10,7 +10,15 @@ from matplotlib.figure import Figure
 
 from assocmem.context_gated.onestep import OneStepResult, binned_quantile, one_step_error_bound
 from assocmem.context_gated.winner import HysteresisResult, WinnerTimeResult
-from assocmem.plotting import color, finish, interval_yerr, new_figure, sim_points, theory_line
+from assocmem.plotting import (
+    color,
+    finish,
+    interval_yerr,
+    legend_below,
+    new_figure,
+    sim_points,
+    theory_line,
+)
 from assocmem.stats import bootstrap_interval, wilson_interval
 
 __all__ = ["plot_one_step", "plot_winner_time", "plot_hysteresis"]
@@ -180,7 +188,7 @@ def plot_winner_time(
     ax.set_ylim(top=8 * np.nanmax(np.where(sel, pred, np.nan)))
     ax.set_xlabel("gate competition $\\alpha$")
     ax.set_ylabel("time to winner-take-all $t^*/\\tau_s$")
-    ax.legend(fontsize=8, loc="upper right")
+    legend_below(fig, ax, ncol=2)  # the left panel's legend: under the panels, off the curve
     ax = axes[1]
     for j, th in enumerate(horizons):
         k = (result.t_measured <= th).sum(axis=1)
