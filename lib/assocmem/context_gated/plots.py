@@ -350,7 +350,7 @@ def plot_gate_transition(
     axes[0].axhline(1 / N, color="0.5", linestyle=":", linewidth=1.0, label="$1/N$")
     axes[0].set_xlabel("gate competition $\\alpha$")
     axes[0].set_ylabel("peak gate probability $\\max_i p_i$")
-    axes[0].legend(fontsize=8, loc="upper left")
+    axes[0].legend(fontsize=8, loc="lower right")  # empty above the 1/N floor
     for k, a in enumerate(show_alphas):
         i = int(np.argmin(np.abs(result.alphas - a)))
         axes[1].plot(
