@@ -72,6 +72,7 @@ OVERRIDES: dict[str, dict[str, str]] = {
         "SIZES": '{"smollm2-135m": {t: (16, 16, 24) for t in TASKS}}',
         "N_PREFIXES": "2",
         "LAMA_LAYER_STEP": "15",
+        "LAMA_N": "24",
     },
 }
 

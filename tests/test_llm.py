@@ -289,6 +289,19 @@ def test_tiny_llama_runs_whole_path(tiny: LanguageModel) -> None:
                     layers=[0, 3], progress=False)  # fmt: skip
     assert lama.n == 30 and lama.effect.prob.shape == (2, 2, 2)
     assert np.all(lama.effect.prob <= 1) and lama.counts["queries"] == 30
+    # a seeded subset scores its own queries: zero-shot answers match the full run's there
+    sub = run_lama(tiny, load_task("lama_p36", source="examples"), k=2, lambdas=[1.0],
+                   layers=[3], n_queries=9, progress=False)  # fmt: skip
+    assert sub.n == 9 and len(set(sub.items.tolist())) == 9
+    assert np.array_equal(sub.correct_zero, lama.correct_zero[sub.items])
+    facts = load_task("lama_p36", source="examples")
+    only = Task(**{**facts.__dict__, "texts": tuple(facts.texts[i] for i in sub.items),
+                   "labels": facts.labels[sub.items]})  # fmt: skip
+    alone = run_lama(tiny, only, k=2, lambdas=[1.0], layers=[3], progress=False)
+    assert sub.effect.prob0 == pytest.approx(alone.effect.prob0, rel=1e-5)  # same targets
+    with pytest.raises(ValueError, match="n_queries"):
+        run_lama(tiny, load_task("lama_p36", source="examples"), k=2, lambdas=[1.0],
+                 n_queries=31)  # fmt: skip
     assert plot_lama(lama).axes
 
 

@@ -370,6 +370,8 @@ class LamaResult:
     ----------
     source, model : str
     k, n_prefixes, seed : int
+    items : numpy.ndarray, int64, shape (n,)
+        Task indices of the queries scored (all, or the seeded subset).
     correct_zero, correct_plus, correct_minus : numpy.ndarray, bool, shape (n,)
         Greedy answer is the whole target capital: zero-shot, after k correct and after k wrong
         demonstrations, on every query.
@@ -384,6 +386,7 @@ class LamaResult:
     k: int
     n_prefixes: int
     seed: int
+    items: np.ndarray
     correct_zero: np.ndarray
     correct_plus: np.ndarray
     correct_minus: np.ndarray
@@ -413,14 +416,16 @@ def run_lama(
     layers: Sequence[int] | None = None,
     n_prefixes: int = 4,
     seed: int = 0,
+    n_queries: int | None = None,
     batch_size: int = 16,
     cache: bool | None = None,
     progress: bool | None = None,
 ) -> LamaResult:
-    """Supportive (correct pairs) and adversarial (wrong capitals) context on every LAMA query.
+    """Supportive (correct pairs) and adversarial (wrong capitals) context on LAMA queries.
 
-    Every query is scored. Targets are whole capitals: top-1 means greedy decoding produces the
-    capital's tokens and then leaves the word; probabilities are whole-word (teacher forcing).
+    Every query is scored (or a seeded subset of ``n_queries``). Targets are whole capitals:
+    top-1 means greedy decoding produces the capital's tokens and then leaves the word;
+    probabilities are whole-word (teacher forcing).
     Demonstrations come from the other facts (a query is never in its own prefix). c-bar_(+/-)
     of a query is averaged over the other half of the queries (two seeded folds). Paper §4,
     Fig. 6 (metric: this book's choice, see chapter 6).
@@ -438,6 +443,9 @@ def run_lama(
         Context layers of the effect sweep; default all, 0 .. L.
     n_prefixes, seed, batch_size, cache, progress
         As :func:`run_classification`.
+    n_queries : int, optional
+        Score a seeded random subset of this many queries (sorted), for a quick run; default
+        (None) every query. Demonstrations are still drawn from all facts.
 
     Returns
     -------
@@ -446,13 +454,18 @@ def run_lama(
     Raises
     ------
     ValueError
-        If ``task`` is not LAMA P36.
+        If ``task`` is not LAMA P36, or ``n_queries`` is not in [2, len(task)].
     """
     if task.name != "lama_p36":
         raise ValueError(f"run_lama needs the task 'lama_p36', got {task.name!r}")
     items = np.arange(len(task))
+    if n_queries is not None:
+        if not 2 <= n_queries <= len(task):
+            raise ValueError(f"n_queries must be in [2, {len(task)}], got {n_queries}")
+        pick = np.random.default_rng([seed, 36]).choice(len(task), n_queries, replace=False)
+        items = np.sort(pick)
     queries = _query_ids(lm, task, items)
-    targets = [lm.word_ids(task.label_words[y]) for y in task.labels]
+    targets = [lm.word_ids(task.label_words[y]) for y in task.labels[items]]
     kw: dict[str, Any] = {
         "batch_size": batch_size,
         "progress": progress,
@@ -460,9 +473,10 @@ def run_lama(
         "targets": targets,
     }
     zero = prompt_states(lm, [[]], queries, desc="lama 0-shot", **kw)
+    facts = np.arange(len(task))  # demonstrations: any fact, never the query itself
     states = {}
     for demos in ("supportive", "adversarial"):
-        pre = demo_prefixes(task, items, k=k, n_prefixes=n_prefixes, seed=seed, demos=demos)
+        pre = demo_prefixes(task, facts, k=k, n_prefixes=n_prefixes, seed=seed, demos=demos)
         states[demos] = prompt_states(
             lm, [encode(lm, t) for t in pre.texts], queries, pre.assign(items),
             desc=f"lama {k}-shot {demos}", **kw,
@@ -493,6 +507,7 @@ def run_lama(
         k=k,
         n_prefixes=n_prefixes,
         seed=seed,
+        items=items,
         correct_zero=zero.target_top1,
         correct_plus=states["supportive"].target_top1,  # type: ignore[arg-type]
         correct_minus=states["adversarial"].target_top1,  # type: ignore[arg-type]
