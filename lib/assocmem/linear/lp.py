@@ -368,7 +368,8 @@ def _max_margin_ipm(
     A : numpy.ndarray, float64, shape (N, n)
         Constraint rows.
     tol : float
-        Stop with ``"infeasible"`` once the dual bound is <= ``tol``.
+        Stop with ``"infeasible"`` once the dual bound is <= ``1e-3 tol``, or after three more
+        iterations once it is <= ``tol``.
     rel : float
         Stop with ``"optimal"`` once ``t > 0`` and ``bound - t <= rel * t``.
     accept : callable
@@ -404,12 +405,13 @@ def _max_margin_ipm(
         neg = dv < 0
         return float(min(1.0, np.min(-v[neg] / dv[neg]))) if neg.any() else 1.0
 
-    status, bound = "stalled", np.inf
+    status, bound, below = "stalled", np.inf, 0
     for _ in range(max_iter):
         w, t = x[:n], float(x[-1])
         a, b = 1.0 + w, 1.0 - w
         bound = float(np.abs(A.T @ y).sum() / y.sum())
-        if bound <= tol:
+        below += bound <= tol
+        if bound <= 1e-3 * tol or below > 3:  # a few more steps once below tol: a clear margin
             status = "infeasible"
             break
         if t > 0 and accept(w):
