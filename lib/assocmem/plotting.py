@@ -372,9 +372,12 @@ def finish(fig: Figure, *, title: str | None = None) -> Figure:
         fig.suptitle(title)
     below = [leg for leg in fig.legends if leg.get_gid() == _BELOW]
     if below:
-        renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
-        strip = max(leg.get_window_extent(renderer).height for leg in below) / fig.dpi + 0.1
-        fig.set_figheight(fig.get_figheight() + strip)
+        strip = getattr(fig, "_assocmem_strip", None)  # finish may be called twice
+        if strip is None:
+            renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+            strip = max(leg.get_window_extent(renderer).height for leg in below) / fig.dpi + 0.1
+            fig.set_figheight(fig.get_figheight() + strip)
+            setattr(fig, "_assocmem_strip", strip)  # noqa: B010
         fig.tight_layout(rect=(0.0, strip / fig.get_figheight(), 1.0, 1.0))
     else:
         fig.tight_layout()

@@ -468,7 +468,7 @@ def plot_fixed_point_terms(
     axes[0].set_xticks(x, labels, fontsize=7.5)
     axes[0].set_xlabel("memory ν (sorted by $r^*_\\nu$; * = target)")
     axes[0].set_ylabel("contribution to $r^*_\\nu$")
-    axes[0].legend(fontsize=7.5)
+    legend_below(fig, axes[0], ncol=4)  # the bars and r* marks fill the panel
     axes[1].bar(x, p.detach().cpu().numpy()[order], color=color(4))
     axes[1].set_xticks(x, labels, fontsize=7.5)
     axes[1].set_xlabel("memory ν")
