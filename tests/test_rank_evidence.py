@@ -180,6 +180,8 @@ def test_max_margin_trainer_raises_the_margin_and_keeps_rank_and_norm() -> None:
     assert np.all(res.margin > start + 0.5)
     assert res.history["margin"].shape == (4, 3)
     assert np.allclose(res.history["margin"][0], start, atol=1e-5)
+    # the best iterate is returned: never below any checked margin
+    assert np.all(res.margin >= res.history["margin"].max(axis=0) - 1e-5)
 
 
 def test_max_margin_full_rank_stores_an_easy_load() -> None:

@@ -407,7 +407,7 @@ class MaxMarginResult:
     Attributes
     ----------
     weights : torch.Tensor, float32, shape (B, d, d)
-        The memories, rank at most ``rank``, ``||W||_F = d``.
+        The memories with the largest margin seen, rank at most ``rank``, ``||W||_F = d``.
     margin : numpy.ndarray, float64, shape (B,)
         :func:`normalized_margin` of ``weights``.
     history : dict of numpy.ndarray
@@ -427,7 +427,7 @@ def train_max_margin(
     steps: int = 1000,
     lr: float = 0.02,
     beta: float = 20.0,
-    check_every: int = 100,
+    check_every: int = 25,
 ) -> MaxMarginResult:
     """Maximise the smallest normalised margin over memories of rank at most ``m``.
 
@@ -437,7 +437,9 @@ def train_max_margin(
 
     (a log-sum-exp over the ``p (p - 1)`` constraints, which tends to ``-min margin`` as
     ``beta -> inf``) by Adam on ``W``, rescaling ``W`` to ``||W||_F = d`` and projecting it onto
-    rank ``m`` (:func:`truncate_rank`) after every step.
+    rank ``m`` (:func:`truncate_rank`) after every step; the step size decays to 0 on a cosine,
+    and the iterate with the largest smallest margin (checked every ``check_every`` steps, the
+    start included) is returned, so the result never has a smaller margin than the start.
 
     Parameters
     ----------
@@ -455,7 +457,7 @@ def train_max_margin(
     beta : float
         Inverse temperature of the smooth maximum (> 0), in units of ``1 / sigma_W``.
     check_every : int
-        Interval of the margin history, >= 1.
+        Interval of the margin check (history and best iterate), >= 1.
 
     Returns
     -------
@@ -503,13 +505,21 @@ def train_max_margin(
     eye = torch.eye(p, dtype=torch.bool, device=E.device)
     hist_t: list[int] = []
     hist_m: list[np.ndarray] = []
+    best = W.detach().clone()
+    best_m = np.full(B, -np.inf)
     for t in range(steps + 1):
         if t % check_every == 0 or t == steps:
             with torch.no_grad():
+                marg = normalized_margin(W.detach(), problem)
+                better = torch.as_tensor(marg > best_m, device=E.device)
+                best[better] = W.detach()[better]
+                best_m = np.maximum(best_m, marg)
                 hist_t.append(t)
-                hist_m.append(normalized_margin(W.detach(), problem))
+                hist_m.append(marg)
         if t == steps:
             break
+        for group in opt.param_groups:  # cosine decay of the step size to 0
+            group["lr"] = 0.5 * lr * (1.0 + math.cos(math.pi * t / steps))
         sigma = torch.linalg.matrix_norm(W) / d  # (B,)
         S = E @ W.transpose(-1, -2) @ U.transpose(-1, -2)  # (B, p, p)
         gap = (S.diagonal(dim1=-2, dim2=-1)[..., None] - S) / sigma[:, None, None]
@@ -520,11 +530,11 @@ def train_max_margin(
         opt.step()
         with torch.no_grad():
             W.copy_(project(W))
-    Wf = W.detach()
     return MaxMarginResult(
-        Wf, normalized_margin(Wf, problem),
+        best,
+        normalized_margin(best, problem),
         {"step": np.asarray(hist_t), "margin": np.stack(hist_m)},
-    )  # fmt: skip
+    )
 
 
 def spectrum_summary(
@@ -578,12 +588,13 @@ def spectrum_causes(
     beta: float = 300.0,
     large_d: int | None = None,
     large_alpha: float | None = None,
+    load: float | None = None,
     device: str | torch.device | None = None,
 ) -> pd.DataFrame:
     """Test causes of a broad trained spectrum on the instances of one rank-``m`` sweep group.
 
-    On the stored memories at the group's spectrum load (:func:`assocmem.linear.sweeps.
-    stored_spectra`'s choice, first ``n_memories`` seeds), compare with the truncated quarter
+    On the stored memories at one load of the group (``load``, first ``n_memories`` seeds),
+    compare with the truncated quarter
     circle the singular values of: the trained ``Q R^T`` (stopped at first perfect recall);
     the same instances trained ``long_steps`` steps without early stop (longer training); the
     trained memories continued by :func:`train_max_margin` (a margin-maximising objective at
@@ -606,6 +617,9 @@ def spectrum_causes(
         A larger embedding dimension (>= 2) for the last row.
     large_alpha : float, optional
         Load of the larger-``d`` instances (required with ``large_d``).
+    load : float, optional
+        Actual load (a value of the table's ``load`` column) whose stored memories are used;
+        default the load :func:`assocmem.linear.sweeps.stored_spectra` picks.
     device : str, torch.device or None
         Where to train.
 
@@ -624,9 +638,9 @@ def spectrum_causes(
         raise ValueError("table must be one sweep group made with keep_weights=True")
     n_memories = check_int("n_memories", n_memories, 1)
     d, m = int(table["d"].iloc[0]), int(table["rank"].iloc[0])
-    spec = stored_spectra(table)
-    load = float(spec["load"].iloc[0])
-    sel = table[(table["load"] == load) & table["recalled_all"]].sort_values("seed")
+    if load is None:
+        load = float(stored_spectra(table)["load"].iloc[0])
+    sel = table[np.isclose(table["load"], load) & table["recalled_all"]].sort_values("seed")
     if len(sel) == 0:
         raise ValueError("no memory of this group stored every association")
     sel = sel.iloc[:n_memories]
