@@ -600,8 +600,9 @@ def lp_decide(
 
     Notes
     -----
-    CPU time on one core (``benchmarks/lp_speed.py``, ``"cg"``): well under 1 s at d <= 16 and
-    about 10-20 s at d = 32 near capacity (p about 180-210), against minutes for ``"highs"``.
+    CPU time on one core near capacity (``benchmarks/lp_speed.py``, ``"cg"``, loads 0.9-1.05):
+    median about 0.1 s at d = 12, 0.3 s at d = 16, 3 s at d = 24 and 7-11 s at d = 32 (at most
+    about 25 s; p = 178-204), against 2 s at d = 16 and minutes at d = 32 for ``"highs"``.
     Memory: the restricted constraint rows, about 5000 x d^2 float64 at d = 32 (40 MB). Source:
     digest §3.2-3.3 (reconstruction) for the constraints; constraint generation, the duality
     bound and the interior-point method are textbook LP.
