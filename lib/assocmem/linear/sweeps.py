@@ -119,7 +119,7 @@ def capacity_sweep(
         Cross-entropy + Adam (:func:`assocmem.linear.training.train_memory`, all seeds of one
         load as one batch), the Hebbian rule, or the exact LP decision
         (:func:`assocmem.linear.lp.lp_feasible`, constraint generation with a certificate;
-        CPU minutes per instance at d = 32).
+        CPU seconds per instance at d = 32, see ``benchmarks/lp_speed.py``).
     rank : int or None
         ``m`` in ``1..d``: train ``W = Q R^T`` with ``Q, R`` of shape (d, m) (``method="train"``
         only). ``None``: unconstrained ``W`` (recorded as ``rank = d``, ``kappa = 1``).
