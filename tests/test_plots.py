@@ -70,8 +70,10 @@ def test_plot_success_one_series_per_group_with_wilson_bars() -> None:
     acc, suc = fig.axes[:2]
     assert "load" in suc.get_xlabel() and "recalled" in suc.get_ylabel()
     assert len(_errorbars(suc)) == 3 and len(_errorbars(acc)) == 2  # the LP has no accuracy
-    labels = [t.get_text() for t in suc.get_legend().get_texts()]
-    assert "LP (exact) OP, d=12 (simulation)" in labels and "α = 1/2" in labels
+    (legend,) = fig.legends  # one legend, below the panels
+    labels = [t.get_text() for t in legend.get_texts()]
+    assert "LP (exact) OP, d=12" in labels and "α = 1/2" in labels
+    assert "CE+Adam DP, d=16 (simulation)" in labels
     # Wilson bars stay inside [0, 1]: the lower bar of a fraction 1 ends above 0
     seg = _errorbars(suc)[0].lines[2][0].get_segments()
     assert all(0.0 <= y <= 1.0 for s in seg for _, y in s)

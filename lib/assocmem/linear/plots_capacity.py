@@ -48,6 +48,7 @@ from assocmem.plotting import (
     color,
     finish,
     interval_yerr,
+    legend_below,
     new_figure,
     sim_points,
     theory_line,
@@ -81,7 +82,8 @@ _METHOD_NAMES = {"train": "CE+Adam", "hebbian": "Hebbian", "lp": "LP (exact)"}
 def _label(method: str, problem: str, d: int, rank: int) -> str:
     """Legend entry of one sweep group."""
     m = "" if rank == d else f", m={rank}"
-    return f"{_METHOD_NAMES.get(method, method)} {problem.upper()}, d={d}{m} (simulation)"
+    kind = "" if method == "lp" else " (simulation)"  # the LP decides; it samples nothing
+    return f"{_METHOD_NAMES.get(method, method)} {problem.upper()}, d={d}{m}{kind}"
 
 
 def plot_success(
@@ -142,7 +144,7 @@ def plot_success(
     ax_suc.set_xlabel("load α = p log p / d²")
     ax_suc.set_ylabel("P(all p recalled)")
     ax_suc.set_ylim(-0.05, 1.05)
-    ax_suc.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    legend_below(fig, [ax_suc], ncol=2)
     if ax_acc is not None:
         ax_acc.set_xlabel("load α = p log p / d²")
         ax_acc.set_ylabel("fraction recalled")
