@@ -65,7 +65,7 @@ TASKS: dict[str, TaskSpec] = {
         "Article: {x}\nTopic:{y}",
         "\n\n",
         "ag_news/test.csv",
-        "AG-News (test, 7,600 articles), 4 topics; title + description, cut to 32 words",
+        "AG-News (test, 7,600 articles), 4 topics; title + description, cut to 24 words",
     ),
     "trec": TaskSpec(
         "trec",
@@ -89,7 +89,7 @@ TASKS: dict[str, TaskSpec] = {
     ),
 }
 
-_MAX_WORDS = 32  # AG-News articles are cut to this many words to bound prompt length
+_MAX_WORDS = 24  # AG-News articles are cut to this many words to bound prompt length
 
 
 @dataclass(frozen=True)
