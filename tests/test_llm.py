@@ -285,6 +285,7 @@ def test_tiny_llama_runs_whole_path(tiny: LanguageModel) -> None:
         assert fig.axes
     text = results_table([res])
     assert "SST-2" in text and "McNemar" in text and "chosen on sel" in text
+    assert max(map(len, text.splitlines())) < 80
     lama = run_lama(tiny, load_task("lama_p36", source="examples"), k=2, lambdas=[1.0, 2.0],
                     layers=[0, 3], progress=False)  # fmt: skip
     assert lama.n == 30 and lama.effect.prob.shape == (2, 2, 2)

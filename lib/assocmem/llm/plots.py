@@ -277,6 +277,8 @@ def plot_lama(result: LamaResult) -> Any:
 def results_table(results: Sequence[TaskResult], k: int | None = None) -> str:
     """Fixed-width table: test accuracies with 95 % intervals and the paired comparisons.
 
+    Every line is under 80 columns (the page's code and output width).
+
     Parameters
     ----------
     results : sequence of TaskResult
@@ -292,16 +294,14 @@ def results_table(results: Sequence[TaskResult], k: int | None = None) -> str:
         kk = r.k if k is None else k
         data = "examples" if r.source.startswith("examples") else "real"
         sp = r.split
-        rows.append(
-            f"{TASK_TITLES.get(r.task, r.task)} ({data} data; n_ctx = {len(sp.ctx)}, "
-            f"n_sel = {len(sp.sel)}, n_test = {len(sp.test)}; model {r.model})"
-        )
+        rows.append(f"{TASK_TITLES.get(r.task, r.task)} ({data} data, model {r.model})")
+        rows.append(f"  n_ctx = {len(sp.ctx)}, n_sel = {len(sp.sel)}, n_test = {len(sp.test)}")
         for name, rate in r.rates().items():
             extra = ""
             if name.startswith("additive"):
                 kn = int(name.split("(")[1].split("-")[0])
                 ell, lam = r.chosen[kn]
-                extra = f"  at l = {ell}, lambda = {lam:.3g} (chosen on sel)"
+                extra = f"\n  {'':22s} at l = {ell}, lambda = {lam:.3g} (chosen on sel)"
             rows.append(f"  {name:22s} {rate}{extra}")
         for name, comp in r.comparisons(kk).items():
             rows.append(f"  {name:22s} {comp}")
