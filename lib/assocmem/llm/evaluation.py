@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-from scipy import stats
+from scipy import optimize, stats
+from threadpoolctl import threadpool_limits
 
 from assocmem.stats import wilson_interval
 
@@ -118,20 +119,33 @@ def paired_comparison(
     return PairedComparison(float(d.mean()), float(lo), float(hi), only_a, only_b, p)
 
 
-def _fit_logistic(x: torch.Tensor, y: torch.Tensor, n_classes: int, l2: float) -> torch.Tensor:
-    """Multinomial logistic regression with an L2 penalty (LBFGS); returns (d + 1, K) weights."""
-    xb = torch.cat([x, torch.ones(len(x), 1, dtype=x.dtype)], 1)
-    w = torch.zeros(xb.shape[1], n_classes, dtype=x.dtype, requires_grad=True)
-    opt = torch.optim.LBFGS([w], lr=1.0, max_iter=100, line_search_fn="strong_wolfe")
+def _fit_logistic(x: np.ndarray, y: np.ndarray, n_classes: int, l2: float) -> np.ndarray:
+    """Multinomial logistic regression with an L2 penalty; returns (d + 1, K) weights.
 
-    def closure() -> torch.Tensor:
-        opt.zero_grad()
-        loss = torch.nn.functional.cross_entropy(xb @ w, y) + l2 * (w[:-1] ** 2).sum()
-        loss.backward()
-        return loss
+    Minimises ``mean_i CE(x_i W + b, y_i) + l2 * ||W||^2`` (bias unpenalised) with scipy's
+    L-BFGS-B on the analytic gradient; the objective is strictly convex in W, so the optimum is
+    unique up to the solver's tolerance.
+    """
+    n, d = x.shape
+    xb = np.concatenate([x, np.ones((n, 1))], 1)
+    onehot = np.zeros((n, n_classes))
+    onehot[np.arange(n), y] = 1.0
 
-    opt.step(closure)
-    return w.detach()
+    def loss_grad(flat: np.ndarray) -> tuple[float, np.ndarray]:
+        w = flat.reshape(d + 1, n_classes)
+        z = xb @ w
+        z -= z.max(1, keepdims=True)
+        logp = z - np.log(np.exp(z).sum(1, keepdims=True))
+        grad = xb.T @ (np.exp(logp) - onehot) / n
+        grad[:-1] += 2 * l2 * w[:-1]
+        loss = -(logp * onehot).sum() / n + l2 * float((w[:-1] ** 2).sum())
+        return loss, grad.ravel()
+
+    res = optimize.minimize(
+        loss_grad, np.zeros((d + 1) * n_classes), jac=True, method="L-BFGS-B",
+        options={"maxiter": 500, "gtol": 1e-8, "ftol": 1e-12},
+    )  # fmt: skip
+    return res.x.reshape(d + 1, n_classes)
 
 
 def probe_accuracy(
@@ -170,21 +184,26 @@ def probe_accuracy(
     for c in np.unique(y):  # stratified: deal each class's shuffled items round the folds
         idx = rng.permutation(np.flatnonzero(y == c))
         fold[idx] = (np.arange(len(idx)) + rng.integers(n_folds)) % n_folds
-    n_classes = int(y.max()) + 1
     out = np.zeros((h.shape[1], len(y)), dtype=bool)
-    yt = torch.as_tensor(y)
-    for layer in range(h.shape[1]):
-        x = h[:, layer].double()
-        for f in range(n_folds):
-            train, test = fold != f, fold == f
-            if not test.any():
-                continue
-            mu, sd = x[train].mean(0), x[train].std(0) + 1e-6
-            w = _fit_logistic((x[train] - mu) / sd, yt[train], n_classes, l2)
-            xt = (x[test] - mu) / sd
-            pred = (torch.cat([xt, torch.ones(len(xt), 1, dtype=xt.dtype)], 1) @ w).argmax(1)
-            out[layer, test] = pred.numpy() == y[test]
+    with threadpool_limits(limits=1, user_api="blas"):  # tiny products: threads only wait
+        for layer in range(h.shape[1]):
+            _probe_layer(h[:, layer].double().numpy(), y, fold, n_folds, l2, out[layer])
     return out
+
+
+def _probe_layer(
+    x: np.ndarray, y: np.ndarray, fold: np.ndarray, n_folds: int, l2: float, out: np.ndarray
+) -> None:
+    """Fill ``out`` (n,) with the held-out correctness of the probe on one layer's states."""
+    n_classes = int(y.max()) + 1
+    for f in range(n_folds):
+        train, test = fold != f, fold == f
+        if not test.any():
+            continue
+        mu, sd = x[train].mean(0), x[train].std(0, ddof=1) + 1e-6
+        w = _fit_logistic((x[train] - mu) / sd, y[train], n_classes, l2)
+        pred = ((x[test] - mu) / sd @ w[:-1] + w[-1]).argmax(1)
+        out[test] = pred == y[test]
 
 
 def label_alignment(
