@@ -403,11 +403,33 @@ Loader = Callable[[str, str, "str | None"], tuple[Any, Any, str]]
 
 @contextlib.contextmanager
 def _quiet_gguf(transformers: Any) -> Iterator[None]:
-    """Silence the GGUF de-quantisation bar (its module bound tqdm at import; patch the name)."""
+    """Load a GGUF file quietly and once: no de-quantisation bar, one parse for three readers.
+
+    transformers parses the file three times (config, tokenizer, weights; about 10 s each on
+    2 CPU cores for the stand-in's 49,152-token vocabulary) and rebuilds gguf's tensor-name map
+    for every module (about 12 s). Inside this context ``gguf.GGUFReader`` returns one reader
+    per path and ``gguf.get_tensor_name_map`` is memoised (both are only read); the progress bar,
+    bound at import, is disabled by patching the module's name. Everything is restored on exit.
+    """
     mod = importlib.import_module("transformers.modeling_gguf_pytorch_utils")
+    gguf = importlib.import_module("gguf")
     old = getattr(mod, "tqdm", None)
     if old is not None:
         mod.tqdm = functools.partial(old, disable=True)  # type: ignore[attr-defined]
+    saved = {name: getattr(gguf, name, None) for name in ("GGUFReader", "get_tensor_name_map")}
+    readers: dict[str, Any] = {}
+    reader_cls, name_map = saved["GGUFReader"], saved["get_tensor_name_map"]
+
+    def one_reader(path: Any, *args: Any, **kwargs: Any) -> Any:
+        key = repr((str(path), args, sorted(kwargs.items())))
+        if key not in readers:
+            readers[key] = reader_cls(path, *args, **kwargs)  # type: ignore[misc]
+        return readers[key]
+
+    if reader_cls is not None:
+        setattr(gguf, "GGUFReader", one_reader)  # noqa: B010 (a module's name, patched)
+    if name_map is not None:
+        setattr(gguf, "get_tensor_name_map", functools.lru_cache(maxsize=None)(name_map))  # noqa: B010
     transformers.utils.logging.disable_progress_bar()
     try:
         yield
@@ -415,15 +437,18 @@ def _quiet_gguf(transformers: Any) -> Iterator[None]:
         transformers.utils.logging.enable_progress_bar()
         if old is not None:
             mod.tqdm = old  # type: ignore[attr-defined]
+        for name, value in saved.items():
+            if value is not None:
+                setattr(gguf, name, value)
 
 
 def _load_standin(device: str, dtype: str | None) -> tuple[Any, Any, str]:
     transformers = require_transformers()
     path = standin_gguf_path()
     kw: dict[str, Any] = {"gguf_file": path.name}
-    tok = transformers.AutoTokenizer.from_pretrained(str(path.parent), **kw)
     dt = getattr(torch, dtype) if dtype else torch.float32
     with _quiet_gguf(transformers):
+        tok = transformers.AutoTokenizer.from_pretrained(str(path.parent), **kw)
         model = transformers.AutoModelForCausalLM.from_pretrained(str(path.parent), dtype=dt, **kw)
     model.to(device)
     return model, tok, f"gguf:{file_sha256(str(path))}"
