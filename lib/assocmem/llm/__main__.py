@@ -9,7 +9,8 @@ Data: ``$ASSOCMEM_DATA_DIR`` (see ``../shared/data/SOURCES.md``), else the hub, 
 examples. Sizes: chapter 6's per-model sizes (``--n-test`` overrides the test size).
 Expected time: measured at Llama-3-8B's size (random weights of its exact architecture in
 bf16, ``benchmarks/llm_llama3_gpu.py``) on one H200, the whole run takes about 4 minutes (240 s;
-peak 31 GiB), part of it the CPU-side linear probe; the model's download comes on top. An A100
+peak 31 GiB; measured with version 0.3.0, whose CPU-side linear probe was about five times
+slower than 0.4.0's); the model's download comes on top. An A100
 should take about twice as long, an L4 three to four times, a T4 with 4-bit weights about ten
 times (estimates from the GPUs' bf16 throughput, not measured). The stand-in on 2 CPU cores: see
 chapter 6's build time.
@@ -74,6 +75,8 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--n-test", type=int, default=None)
     ap.add_argument("--batch-size", type=int, default=16)
+    ap.add_argument("--max-tokens", type=int, default=None,
+                    help="most query tokens per forward pass (512 suits a CPU)")  # fmt: skip
     args = ap.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -87,7 +90,8 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         split = make_split(task, n_ctx=n_ctx, n_sel=n_sel, n_test=args.n_test or n_test,
                            seed=args.seed, stratify=name == "ag_news")  # fmt: skip
         res = run_classification(lm, task, split, ks=(1, 4), lambdas=lambdas, layers=layers,
-                                 seed=args.seed, batch_size=args.batch_size)  # fmt: skip
+                                 seed=args.seed, batch_size=args.batch_size,
+                                 max_tokens=args.max_tokens)  # fmt: skip
         results.append(res)
         summary[name] = {
             "data": Path(task.source).name,
@@ -102,7 +106,8 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         }
         print(name, {k: str(v) for k, v in res.rates().items()})
     lama = run_lama(lm, load_task("lama_p36"), k=4, lambdas=[1.0, 1.5, 2.0],
-                    batch_size=args.batch_size, seed=args.seed)  # fmt: skip
+                    batch_size=args.batch_size, max_tokens=args.max_tokens,
+                    seed=args.seed)  # fmt: skip
     summary["lama_p36"] = {
         "counts": lama.counts,
         "rates": _jsonable(lama.rates()),

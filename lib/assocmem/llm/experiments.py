@@ -214,6 +214,7 @@ def run_classification(
     probe: bool = True,
     seed: int = 0,
     batch_size: int = 16,
+    max_tokens: int | None = None,
     cache: bool | None = None,
     progress: bool | None = None,
 ) -> TaskResult:
@@ -240,7 +241,9 @@ def run_classification(
         Run the linear probe and the alignment (App. D.4) on the largest k's test states.
     seed : int
         Seed of the demonstrations and the bootstrap.
-    batch_size : int
+    batch_size, max_tokens : int, int or None
+        Most prompts and most query tokens per forward pass
+        (:func:`assocmem.llm.prompts.prompt_states`).
     cache : bool or None
         Disk cache of the states (:func:`assocmem.llm.prompts.prompt_states`).
     progress : bool or None
@@ -257,7 +260,12 @@ def run_classification(
     ids = lm.label_ids(task.label_words)
     layers = list(default_layers(lm.n_layers) if layers is None else layers)
     lam = np.asarray(lambdas, dtype=float)
-    kw: dict[str, Any] = {"batch_size": batch_size, "progress": progress, "cache": cache}
+    kw: dict[str, Any] = {
+        "batch_size": batch_size,
+        "max_tokens": max_tokens,
+        "progress": progress,
+        "cache": cache,
+    }
     n_ctx, n_sel = len(split.ctx), len(split.sel)
     items = np.concatenate([split.ctx, split.sel, split.test])
     zero = prompt_states(lm, [[]], _query_ids(lm, task, items), desc=f"{task.name} 0-shot", **kw).h
@@ -418,6 +426,7 @@ def run_lama(
     seed: int = 0,
     n_queries: int | None = None,
     batch_size: int = 16,
+    max_tokens: int | None = None,
     cache: bool | None = None,
     progress: bool | None = None,
 ) -> LamaResult:
@@ -441,7 +450,7 @@ def run_lama(
         Context strengths.
     layers : sequence of int, optional
         Context layers of the effect sweep; default all, 0 .. L.
-    n_prefixes, seed, batch_size, cache, progress
+    n_prefixes, seed, batch_size, max_tokens, cache, progress
         As :func:`run_classification`.
     n_queries : int, optional
         Score a seeded random subset of this many queries (sorted), for a quick run; default
@@ -468,6 +477,7 @@ def run_lama(
     targets = [lm.word_ids(task.label_words[y]) for y in task.labels[items]]
     kw: dict[str, Any] = {
         "batch_size": batch_size,
+        "max_tokens": max_tokens,
         "progress": progress,
         "cache": cache,
         "targets": targets,

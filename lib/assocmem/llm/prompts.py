@@ -55,7 +55,7 @@ __all__ = [
 ]
 
 DEMO_KINDS = ("supportive", "adversarial")
-EXTRACTION_VERSION = 3  # bump when the extraction code changes what it returns
+EXTRACTION_VERSION = 4  # bump when the extraction code changes what it returns
 
 
 # --------------------------------------------------------------------------- splits
@@ -395,6 +395,7 @@ def _extract(
     which: np.ndarray,
     targets: list[list[int]] | None,
     batch_size: int,
+    max_tokens: int | None,
     progress: bool | None,
     desc: str,
 ) -> tuple[torch.Tensor, np.ndarray | None, np.ndarray | None]:
@@ -423,8 +424,15 @@ def _extract(
     for p in np.unique(which):
         rows = np.flatnonzero(which == p)
         suffix = [queries[i] + (targets[i] if targets is not None else []) for i in rows]
-        rows = rows[np.argsort([-len(s) for s in suffix], kind="stable")]
-        batches += [(int(p), rows[s : s + batch_size]) for s in range(0, len(rows), batch_size)]
+        order = np.argsort([-len(s) for s in suffix], kind="stable")
+        rows, lens = rows[order], [len(suffix[j]) for j in order]
+        start = 0
+        while start < len(rows):  # longest first: the first row sets the batch's width
+            size = batch_size
+            if max_tokens is not None:
+                size = max(1, min(size, max_tokens // lens[start]))
+            batches.append((int(p), rows[start : start + size]))
+            start += size
     caches: dict[int, object] = {}
     try:
         for p, rows in tqdm(batches, desc=desc, disable=None if progress else True, leave=False):
@@ -465,17 +473,24 @@ def _extract(
             if targets is not None:
                 assert logprob is not None and top1 is not None and cont is not None
                 hidden = res.last_hidden_state  # final norm applied
-                for r, i in enumerate(rows):
+                # logits at the last query token and at each target token: they predict
+                # t_0 .. t_{m-1} and the token after the word; one product for the batch
+                lens = [len(targets[i]) for i in rows]
+                r_idx = torch.repeat_interleave(torch.arange(len(rows)), torch.tensor(lens) + 1)
+                pos = torch.cat([torch.arange(m + 1) + int(last[r]) for r, m in enumerate(lens)])
+                with torch.inference_mode():
+                    logits = hidden[r_idx.to(hidden.device), pos.to(hidden.device)] @ w_u.T
+                    logits = logits.float()
+                    lp_all = torch.log_softmax(logits, -1)
+                greedy_all = logits.argmax(-1).cpu()
+                start = 0
+                for i in rows:
                     t = targets[i]
-                    # logits at the last query token and at each target token: they predict
-                    # t_0 .. t_{m-1} and the token after the word
-                    pos = torch.arange(len(t) + 1, device=hidden.device) + int(last[r])
-                    with torch.inference_mode():
-                        logits = (hidden[r, pos] @ w_u.T).float()
-                    lp = torch.log_softmax(logits, -1)
-                    tt = torch.tensor(t, device=lp.device)
-                    logprob[i] = float(lp[torch.arange(len(t)), tt].sum())
-                    greedy = logits.argmax(-1).cpu()
+                    sl = slice(start, start + len(t) + 1)
+                    start = sl.stop
+                    tt = torch.tensor(t, device=lp_all.device)
+                    logprob[i] = float(lp_all[sl][torch.arange(len(t)), tt].sum())
+                    greedy = greedy_all[sl]
                     ok = bool((greedy[: len(t)] == tt.cpu()).all())
                     top1[i] = ok and not bool(cont[int(greedy[len(t)])])
     finally:
@@ -492,6 +507,7 @@ def prompt_states(
     *,
     targets: Sequence[Sequence[int]] | None = None,
     batch_size: int = 16,
+    max_tokens: int | None = None,
     cache: bool | None = None,
     cache_path: str | os.PathLike[str] | None = None,
     progress: bool | None = None,
@@ -516,7 +532,14 @@ def prompt_states(
     targets : sequence of token-id lists, length n, or None
         Words to score after each query (non-empty).
     batch_size : int
-        Prompts per forward pass.
+        Most prompts per forward pass.
+    max_tokens : int or None
+        Most (padded) query-and-target tokens per forward pass: a batch holds
+        ``min(batch_size, max_tokens // width)`` prompts, width being its longest suffix; None:
+        ``batch_size`` prompts. On a CPU every forward pass streams all the weights from memory,
+        so short prompts want large batches and long ones small batches (a few hundred tokens per
+        pass suits the stand-in on 2 cores; ``benchmarks/llm_throughput.py``). The batching does
+        not change the states beyond float rounding.
     cache : bool or None
         Read and write the disk cache (``cache_dir(cache_path) / "llm"``), keyed by
         :func:`states_key`; None: registry models only.
@@ -533,7 +556,7 @@ def prompt_states(
     Raises
     ------
     ValueError
-        Empty queries or targets, ``which`` out of range, or batch_size < 1.
+        Empty queries or targets, ``which`` out of range, batch_size < 1 or max_tokens < 1.
     """
     qlist = [list(map(int, q)) for q in queries]
     plist = [list(map(int, p)) for p in prefixes]
@@ -550,6 +573,8 @@ def prompt_states(
     if tlist is not None and (len(tlist) != len(qlist) or any(len(t) == 0 for t in tlist)):
         raise ValueError("targets must hold one non-empty token-id list per query")
     batch_size = _check_size("batch_size", batch_size, 1)
+    if max_tokens is not None:
+        max_tokens = _check_size("max_tokens", max_tokens, 1)
     use_cache = (lm.name in MODELS) if cache is None else cache
     key = states_key(lm, plist, qlist, which_arr, tlist)
     digest = hashlib.sha1(json.dumps(key, sort_keys=True).encode()).hexdigest()[:20]
@@ -557,7 +582,9 @@ def prompt_states(
     if use_cache and file.is_file():
         saved = torch.load(file, weights_only=False)
         return PromptStates(saved["h"], saved["logprob"], saved["top1"], from_cache=True)
-    h, lp, top1 = _extract(lm, plist, qlist, which_arr, tlist, batch_size, progress, desc)
+    h, lp, top1 = _extract(
+        lm, plist, qlist, which_arr, tlist, batch_size, max_tokens, progress, desc
+    )
     if use_cache:
         file.parent.mkdir(parents=True, exist_ok=True)
         tmp = file.with_suffix(".tmp")
