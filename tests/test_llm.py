@@ -160,7 +160,13 @@ def test_loaders_parse_real_files() -> None:
     assert collections.Counter(sst.labels.tolist()) == {1: 444, 0: 428}
     ag = load_task("ag_news", data_dir=DATA_DIR)
     assert len(ag) == 7600 and np.bincount(ag.labels).tolist() == [1900] * 4
-    assert len(ag.texts[0].split()) <= 40
+    assert max(len(t.split()) for t in ag.texts) <= 20
+    for residue in ("#39;", "quot;", "&lt;", "&gt;", "<", "HREF", "\\"):
+        assert not any(residue in t for t in ag.texts), residue
+    assert ag.texts[0] == (  # the file's first article, cleaned by hand
+        "Fears for T N pension after talks. Unions representing workers at Turner Newall say"
+        " they are 'disappointed' after talks with"
+    )
     trec = load_task("trec", data_dir=DATA_DIR)
     counts = dict(zip(trec.label_names, np.bincount(trec.labels).tolist(), strict=True))
     assert counts == {"ABBR": 9, "DESC": 138, "ENTY": 94, "HUM": 65, "LOC": 81, "NUM": 113}
@@ -170,6 +176,19 @@ def test_loaders_parse_real_files() -> None:
     assert lama.label_words[lama.labels[lama.texts.index("France")]] == "Paris"
     sub = load_task("trec", data_dir=DATA_DIR, n=50, seed=3)
     assert len(sub) == 50 and sub.texts == load_task("trec", data_dir=DATA_DIR, n=50, seed=3).texts
+
+
+def test_ag_news_html_is_removed_as_written_by_hand() -> None:
+    from assocmem.llm.data import _cut
+
+    raw = (
+        'Co. Shares Jump. &lt;A HREF="http://www.investor.reuters.com/FullQuote.aspx?'
+        'ticker=RSE.N target=/stocks/quickinfo/fullquote"&gt;RSE.N&lt;/A&gt; jumped. He isn #39;t'
+        " sure;  quot;phone sex quot; for the  #36;10 fee\\\\n at 3 p.m."
+    )
+    want = 'Co. Shares Jump. RSE.N jumped. He isn\'t sure; "phone sex" for the $10 fee at 3 p.m.'
+    assert _cut(raw, 100) == want
+    assert _cut(raw, 4) == "Co. Shares Jump. RSE.N"
 
 
 def test_builtin_examples_are_labelled(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -255,6 +274,53 @@ def test_shared_prefix_states_and_whole_word_scores_match_full_forward(
         assert st.target_top1[i] == whole
 
 
+def test_token_budget_batches_give_the_same_states_and_scores(tiny: LanguageModel) -> None:
+    texts = ["a", "a b c d e f", "b c", "c d e f g h i j", "d", "e f g"]
+    qs = [encode(tiny, t) for t in texts]
+    tg = [encode(tiny, " x"), encode(tiny, " yz")] * 3  # 2- and 3-token words (bytes)
+    pre = [encode(tiny, "p\n"), encode(tiny, "qq\n")]
+    which = [0, 1, 0, 1, 0, 0]
+    one = prompt_states(tiny, pre, qs, which, targets=tg, cache=False, batch_size=1)
+    for max_tokens in (1, 9, 25, 1000):  # from one prompt per pass to all of a prefix's
+        st = prompt_states(tiny, pre, qs, which, targets=tg, cache=False, batch_size=64,
+                           max_tokens=max_tokens)  # fmt: skip
+        torch.testing.assert_close(st.h, one.h, atol=1e-5, rtol=1e-5)
+        np.testing.assert_allclose(st.target_logprob, one.target_logprob, atol=1e-5)
+        np.testing.assert_array_equal(st.target_top1, one.target_top1)
+    with pytest.raises(ValueError, match="max_tokens"):
+        prompt_states(tiny, pre, qs, which, cache=False, max_tokens=0)
+
+
+def test_probe_fit_is_the_penalised_optimum() -> None:
+    from assocmem.llm.evaluation import _fit_logistic
+
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(120, 30)), rng.integers(0, 3, 120)
+    w = _fit_logistic(x, y, 3, 1e-2)
+    wt = torch.tensor(w, requires_grad=True)  # the gradient by autograd, not the fit's own
+    xb = torch.cat([torch.tensor(x), torch.ones(120, 1, dtype=torch.float64)], 1)
+    loss = torch.nn.functional.cross_entropy(xb @ wt, torch.tensor(y)) + 1e-2 * (wt[:-1] ** 2).sum()
+    loss.backward()
+    assert wt.grad is not None and float(wt.grad.abs().max()) < 1e-5
+
+
+def test_probe_accuracy_separates_signal_from_noise() -> None:
+    from assocmem.llm.evaluation import probe_accuracy
+
+    rng = np.random.default_rng(1)
+    n, d, k = 400, 64, 4
+    y = rng.integers(0, k, n)
+    means = rng.normal(size=(k, d))
+    h = rng.normal(size=(n, 2, d))
+    h[:, 1] += 3 * means[y]  # layer 1 carries the class, layer 0 is noise
+    correct = probe_accuracy(torch.tensor(h, dtype=torch.float32), y, seed=0)
+    assert correct.shape == (2, n)
+    assert correct[1].mean() > 0.97
+    assert correct[0].mean() < 0.25 + 3 * np.sqrt(0.25 * 0.75 / n)  # chance, 3 SE
+    again = probe_accuracy(torch.tensor(h, dtype=torch.float32), y, seed=0)
+    np.testing.assert_array_equal(correct, again)
+
+
 def _with_labels(task: Task, labels: np.ndarray) -> Task:
     return Task(**{**task.__dict__, "labels": labels})
 
@@ -324,6 +390,24 @@ def test_standin_knows_paris(standin: LanguageModel) -> None:
         out = standin.model(ids, output_hidden_states=True)
     torch.testing.assert_close(h[0, 10], out.hidden_states[10][0, -1], atol=2e-3, rtol=1e-3)
     torch.testing.assert_close(decode(standin, h[0, -1]), out.logits[0, -1], atol=2e-3, rtol=1e-3)
+
+
+def test_standin_weights_are_the_files_and_the_load_patches_are_undone(
+    standin: LanguageModel,
+) -> None:
+    import gguf
+
+    # the loader reads the file once (patched reader) and restores gguf's names afterwards
+    assert isinstance(gguf.GGUFReader, type) and not hasattr(gguf.get_tensor_name_map, "cache_info")
+    reader = gguf.GGUFReader(str(standin_gguf_path()))  # de-quantised by gguf itself, here
+    tensors = {t.name: t for t in reader.tensors}
+    base = standin.model.model
+    for name, weight in (("token_embd.weight", base.embed_tokens.weight),
+                         ("blk.0.ffn_down.weight", base.layers[0].mlp.down_proj.weight),
+                         ("blk.29.ffn_up.weight", base.layers[29].mlp.up_proj.weight)):  # fmt: skip
+        t = tensors[name]
+        ref = gguf.dequantize(t.data, t.tensor_type).reshape(weight.shape)
+        np.testing.assert_array_equal(weight.detach().numpy(), ref.astype(np.float32))
 
 
 @pytest.mark.slow
