@@ -475,9 +475,9 @@ def _extract(
                 hidden = res.last_hidden_state  # final norm applied
                 # logits at the last query token and at each target token: they predict
                 # t_0 .. t_{m-1} and the token after the word; one product for the batch
-                lens = [len(targets[i]) for i in rows]
-                r_idx = torch.repeat_interleave(torch.arange(len(rows)), torch.tensor(lens) + 1)
-                pos = torch.cat([torch.arange(m + 1) + int(last[r]) for r, m in enumerate(lens)])
+                n_t = [len(targets[i]) for i in rows]  # target tokens per row
+                r_idx = torch.repeat_interleave(torch.arange(len(rows)), torch.tensor(n_t) + 1)
+                pos = torch.cat([torch.arange(m + 1) + int(last[r]) for r, m in enumerate(n_t)])
                 with torch.inference_mode():
                     logits = hidden[r_idx.to(hidden.device), pos.to(hidden.device)] @ w_u.T
                     logits = logits.float()
