@@ -1,0 +1,292 @@
+"""Partial storage above capacity: how many associations a linear memory can still store.
+
+Above the capacity no ``W`` recalls all ``p`` associations, but a memory may give up some and
+store the rest. The cost argument of the replica-symmetric (RS) theory (chapter 2, the q -> 1
+cost ``C_p`` of :mod:`assocmem.linear.replica`) says how many: a set of ``n`` associations, each
+with its ``p - 1`` competitors (the *other* outputs stay in the dictionary, stored or not), can
+be stored while the summed cost fits the ``d^2`` weights, ``sum_{mu in S} C_mu <= d^2``.
+
+* :func:`random_subset_fraction`: a subset chosen *at random* (costs i.i.d. like ``C_p``):
+  ``n E[C_p] = d^2``, so ``f = n / p = alpha_c(p) / alpha`` with the finite-size capacity
+  ``alpha_c(p) = log p / E[C_p]``; it tends to ``1 / (2 alpha)``.
+* :func:`cheapest_subset_fraction` / :func:`give_up_fraction`: the subset chosen to be the
+  cheapest (give up the costliest associations), ``p E[C 1{C <= c*}] = d^2``,
+  ``f = P(C <= c*)``; the RS estimate of what a memory maximising the number of recalled
+  associations stores (the minimum-error perceptron of Gardner & Derrida 1988 in this
+  multi-class setting). Never below the random-subset value; equal to it when costs do not
+  fluctuate (the large-p limit, where ``C_p / (2 log p) -> 1``).
+* :func:`small_problem_fraction`: the subset treated as a *fresh* problem of ``n`` pairs with
+  only ``n - 1`` competitors each, ``n log n / d^2 = alpha_c(n)``: ``n`` is the capacity count
+  ``p_c(d)`` at this ``d`` whatever ``p``, and ``f = p_c(d) / p``. It ignores the ``p - n``
+  outputs that still compete, so it is *not* a bound for the memory (see chapter 3).
+
+Also :func:`accuracy_by_load`, the mean accuracy per load of a sweep with a t-interval over
+instances, and :func:`subset_problem`, the problem restricted to a subset of inputs with every
+output still competing (a constructive check of the cost argument).
+
+Reconstruction for the course (chapter 3), built on the paper digest of Giorlandino, Goldt &
+Maillard (arXiv:2605.10795), sections 4.2-4.3 (the cost ``C_p`` and ``alpha_c(p)``); the
+partial-storage argument itself is not read from the paper.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import torch
+from numpy.typing import ArrayLike
+from scipy import stats
+
+from assocmem._validate import check_int, check_p, check_positive, check_samples
+from assocmem.linear.finite_size import finite_size_capacity_estimate, predicted_transition
+from assocmem.linear.problems import MemoryProblem
+from assocmem.linear.replica import sample_cost_solutions
+
+
+def random_subset_fraction(
+    p: int, d: int, *, seed: int = 0, rel_error: float = 0.005
+) -> tuple[float, float]:
+    """Storable fraction of a random subset, ``f = min(1, alpha_c(p) / alpha)``.
+
+    Parameters
+    ----------
+    p : int
+        Number of associations (and of outputs), >= 2.
+    d : int
+        Embedding dimension, >= 2.
+    seed : int
+        Seed of the Monte Carlo estimate of ``E[C_p]``.
+    rel_error : float
+        Relative standard error of that estimate, in (0, 1).
+
+    Returns
+    -------
+    (f, stderr) : tuple of float
+        Fraction in (0, 1] and its Monte Carlo standard error (0 where ``f = 1``).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``p < 2`` or ``d < 2`` or ``rel_error`` is outside (0, 1).
+
+    Notes
+    -----
+    ``n`` random associations with ``p - 1`` competitors each are storable while
+    ``n E[C_p] <= d^2`` (RS volume condition, digest section 4.3, with ``n`` patterns instead
+    of ``p``); with ``alpha = p log p / d^2`` this is ``n / p <= alpha_c(p) / alpha``.
+    Reconstruction (chapter 3).
+    """
+    p = check_p(p)
+    d = check_int("d", d, 2)
+    alpha_c, err = finite_size_capacity_estimate(p, seed=seed, rel_error=rel_error)
+    load = p * math.log(p) / d**2
+    f = alpha_c / load
+    if f >= 1.0:
+        return 1.0, 0.0
+    return f, err / load
+
+
+def cheapest_subset_fraction(costs: ArrayLike, budget: float) -> float:
+    """Largest fraction of associations whose cheapest members fit a mean-cost budget.
+
+    Solves ``E[C 1{C <= c*}] = budget`` on the empirical law of ``costs`` and returns
+    ``f = P(C <= c*)``, linear in the last (partly affordable) sample, so that ``f`` is
+    continuous in ``budget``.
+
+    Parameters
+    ----------
+    costs : array_like, shape (n,), float
+        Independent draws of the per-association cost, each finite and >= 0.
+    budget : float
+        Affordable mean cost per association, > 0 (``d^2 / p`` for the memory).
+
+    Returns
+    -------
+    float
+        Fraction in (0, 1]; 1 when ``mean(costs) <= budget``.
+
+    Raises
+    ------
+    ValueError
+        If ``costs`` is empty, not finite or negative, or ``budget <= 0``.
+
+    Notes
+    -----
+    With constant costs ``c`` the answer is ``min(1, budget / c)``: no subset is cheaper than
+    another. Reconstruction (chapter 3; the min-error rule of Gardner & Derrida 1988, J. Phys. A
+    21, 271, at q -> 1).
+    """
+    c = np.sort(np.asarray(costs, dtype=np.float64).ravel())
+    if c.size == 0 or not np.all(np.isfinite(c)) or np.any(c < 0):
+        raise ValueError("costs must be a non-empty array of finite numbers >= 0")
+    b = check_positive("budget", budget)
+    n = c.size
+    cum = np.cumsum(c) / n  # contribution of the k cheapest to the mean cost
+    if cum[-1] <= b:
+        return 1.0
+    k = int(np.searchsorted(cum, b, side="right"))  # the k cheapest fit, the (k+1)-th does not
+    spent = cum[k - 1] if k > 0 else 0.0
+    part = (b - spent) / (c[k] / n) if c[k] > 0 else 0.0
+    return float((k + min(part, 1.0)) / n)
+
+
+def give_up_fraction(p: int, d: int, *, n_samples: int = 20_000, seed: int = 0) -> float:
+    """RS storable fraction when the memory gives up its costliest associations.
+
+    Parameters
+    ----------
+    p : int
+        Number of associations, >= 2.
+    d : int
+        Embedding dimension, >= 2.
+    n_samples : int
+        Draws of the q -> 1 cost ``C_p`` (margin 0), >= 2.
+    seed : int
+        Seed of the draws.
+
+    Returns
+    -------
+    float
+        ``f = P(C_p <= c*)`` with ``p E[C_p 1{C_p <= c*}] = d^2``; 1 below capacity.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``p < 2``, ``d < 2`` or ``n_samples < 2``.
+
+    Notes
+    -----
+    An RS estimate, not a bound: choosing the subset makes the problem non-convex, where RS is
+    usually optimistic. Reconstruction (chapter 3), costs from digest section 4.2.
+    """
+    p = check_p(p)
+    d = check_int("d", d, 2)
+    rng = np.random.default_rng(check_int("seed", seed, 0))
+    costs = sample_cost_solutions(p, check_samples(n_samples), 0.0, rng).cost
+    return cheapest_subset_fraction(costs, d**2 / p)
+
+
+def small_problem_fraction(p: int, d: int, *, seed: int = 0) -> float:
+    """Fraction ``f`` solving ``f p log(f p) / d^2 = alpha_c(f p)``: ``min(1, p_c(d) / p)``.
+
+    Parameters
+    ----------
+    p : int
+        Number of associations, >= 2.
+    d : int
+        Embedding dimension, >= 2.
+    seed : int
+        Seed of the Monte Carlo ``alpha_c``.
+
+    Returns
+    -------
+    float
+        ``min(1, n / p)`` with ``n = p_c(d)`` the RS capacity count at ``d``
+        (:func:`assocmem.linear.finite_size.predicted_transition`).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``p < 2`` or ``d < 2``.
+
+    Notes
+    -----
+    The equation does not contain ``p``: the subset is a fresh problem of ``n`` pairs with
+    ``n - 1`` competitors each, so its solution is the capacity count at ``d``. The memory's
+    real subset problem keeps all ``p - 1`` competitors, which costs more: this value lies
+    above :func:`random_subset_fraction`. Tends to ``1 / (2 alpha)`` like it, since
+    ``log p_c / log p -> 1``. Reconstruction (chapter 3).
+    """
+    p = check_p(p)
+    d = check_int("d", d, 2)
+    n = predicted_transition(d, seed=seed)[1]
+    return min(1.0, n / p)
+
+
+def accuracy_by_load(table: pd.DataFrame, *, level: float = 0.95) -> pd.DataFrame:
+    """Mean accuracy per (method, d, load) of a sweep, with a t-interval over instances.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Rows of :func:`assocmem.linear.sweeps.capacity_sweep` (columns ``method``, ``d``,
+        ``alpha``, ``load``, ``p``, ``accuracy``), one row per instance.
+    level : float
+        Coverage of the interval, in (0, 1).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (method, d, alpha), sorted: ``method``, ``d``, ``alpha``, ``load``, ``p``,
+        ``n`` (instances), ``accuracy`` (mean fraction recalled), ``ci_low``, ``ci_high``
+        (Student-t interval of the mean over the ``n`` instances, cut to [0, 1]; NaN for
+        ``n = 1``).
+
+    Raises
+    ------
+    ValueError
+        If a column is missing, an accuracy is NaN, or ``level`` is outside (0, 1).
+    """
+    need = ["method", "d", "alpha", "load", "p", "accuracy"]
+    missing = [c for c in need if c not in table.columns]
+    if missing:
+        raise ValueError(f"table lacks the columns {missing}")
+    if table["accuracy"].isna().any():
+        raise ValueError("accuracy has missing values (the LP records none)")
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie in (0, 1), got {level}")
+    out = (
+        table.groupby(["method", "d", "alpha"], sort=True)
+        .agg(load=("load", "first"), p=("p", "first"), n=("accuracy", "size"),
+             accuracy=("accuracy", "mean"), sem=("accuracy", "sem"))
+        .reset_index()
+    )  # fmt: skip
+    q = stats.t.ppf(0.5 + level / 2, np.maximum(out["n"] - 1, 1))
+    half = np.where(out["n"] > 1, q * out["sem"].fillna(0.0), np.nan)
+    out["ci_low"] = np.clip(out["accuracy"] - half, 0.0, 1.0)
+    out["ci_high"] = np.clip(out["accuracy"] + half, 0.0, 1.0)
+    return out.drop(columns="sem")
+
+
+def subset_problem(problem: MemoryProblem, n_keep: int, *, seed: int = 0) -> MemoryProblem:
+    """Restrict a problem to ``n_keep`` random inputs, every output still competing.
+
+    The other inputs are set to zero: their scores are all 0, so they are never recalled (a tie
+    is not a recall) and they add a constant ``log p`` to the cross-entropy with zero gradient.
+    Training on the result is training on the subset with all ``p`` outputs in the softmax.
+
+    Parameters
+    ----------
+    problem : MemoryProblem
+        An unbatched original problem (OP), ``inputs`` of shape (p, d).
+    n_keep : int
+        Number of inputs kept, in ``1..p``.
+    seed : int
+        Seed of the choice of the kept inputs.
+
+    Returns
+    -------
+    MemoryProblem
+        Same ``targets``; ``inputs`` float32 (p, d) with ``p - n_keep`` rows zero.
+
+    Raises
+    ------
+    ValueError
+        If ``problem`` is batched or decoupled, or ``n_keep`` is outside ``1..p``.
+
+    Notes
+    -----
+    A constructive check of :func:`random_subset_fraction` (chapter 3).
+    """
+    if problem.batched or problem.decoupled:
+        raise ValueError("subset_problem needs one unbatched original problem")
+    n_keep = check_int("n_keep", n_keep, 1)
+    if n_keep > problem.p:
+        raise ValueError(f"n_keep must be <= p = {problem.p}, got {n_keep}")
+    rng = np.random.default_rng(check_int("seed", seed, 0))
+    drop = rng.permutation(problem.p)[n_keep:]
+    inputs = problem.inputs.clone()
+    inputs[torch.as_tensor(drop, device=inputs.device)] = 0.0
+    return MemoryProblem(inputs, problem.targets, None, problem.seed)

@@ -1,0 +1,127 @@
+"""Tests of assocmem.linear.partial_storage: the storable fraction above capacity."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from assocmem.linear.finite_size import finite_size_capacity_estimate
+from assocmem.linear.partial_storage import (
+    accuracy_by_load,
+    cheapest_subset_fraction,
+    give_up_fraction,
+    random_subset_fraction,
+    small_problem_fraction,
+    subset_problem,
+)
+from assocmem.linear.problems import recall_accuracy, sample_problem
+from assocmem.linear.replica import expected_cost
+
+
+def test_cheapest_constant_costs_is_budget_over_cost() -> None:
+    # equal costs: no subset is cheaper, f = budget / c (the large-p limit of the argument)
+    assert cheapest_subset_fraction(np.full(1000, 4.0), 1.0) == pytest.approx(0.25, abs=1e-12)
+    assert cheapest_subset_fraction(np.full(10, 4.0), 5.0) == 1.0
+
+
+def test_cheapest_exponential_costs_closed_form() -> None:
+    # C ~ Exp(1): E[C 1{C <= x}] = 1 - e^{-x}(1 + x), f = 1 - e^{-x}
+    x = 0.7
+    budget = 1.0 - math.exp(-x) * (1.0 + x)
+    costs = np.random.default_rng(0).exponential(size=400_000)
+    assert cheapest_subset_fraction(costs, budget) == pytest.approx(1.0 - math.exp(-x), abs=3e-3)
+
+
+def test_cheapest_brute_force_small() -> None:
+    costs = np.array([5.0, 1.0, 3.0, 2.0])  # cheapest first: 1, 2, 3, 5; mean contributions /4
+    assert cheapest_subset_fraction(costs, 3.0 / 4) == pytest.approx(2 / 4)  # 1 + 2 fit exactly
+    assert cheapest_subset_fraction(costs, 4.5 / 4) == pytest.approx((2 + 0.5) / 4)
+    with pytest.raises(ValueError):
+        cheapest_subset_fraction([], 1.0)
+    with pytest.raises(ValueError):
+        cheapest_subset_fraction([1.0, -1.0], 1.0)
+    with pytest.raises(ValueError):
+        cheapest_subset_fraction([1.0], 0.0)
+
+
+@pytest.mark.parametrize(("p", "d"), [(350, 32), (1161, 64)])
+def test_random_subset_is_alpha_c_over_alpha(p: int, d: int) -> None:
+    # n E[C_p] = d^2 with an independent estimate of E[C_p]
+    mean, err = expected_cost(p, n_samples=40_000, seed=5)
+    f, f_err = random_subset_fraction(p, d)
+    assert f < 1
+    assert f * p * mean / d**2 == pytest.approx(1.0, abs=4 * (err / mean + f_err / f))
+
+
+def test_random_subset_below_capacity_is_one() -> None:
+    assert random_subset_fraction(100, 64) == (1.0, 0.0)
+
+
+def test_give_up_between_random_and_one_and_tends_to_it() -> None:
+    p, d = 350, 32
+    f_rand = random_subset_fraction(p, d)[0]
+    f_cheap = give_up_fraction(p, d, n_samples=20_000, seed=1)
+    assert f_rand < f_cheap < 1
+    # the gain of choosing the subset comes from the spread of C_p: with the costs replaced by
+    # their mean (what happens as p -> infinity, C_p / 2 log p -> 1) it vanishes
+    mean, _ = expected_cost(p, n_samples=20_000, seed=1)
+    assert cheapest_subset_fraction(np.full(20_000, mean), d**2 / p) == pytest.approx(
+        f_rand, rel=0.02
+    )
+
+
+def test_small_problem_solves_its_equation() -> None:
+    # f p log(f p) / d^2 = alpha_c(f p): check the fixed point with an independent estimate
+    d, p = 40, 2000
+    f = small_problem_fraction(p, d)
+    n = f * p
+    alpha_c, err = finite_size_capacity_estimate(round(n), seed=11, rel_error=0.003)
+    assert n * math.log(n) / d**2 == pytest.approx(alpha_c, abs=4 * err + 2 * math.log(n) / d**2)
+    # it drops the p - n outputs that still compete, so it lies above the random subset
+    assert f > random_subset_fraction(p, d)[0]
+
+
+def test_all_fractions_tend_to_one_over_two_alpha() -> None:
+    # asymptotic limit alpha_c(p) -> 1/2: f alpha -> 1/2 for the random subset, slowly
+    # (alpha_c(1e12) ~ 0.6 by chapter 2); check the decrease towards it at fixed alpha = 2
+    vals = []
+    for d in (64, 512, 4096):
+        p = round(2.0 * d**2 / math.log(2.0 * d**2))  # p log p ~ 2 d^2
+        for _ in range(20):  # fixed point of p log p = 2 d^2
+            p = round(2.0 * d**2 / math.log(p))
+        load = p * math.log(p) / d**2
+        vals.append(random_subset_fraction(p, d)[0] * load)
+    assert vals[0] > vals[1] > vals[2] > 0.5
+    assert vals[2] < 0.75
+
+
+def test_accuracy_by_load_t_interval() -> None:
+    tab = pd.DataFrame({"method": "hebbian", "d": 8, "alpha": 1.0, "load": 1.0, "p": 20,
+                        "accuracy": [0.1, 0.2, 0.3]})  # fmt: skip
+    out = accuracy_by_load(tab)
+    half = 4.302652729911275 * 0.1 / math.sqrt(3)  # t_{0.975, 2} * sd / sqrt(n)
+    assert out["n"].iloc[0] == 3
+    assert out["accuracy"].iloc[0] == pytest.approx(0.2)
+    assert out["ci_low"].iloc[0] == pytest.approx(max(0.0, 0.2 - half))
+    assert out["ci_high"].iloc[0] == pytest.approx(0.2 + half)
+    with pytest.raises(ValueError):
+        accuracy_by_load(tab.drop(columns="p"))
+
+
+def test_subset_problem_zero_inputs_never_recalled() -> None:
+    prob = sample_problem(30, 8, seed=0)
+    sub = subset_problem(prob, 10, seed=1)
+    kept = sub.inputs.abs().sum(1) > 0
+    assert int(kept.sum()) == 10
+    assert torch.equal(sub.targets, prob.targets)
+    assert torch.equal(sub.inputs[kept], prob.inputs[kept])
+    # orthonormal inputs = targets, W = I: every association is recalled, a zeroed one is not
+    q = torch.linalg.qr(torch.randn(8, 6, generator=torch.Generator().manual_seed(0)))[0].T
+    same = type(prob)(q.contiguous(), q.clone().contiguous())
+    assert recall_accuracy(torch.eye(8), same) == pytest.approx(1.0)
+    assert recall_accuracy(torch.eye(8), subset_problem(same, 2, seed=1)) == pytest.approx(2 / 6)
+    with pytest.raises(ValueError):
+        subset_problem(prob, 31)
