@@ -16,6 +16,7 @@ from assocmem.linear.partial_storage import (
     random_subset_fraction,
     small_problem_fraction,
     subset_problem,
+    subset_sweep,
 )
 from assocmem.linear.problems import recall_accuracy, sample_problem
 from assocmem.linear.replica import expected_cost
@@ -76,7 +77,7 @@ def test_give_up_between_random_and_one_and_tends_to_it() -> None:
 def test_small_problem_solves_its_equation() -> None:
     # f p log(f p) / d^2 = alpha_c(f p): check the fixed point with an independent estimate
     d, p = 40, 2000
-    f = small_problem_fraction(p, d)
+    f = float(small_problem_fraction(p, d))
     n = f * p
     alpha_c, err = finite_size_capacity_estimate(round(n), seed=11, rel_error=0.003)
     assert n * math.log(n) / d**2 == pytest.approx(alpha_c, abs=4 * err + 2 * math.log(n) / d**2)
@@ -125,3 +126,15 @@ def test_subset_problem_zero_inputs_never_recalled() -> None:
     assert recall_accuracy(torch.eye(8), subset_problem(same, 2, seed=1)) == pytest.approx(2 / 6)
     with pytest.raises(ValueError):
         subset_problem(prob, 31)
+
+
+def test_subset_sweep_stores_a_small_subset() -> None:
+    tab = subset_sweep(12, [3.0], share=0.3, seeds=[0, 1], steps=200)
+    p = int(tab["p"].iloc[0])
+    n = int(tab["kept"].iloc[0])
+    assert n == round(0.3 * random_subset_fraction(p, 12)[0] * p)
+    # a few inputs far below the subset's capacity are all stored; the rest are never recalled
+    assert list(tab["subset_recalled"]) == [1.0, 1.0]  # exact: an integer count over n
+    assert tab["accuracy"].to_numpy() == pytest.approx([n / p] * 2)
+    with pytest.raises(ValueError):
+        subset_sweep(12, [3.0], share=1.5)

@@ -12,9 +12,10 @@ be stored while the summed cost fits the ``d^2`` weights, ``sum_{mu in S} C_mu <
 * :func:`cheapest_subset_fraction` / :func:`give_up_fraction`: the subset chosen to be the
   cheapest (give up the costliest associations), ``p E[C 1{C <= c*}] = d^2``,
   ``f = P(C <= c*)``; the RS estimate of what a memory maximising the number of recalled
-  associations stores (the minimum-error perceptron of Gardner & Derrida 1988 in this
-  multi-class setting). Never below the random-subset value; equal to it when costs do not
-  fluctuate (the large-p limit, where ``C_p / (2 log p) -> 1``).
+  associations stores (the q -> 1 limit of an RS count of the fewest errors, as for the
+  minimum-error perceptron of Gardner & Derrida 1988, J. Phys. A 21, 271; not re-read
+  here). Never below the random-subset value; equal to it when costs do not fluctuate (the
+  large-p limit, where ``C_p / (2 log p) -> 1``).
 * :func:`small_problem_fraction`: the subset treated as a *fresh* problem of ``n`` pairs with
   only ``n - 1`` competitors each, ``n log n / d^2 = alpha_c(n)``: ``n`` is the capacity count
   ``p_c(d)`` at this ``d`` whatever ``p``, and ``f = p_c(d) / p``. It ignores the ``p - n``
@@ -32,17 +33,20 @@ partial-storage argument itself is not read from the paper.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 import torch
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
 from assocmem._validate import check_int, check_p, check_positive, check_samples
 from assocmem.linear.finite_size import finite_size_capacity_estimate, predicted_transition
-from assocmem.linear.problems import MemoryProblem
+from assocmem.linear.load import load_for_pairs, pairs_for_load
+from assocmem.linear.problems import MemoryProblem, sample_problem, stack_problems
 from assocmem.linear.replica import sample_cost_solutions
+from assocmem.linear.training import train_memory
 
 
 def random_subset_fraction(
@@ -115,8 +119,7 @@ def cheapest_subset_fraction(costs: ArrayLike, budget: float) -> float:
     Notes
     -----
     With constant costs ``c`` the answer is ``min(1, budget / c)``: no subset is cheaper than
-    another. Reconstruction (chapter 3; the min-error rule of Gardner & Derrida 1988, J. Phys. A
-    21, 271, at q -> 1).
+    another. Reconstruction (chapter 3): the fewest-errors rule of the RS theory at q -> 1.
     """
     c = np.sort(np.asarray(costs, dtype=np.float64).ravel())
     if c.size == 0 or not np.all(np.isfinite(c)) or np.any(c < 0):
@@ -168,13 +171,13 @@ def give_up_fraction(p: int, d: int, *, n_samples: int = 20_000, seed: int = 0) 
     return cheapest_subset_fraction(costs, d**2 / p)
 
 
-def small_problem_fraction(p: int, d: int, *, seed: int = 0) -> float:
+def small_problem_fraction(p: ArrayLike, d: int, *, seed: int = 0) -> NDArray[np.float64]:
     """Fraction ``f`` solving ``f p log(f p) / d^2 = alpha_c(f p)``: ``min(1, p_c(d) / p)``.
 
     Parameters
     ----------
-    p : int
-        Number of associations, >= 2.
+    p : array_like of int, shape (m,) or scalar
+        Numbers of associations, each >= 2.
     d : int
         Embedding dimension, >= 2.
     seed : int
@@ -182,14 +185,14 @@ def small_problem_fraction(p: int, d: int, *, seed: int = 0) -> float:
 
     Returns
     -------
-    float
+    numpy.ndarray, float64, shape of ``p``
         ``min(1, n / p)`` with ``n = p_c(d)`` the RS capacity count at ``d``
-        (:func:`assocmem.linear.finite_size.predicted_transition`).
+        (:func:`assocmem.linear.finite_size.predicted_transition`, computed once).
 
     Raises
     ------
     TypeError, ValueError
-        If ``p < 2`` or ``d < 2``.
+        If a ``p < 2`` or ``d < 2``.
 
     Notes
     -----
@@ -199,10 +202,12 @@ def small_problem_fraction(p: int, d: int, *, seed: int = 0) -> float:
     above :func:`random_subset_fraction`. Tends to ``1 / (2 alpha)`` like it, since
     ``log p_c / log p -> 1``. Reconstruction (chapter 3).
     """
-    p = check_p(p)
+    arr = np.asarray(p, dtype=np.float64)
+    if not np.all(np.isfinite(arr)) or np.any(arr < 2):
+        raise ValueError(f"p must be finite and >= 2, got {p!r}")
     d = check_int("d", d, 2)
     n = predicted_transition(d, seed=seed)[1]
-    return min(1.0, n / p)
+    return np.minimum(1.0, n / arr)
 
 
 def accuracy_by_load(table: pd.DataFrame, *, level: float = 0.95) -> pd.DataFrame:
@@ -290,3 +295,76 @@ def subset_problem(problem: MemoryProblem, n_keep: int, *, seed: int = 0) -> Mem
     inputs = problem.inputs.clone()
     inputs[torch.as_tensor(drop, device=inputs.device)] = 0.0
     return MemoryProblem(inputs, problem.targets, None, problem.seed)
+
+
+def subset_sweep(
+    d: int,
+    alphas: Sequence[float],
+    *,
+    share: float = 1.0,
+    seeds: Sequence[int] = (0,),
+    steps: int = 300,
+    device: str | torch.device | None = None,
+) -> pd.DataFrame:
+    """Train memories on a random subset of the inputs, sized by the random-subset fraction.
+
+    At each load the problem of seed ``s`` (:func:`assocmem.linear.problems.sample_problem`,
+    the same instances as :func:`assocmem.linear.sweeps.capacity_sweep`) keeps
+    ``n = round(share * f * p)`` inputs, ``f`` from :func:`random_subset_fraction`; every output
+    stays in the softmax (:func:`subset_problem`). Trained by cross-entropy and Adam at the
+    default rate (:func:`assocmem.linear.training.train_memory`) for the whole ``steps``
+    budget (the zeroed inputs are never recalled, so no early stop) and scored on all ``p``.
+
+    Parameters
+    ----------
+    d : int
+        Embedding dimension, >= 2.
+    alphas : sequence of float
+        Loads above capacity (``f < 1`` there), each > 0.
+    share : float
+        Share of the random-subset fraction that is kept, in (0, 1].
+    seeds : sequence of int
+        Instance seeds (trained together, one batch per load).
+    steps : int
+        Adam budget, >= 1.
+    device : str, torch.device or None
+        Where to train.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (alpha, seed): ``method`` (``"subset"``), ``d``, ``alpha``, ``load``,
+        ``p``, ``seed``, ``kept`` (``n``), ``subset_recalled`` (fraction of the kept inputs
+        recalled) and ``accuracy`` (fraction of all ``p`` recalled, float).
+
+    Raises
+    ------
+    TypeError, ValueError
+        Bad sizes, ``share`` outside (0, 1], or a load where ``n < 1``.
+
+    Notes
+    -----
+    A constructive check of the cost argument (chapter 3): a memory with accuracy ``n / p``
+    exists when the subset is stored.
+    """
+    d = check_int("d", d, 2)
+    share = check_positive("share", share)
+    if share > 1:
+        raise ValueError(f"share must lie in (0, 1], got {share}")
+    rows = []
+    for alpha in alphas:
+        p = pairs_for_load(float(alpha), d)
+        f = random_subset_fraction(p, d)[0]
+        n = round(share * f * p)
+        if n < 1:
+            raise ValueError(f"no input kept at alpha = {alpha}")
+        probs = [subset_problem(sample_problem(p, d, seed=s, device=device), n, seed=s)
+                 for s in seeds]  # fmt: skip
+        res = train_memory(stack_problems(probs), steps=steps, early_stop=False, device=device)
+        acc = np.atleast_1d(np.asarray(res.accuracy, dtype=np.float64))
+        for i, s in enumerate(seeds):
+            k = round(float(acc[i]) * p)  # recalled inputs (exact count, float32 accuracy)
+            rows.append({"method": "subset", "d": d, "alpha": float(alpha),
+                         "load": load_for_pairs(p, d), "p": p, "seed": int(s), "kept": n,
+                         "subset_recalled": k / n, "accuracy": k / p})  # fmt: skip
+    return pd.DataFrame(rows)

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from scipy.stats import t as student_t
 
 from assocmem.linear.hebbian import (
     CRITERIA,
@@ -33,6 +34,7 @@ from assocmem.plotting import (
     clipped_yerr,
     color,
     finish,
+    interval_yerr,
     legend_below,
     new_figure,
     sim_points,
@@ -160,8 +162,8 @@ def plot_recall_vs_load(
     Returns
     -------
     Figure
-        Left: mean accuracy (fraction recalled, standard error over instances); right: fraction
-        of instances with every association recalled (95 % Wilson interval). Hebbian theory
+        Left: mean accuracy (fraction recalled, 95 % Student-t interval over instances); right:
+        fraction of instances with every association recalled (95 % Wilson interval). Hebbian theory
         (:func:`assocmem.linear.hebbian.recall_probability`, Gaussian embeddings) as lines.
 
     Raises
@@ -188,8 +190,9 @@ def plot_recall_vs_load(
         for rule, tab in at_d.groupby("method", sort=True):
             fill = "full" if rule == "train" else "none"
             kw = {"marker": markers.get(str(rule), "D"), "fillstyle": fill, "color": c}
-            lab = f"{names.get(str(rule), rule)} W, $d$ = {d}"
-            acc_err = clipped_yerr(tab["accuracy"], tab["accuracy_sem"].fillna(0.0))
+            lab = f"{names.get(str(rule), rule)} W, $d$ = {d} ($n$ = {int(tab['n'].min())})"
+            t95 = student_t.ppf(0.975, np.maximum(tab["n"].to_numpy() - 1, 1))
+            acc_err = clipped_yerr(tab["accuracy"], t95 * tab["accuracy_sem"].fillna(0.0))
             sim_points(axes[0], tab["load"], tab["accuracy"], acc_err, label=lab, **kw)
             sim_points(axes[1], tab["load"], tab["fraction"], wilson_yerr(tab), label=lab, **kw)
         if transitions and d in transitions:
@@ -285,3 +288,67 @@ def plot_mechanism(
     legend_below(fig, axes, ncol=3)
     axes[0].set_ylabel("density")
     return finish(fig, title=rf"$d$ = {d}, $p$ = {p}, $\alpha$ = {load_for_pairs(p, d):.2f}")
+
+
+def plot_partial_storage(
+    accuracy: pd.DataFrame,
+    theory: dict[str, Any],
+) -> Figure:
+    """Accuracy above alpha = 1/2: measured memories against the Hebbian theory and cost curves.
+
+    Parameters
+    ----------
+    accuracy : pandas.DataFrame
+        :func:`assocmem.linear.partial_storage.accuracy_by_load` output (columns ``method``
+        in {"hebbian", "train", "subset"}, ``d``, ``load``, ``n``, ``accuracy``, ``ci_low``,
+        ``ci_high``).
+    theory : dict
+        ``"load"`` (m,) grid of loads; ``"hebbian"``: ``{d: (m,) P_1}`` (criterion "typical",
+        :func:`assocmem.linear.hebbian.recall_probability`); ``"d_cost"``: the d of the cost
+        curves; ``"random"``, ``"give_up"``, ``"small"``: (m,) storable fractions of
+        :mod:`assocmem.linear.partial_storage` at ``d_cost``.
+
+    Returns
+    -------
+    Figure
+        One panel, accuracy against the load (log scale), 95 % intervals as error bars,
+        ``1/(2 alpha)`` as a thin grey line.
+
+    Raises
+    ------
+    KeyError
+        If ``theory`` lacks an entry.
+    """
+    fig, ax = new_figure(width=7.0, height=4.4)
+    grid = np.asarray(theory["load"], dtype=float)
+    ds = sorted({int(d) for d in accuracy["d"]} | {int(d) for d in theory["hebbian"]})
+    cols = {d: color(j) for j, d in enumerate(ds)}
+    dc = int(theory["d_cost"])
+    ax.plot(grid, np.minimum(1.0, 0.5 / grid), color="0.6", lw=1,
+            label=r"$\min(1, 1/(2\alpha))$ (asymptotic)")  # fmt: skip
+    for key, style, name in (
+        ("give_up", "-.", "give up the costliest (RS estimate)"),
+        ("small", ":", r"$f p\log(fp)/d^2=\alpha_c(fp)$ (drops competitors)"),
+        ("random", "--", r"random subset, $\alpha_c(p)/\alpha$"),
+    ):
+        theory_line(ax, grid, theory[key], label=f"cost: {name}, $d$ = {dc}",
+                    color="k", linestyle=style)  # fmt: skip
+    for d, p1 in sorted(theory["hebbian"].items()):
+        theory_line(ax, grid, p1, label=f"Hebbian theory $P_1$, $d$ = {d}", color=cols[int(d)])
+    markers = {"hebbian": ("o", "none", "Hebbian W"), "train": ("s", "full", "trained W"),
+               "subset": ("D", "full", "subset-trained W")}  # fmt: skip
+    for (method, d), tab in accuracy.groupby(["method", "d"], sort=True):
+        mk, fill, name = markers.get(str(method), ("^", "full", str(method)))
+        n = int(tab["n"].min())
+        err = interval_yerr(tab["accuracy"], tab["ci_low"], tab["ci_high"])
+        sim_points(ax, tab["load"], tab["accuracy"], err, marker=mk, fillstyle=fill,
+                   color=cols[int(d)], label=f"{name}, $d$ = {d} ($n$ = {n})")  # fmt: skip
+    ax.set_xscale("log")
+    ticks = [t for t in (0.5, 0.7, 1.0, 1.4, 2.0, 2.8, 4.0) if grid.min() <= t <= grid.max()]
+    ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
+    ax.set_xticks([], minor=True)
+    ax.set_xlabel(r"load $\alpha = p\log p/d^2$")
+    ax.set_ylabel('accuracy (criterion "typical")')
+    ax.set_ylim(0.0, 1.03)
+    legend_below(fig, ax, ncol=2)
+    return finish(fig)
