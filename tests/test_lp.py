@@ -13,10 +13,12 @@ from assocmem.linear.lp import (
     INFEASIBLE_TOL,
     LP_MAX_ENTRIES,
     constraint_margins,
+    constraint_matrix,
     dual_bound,
     lp_decide,
     lp_feasible,
     lp_size,
+    max_margin_linf,
 )
 from assocmem.linear.problems import (
     MemoryProblem,
@@ -263,3 +265,30 @@ def test_dual_bound_by_hand_and_errors() -> None:
         dual_bound(np.array([[1.0], [-1.0]]), prob)
     with pytest.raises(ValueError, match=">= 0"):
         dual_bound(np.zeros((2, 1)), prob)
+
+
+@pytest.mark.parametrize("decoupled", [False, True])
+def test_constraint_matrix_rows_are_the_margins(decoupled: bool) -> None:
+    d = 5
+    prob = sample_problem(9, d, decoupled=decoupled, seed=4)
+    W = np.random.default_rng(0).standard_normal((d, d))
+    A = constraint_matrix(prob)
+    assert A.shape == (9 * 8, d * d)
+    np.testing.assert_allclose(A @ W.ravel(), constraint_margins(W, prob).ravel(), atol=1e-12)
+
+
+@pytest.mark.parametrize("decoupled", [False, True])
+def test_max_margin_linf_agrees_with_the_decision(decoupled: bool) -> None:
+    d = 8
+    for alpha, seed in ((0.6, 0), (2.5, 1)):
+        prob = sample_problem(pairs_for_load(alpha, d), d, decoupled=decoupled, seed=seed)
+        t, W = max_margin_linf(prob)
+        dec = lp_decide(prob)
+        assert (t > FEASIBLE_FLOOR) == dec.feasible
+        assert np.abs(W).max() <= 1 + 1e-9
+        assert t == pytest.approx(constraint_margins(W, prob).min(), abs=1e-12)
+        if dec.feasible:  # the certifying W of the decision is in the box: its margin <= t*
+            assert dec.margin <= t + 1e-9
+            # the capped dense LP (t <= 1) has the same optimum when t* < 1
+            capped = lp_decide(prob, method="dense").margin
+            assert capped == pytest.approx(min(t, 1.0), abs=1e-7)

@@ -16,9 +16,12 @@ from assocmem.linear.spectra import (
     critical_load,
     critical_load_marchenko_pastur,
     critical_load_quadrature,
+    fourth_moment_ratio,
     hebbian_critical_load,
+    hebbian_fourth_moment,
     marchenko_pastur_cdf,
     marchenko_pastur_pdf,
+    permutation_test,
     quarter_circle_cdf,
     quarter_circle_pdf,
     quarter_circle_quantile,
@@ -312,3 +315,47 @@ def test_finite_size_critical_load_heuristic():
         finite_size_critical_load(0.5, 1)
     with pytest.raises(TypeError, match="d"):
         finite_size_critical_load(0.5, 32.0)
+
+
+def test_fourth_moment_ratio_quarter_circle_hebbian_and_exact_cases() -> None:
+    # a matrix with singular values 1 and 3: (1 + 81) / 2 / ((1 + 9) / 2)^2 = 41 / 25
+    assert fourth_moment_ratio(np.diag([1.0, 3.0])) == pytest.approx(41 / 25, abs=1e-14)
+    assert fourth_moment_ratio(np.eye(4)) == pytest.approx(1.0, abs=1e-14)  # all equal
+    rng = np.random.default_rng(0)
+    d = 300
+    G = rng.standard_normal((4, d, d)) / math.sqrt(d)
+    m = fourth_moment_ratio(G)
+    assert m.shape == (4,)
+    # quarter circle: 2 (+ 1/d); sd of one matrix's value is O(1/d)
+    assert abs(m.mean() - (2 + 1 / d)) < 0.02
+    # Hebbian W = U^T E with p = 3d: 2 + d/p = 2.333 (i.i.d. would give 2)
+    p = 3 * d // 2
+    d2 = d // 2
+    U = rng.standard_normal((4, p, d2)) / math.sqrt(d2)
+    E = rng.standard_normal((4, p, d2)) / math.sqrt(d2)
+    W = np.einsum("bpi,bpj->bij", U, E)
+    assert abs(fourth_moment_ratio(W).mean() - hebbian_fourth_moment(p, d2)) < 0.03
+    assert hebbian_fourth_moment(p, d2) == pytest.approx(2 + 1 / 3)
+    with pytest.raises(ValueError):
+        hebbian_fourth_moment(0, 4)
+
+
+def test_permutation_test_exact_and_random() -> None:
+    # all 6 splits of {1, 2, 3, 4} into two pairs; |mean diff| >= 2 for {1,2}|{3,4} and its swap
+    diff, pv = permutation_test([1.0, 2.0], [3.0, 4.0])
+    assert diff == pytest.approx(-2.0) and pv == pytest.approx(2 / 6)
+    _, pv_same = permutation_test([1.0, 2.0, 3.0], [1.0, 2.0, 3.0])
+    assert pv_same == pytest.approx(1.0)
+    # well separated groups of 8: exact minimum 2 / C(16, 8)
+    _, pv_sep = permutation_test(np.arange(8.0), np.arange(8.0) + 100, n_perm=20000)
+    assert pv_sep == pytest.approx(2 / math.comb(16, 8))
+    # random relabellings: (k + 1) / (n + 1) with k = 0 for separated groups
+    _, pv_rand = permutation_test(np.arange(12.0), np.arange(12.0) + 100, n_perm=999, seed=1)
+    assert pv_rand == pytest.approx(1 / 1000)
+    # null data: p-values of random relabellings are roughly uniform, not all tiny
+    rng = np.random.default_rng(2)
+    pvs = [permutation_test(rng.normal(size=10), rng.normal(size=10), n_perm=300, seed=s)[1]
+           for s in range(40)]  # fmt: skip
+    assert 0.3 < np.mean(pvs) < 0.7
+    with pytest.raises(ValueError):
+        permutation_test([], [1.0])

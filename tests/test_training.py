@@ -338,3 +338,36 @@ def test_factors_follow_the_problem_seed_not_its_batch_position() -> None:
     pair = train_memory(sample_problems(p, 12, [0, 1]), rank=3, steps=40, early_stop=False)
     # same start (before the fix: other factors, a different W); batch size only moves rounding
     torch.testing.assert_close(alone.weights[0], pair.weights[1], rtol=1e-3, atol=1e-3)
+
+
+def test_record_weights_snapshots_are_the_trained_weights() -> None:
+    d = 12
+    p = pairs_for_load(0.6, d)
+    batch = sample_problems(p, d, seeds=[0, 1, 2])
+    plain = train_memory(batch, steps=120, early_stop=False, check_every=30)
+    rec = train_memory(batch, steps=120, early_stop=False, check_every=30, record_weights=True)
+    # recording changes nothing else
+    torch.testing.assert_close(rec.weights, plain.weights, rtol=0, atol=0)
+    assert rec.perfect_step == plain.perfect_step
+    assert "weights" not in plain.history
+    snaps = rec.history["weights"]
+    assert snaps.shape == (5, 3, d, d) and snaps.dtype == np.float32
+    assert np.all(snaps[0] == 0.0)  # W_0 = 0
+    np.testing.assert_array_equal(snaps[-1], rec.weights.numpy())
+    # the snapshot at step 60 is W after 60 updates (full-rank training is deterministic)
+    short = train_memory(batch, steps=60, early_stop=False, check_every=30)
+    np.testing.assert_array_equal(snaps[2], short.weights.numpy())
+
+
+def test_record_weights_nan_after_a_problem_stops() -> None:
+    d = 12
+    prob = sample_problem(pairs_for_load(0.4, d), d, seed=0)
+    r = train_memory(prob, steps=200, check_every=5, record_weights=True)
+    assert r.perfect_step is not None
+    snaps, steps = r.history["weights"], r.history["step"]
+    assert snaps.shape == (len(steps), d, d)
+    # the problem retires at the first check step at or after its perfect step
+    last = int(np.flatnonzero(np.isfinite(snaps[:, 0, 0]))[-1])
+    assert steps[last] >= r.perfect_step and steps[last] - r.perfect_step < 5
+    with pytest.raises(TypeError, match="record_weights"):
+        train_memory(prob, steps=5, record_weights=1)  # type: ignore[arg-type]

@@ -228,12 +228,46 @@ def _check_problem(problem: object) -> MemoryProblem:
     return problem
 
 
-def _dense_feasible(problem: MemoryProblem, max_entries: int) -> tuple[bool, float]:
-    """Every constraint at once (scipy's HiGHS): the reference decision for small instances.
+def constraint_matrix(problem: MemoryProblem) -> NDArray[np.float64]:
+    """Every perfect-storage constraint as a row of one dense matrix, in float64.
 
-    The max-margin LP ``max t`` s.t. ``A w >= t``, ``|w_i| <= 1``, ``t <= 1`` (bounded, so no
-    badly scaled ``W`` is needed near capacity) by dual simplex with tolerances 1e-9; feasible
-    iff ``t* > DENSE_THRESHOLD``. Returns the decision and ``t*``.
+    Parameters
+    ----------
+    problem : MemoryProblem
+        Unbatched OP or DP instance.
+
+    Returns
+    -------
+    numpy.ndarray, float64, shape (p (p-1), d^2)
+        Row ``mu (p-1) + j`` is ``vec((u_mu - v_j) e_mu^T)`` (row-major ``W``), so that
+        ``A @ W.ravel()`` equals ``constraint_margins(W, problem).ravel()``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``problem`` is not an unbatched MemoryProblem.
+
+    Notes
+    -----
+    Memory ``8 p (p-1) d^2`` bytes; meant for small instances (see :data:`LP_MAX_ENTRIES`).
+    Source: the constraints of the digest of arXiv:2605.10795, §3.2-3.3 (reconstruction).
+    """
+    _check_problem(problem)
+    e, u, comp = _arrays(problem)
+    p, d = e.shape
+    if comp is None:
+        off = ~np.eye(p, dtype=bool)
+        comp = np.broadcast_to(u[None, :, :], (p, p, d))[off].reshape(p, p - 1, d)
+    diff = u[:, None, :] - comp  # (p, p-1, d)
+    return (diff[:, :, :, None] * e[:, None, None, :]).reshape(p * (p - 1), d * d)
+
+
+def _dense_max_margin(
+    problem: MemoryProblem, max_entries: int, t_max: float | None
+) -> NDArray[np.float64]:
+    """Solve ``max t`` s.t. ``A w >= t``, ``|w_i| <= 1``, ``t <= t_max``; return ``(w, t)``.
+
+    Every constraint at once (scipy's HiGHS dual simplex, tolerances 1e-9).
     """
     p, d = problem.p, problem.d
     n_entries = lp_size(p, d)
@@ -243,23 +277,77 @@ def _dense_feasible(problem: MemoryProblem, max_entries: int) -> tuple[bool, flo
             f"exceeds max_entries={max_entries:.3g} (p={p}, d={d}); use method='cg', a smaller "
             "d or load, or train_memory"
         )
-    e, u, comp = _arrays(problem)
-    if comp is None:
-        off = ~np.eye(p, dtype=bool)
-        comp = np.broadcast_to(u[None, :, :], (p, p, d))[off].reshape(p, p - 1, d)
-    diff = u[:, None, :] - comp  # (p, p-1, d)
-    A = (diff[:, :, :, None] * e[:, None, None, :]).reshape(p * (p - 1), d * d)
+    A = constraint_matrix(problem)
     n = p * (p - 1)
     cost = np.zeros(d * d + 1)
     cost[-1] = -1.0
-    bounds = [(-1.0, 1.0)] * (d * d) + [(None, 1.0)]
+    bounds = [(-1.0, 1.0)] * (d * d) + [(None, t_max)]
     opts = {"primal_feasibility_tolerance": 1e-9, "dual_feasibility_tolerance": 1e-9}
     res = linprog(cost, A_ub=np.hstack([-A, np.ones((n, 1))]), b_ub=np.zeros(n), bounds=bounds,
                   method="highs-ds", options=opts)  # fmt: skip
     if res.status != 0:
         raise RuntimeError(f"HiGHS did not solve the dense LP (status {res.status}): {res.message}")
-    t = float(res.x[-1])
+    return np.asarray(res.x, dtype=np.float64)
+
+
+def _dense_feasible(problem: MemoryProblem, max_entries: int) -> tuple[bool, float]:
+    """Every constraint at once (scipy's HiGHS): the reference decision for small instances.
+
+    The max-margin LP ``max t`` s.t. ``A w >= t``, ``|w_i| <= 1``, ``t <= 1`` (bounded, so no
+    badly scaled ``W`` is needed near capacity) by dual simplex with tolerances 1e-9; feasible
+    iff ``t* > DENSE_THRESHOLD``. Returns the decision and ``t*``.
+    """
+    t = float(_dense_max_margin(problem, max_entries, 1.0)[-1])
     return t > DENSE_THRESHOLD, t
+
+
+def max_margin_linf(
+    problem: MemoryProblem, *, max_entries: int = LP_MAX_ENTRIES
+) -> tuple[float, NDArray[np.float64]]:
+    """Find the largest margin of any ``W`` with ``|W_ij| <= 1`` (the entrywise-max max-margin).
+
+    Solves, over every one of the ``p (p - 1)`` constraints at once,
+
+        max_{W, t} t   s.t.  (u_mu - v)^T W e_mu >= t  (all mu, v),   max_ij |W_ij| <= 1,
+
+    the LP that :func:`lp_decide` decides (``"dense"`` method, here without its cap ``t <= 1``).
+    Since the constraints are homogeneous, ``t*`` is also the largest value of the normalised
+    margin ``min_k a_k . W / max_ij |W_ij|`` over all ``W`` (the l-infinity max-margin).
+
+    Parameters
+    ----------
+    problem : MemoryProblem
+        Unbatched OP or DP instance.
+    max_entries : int
+        Size limit on ``p (p-1) d^2`` (default :data:`LP_MAX_ENTRIES`).
+
+    Returns
+    -------
+    margin : float
+        ``min_k a_k . W*``, recomputed in float64 from ``W*`` by :func:`constraint_margins`
+        (a lower bound on ``t*`` and equal to it up to the solver's tolerance, about 1e-9);
+        <= 0 when the instance cannot be stored.
+    W : numpy.ndarray, float64, shape (d, d)
+        A maximiser ``W*`` (``|W_ij| <= 1``; not unique in general).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``problem`` is not an unbatched MemoryProblem or the LP exceeds ``max_entries``.
+    RuntimeError
+        If HiGHS does not solve the LP.
+
+    Notes
+    -----
+    Dense simplex: seconds for ``p (p-1) d^2`` of order 1e6 (d = 16 below capacity), see
+    :data:`LP_MAX_ENTRIES`. Source: the max-margin LP of :func:`lp_decide` (reconstruction of the
+    perfect-storage condition, digest §3.2-3.3; chapter 1).
+    """
+    _check_problem(problem)
+    x = _dense_max_margin(problem, check_int("max_entries", max_entries, 1), None)
+    d = problem.d
+    W = x[: d * d].reshape(d, d).copy()
+    return float(constraint_margins(W, problem).min()), W
 
 
 def _new_highs() -> highspy.Highs:

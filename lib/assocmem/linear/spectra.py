@@ -32,6 +32,7 @@ and the figures in :mod:`assocmem.linear.plots_rank`.
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any
 
@@ -809,3 +810,125 @@ def small_kappa_limit(rel_error: float = 0.1) -> float:
     if not (isinstance(rel_error, (int, float)) and 0 < rel_error < 3):
         raise ValueError(f"rel_error must lie in (0, 3), got {rel_error!r}")
     return float(brentq(lambda k: 2 * k / critical_load(k) - 1 - rel_error, 1e-12, 1.0, xtol=1e-14))
+
+
+def fourth_moment_ratio(W: Any) -> Any:
+    """Normalised fourth moment ``mean(s^4) / mean(s^2)^2`` of the singular values of each matrix.
+
+    Parameters
+    ----------
+    W : numpy.ndarray or torch.Tensor, shape (..., d, d)
+        One matrix or a batch.
+
+    Returns
+    -------
+    float or numpy.ndarray, float64, shape (...)
+        Scale free; ``tr((W W^T)^2) d / tr(W W^T)^2``. The quarter circle has exactly 2
+        (:func:`quarter_circle_pdf`); see :func:`hebbian_fourth_moment` for the Hebbian memory.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`singular_values`.
+
+    Notes
+    -----
+    A single number per matrix, so a test over independent instances can use it (a permutation
+    test over instances, :func:`permutation_test`); chapter 1.
+    """
+    s = singular_values(W)
+    return _out(np.mean(s**4, axis=-1))
+
+
+def hebbian_fourth_moment(p: float, d: float) -> float:
+    """Large-size value ``2 + d / p`` of :func:`fourth_moment_ratio` for the Hebbian memory.
+
+    Parameters
+    ----------
+    p, d : float
+        Number of associations and dimension, both > 0.
+
+    Returns
+    -------
+    float
+        ``2 + d / p``.
+
+    Raises
+    ------
+    ValueError
+        If ``p`` or ``d`` is not positive and finite.
+
+    Notes
+    -----
+    For ``W = U^T E`` (``U, E`` of shape (p, d), i.i.d. ``N(0, 1/d)``), ``A = E E^T`` and
+    ``B = U U^T`` are asymptotically free with ``tr(A)/p = tr(B)/p = 1`` and
+    ``tr(A^2)/p = tr(B^2)/p = 1 + p/d``; the free-product moment
+    ``phi(ABAB) = phi(A^2) phi(B)^2 + phi(A)^2 phi(B^2) - phi(A)^2 phi(B)^2 = 1 + 2p/d`` gives
+    ``tr((W W^T)^2) d / tr(W W^T)^2 = (1 + 2p/d) d / p = 2 + d/p``. Leading order in ``1/d``
+    (derived for this book, chapter 1; not from the paper). An i.i.d. Gaussian ``d x d`` matrix
+    has ``2 + 1/d`` (ratio of expectations, Wishart moments); both tend to the quarter circle's 2.
+    """
+    for name, v in (("p", p), ("d", d)):
+        if not (isinstance(v, (int, float, np.integer, np.floating)) and 0 < v < math.inf):
+            raise ValueError(f"{name} must be positive and finite, got {v!r}")
+    return 2.0 + float(d) / float(p)
+
+
+def permutation_test(
+    x: ArrayLike, y: ArrayLike, *, n_perm: int = 20000, seed: int = 0
+) -> tuple[float, float]:
+    """Two-sided permutation test of equal means for two groups of independent instances.
+
+    Parameters
+    ----------
+    x, y : array_like, shape (n_x,), (n_y,)
+        One value per instance (e.g. :func:`fourth_moment_ratio` of each matrix); finite, at
+        least one each.
+    n_perm : int
+        If the number of distinct relabellings ``C(n_x + n_y, n_x)`` is at most this, all are
+        enumerated (exact p-value); otherwise ``n_perm`` random relabellings are drawn.
+    seed : int
+        Seed of the random relabellings.
+
+    Returns
+    -------
+    diff : float
+        ``mean(x) - mean(y)``.
+    pvalue : float
+        Fraction of relabellings whose ``|mean difference|`` is at least the observed one (up to
+        1e-12 relative); with random relabellings ``(k + 1) / (n_perm + 1)``.
+
+    Raises
+    ------
+    ValueError
+        If a group is empty or not finite, or ``n_perm`` < 1.
+
+    Notes
+    -----
+    Instance labels are permuted, not single singular values: the values of one matrix are
+    dependent, its statistic is one exchangeable unit. The smallest attainable exact p-value is
+    ``2 / C(n_x + n_y, n_x)`` for equal group sizes. Textbook (e.g. Good, *Permutation Tests*).
+    """
+    a = np.asarray(x, dtype=np.float64).ravel()
+    b = np.asarray(y, dtype=np.float64).ravel()
+    if a.size < 1 or b.size < 1 or not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+        raise ValueError("x and y must be non-empty arrays of finite values")
+    if isinstance(n_perm, bool) or not isinstance(n_perm, (int, np.integer)) or n_perm < 1:
+        raise ValueError(f"n_perm must be an integer >= 1, got {n_perm!r}")
+    z = np.concatenate([a, b])
+    n, k = z.size, a.size
+    obs = abs(a.mean() - b.mean())
+    tol = 1e-12 * max(1.0, obs)
+    if math.comb(n, k) <= n_perm:
+        groups = np.array(list(itertools.combinations(range(n), k)), dtype=np.intp)
+        mask = np.zeros((len(groups), n), dtype=bool)
+        mask[np.arange(len(groups))[:, None], groups] = True
+        sx = (mask * z).sum(1)
+        diffs = np.abs(sx / k - (z.sum() - sx) / (n - k))
+        return float(a.mean() - b.mean()), float(np.mean(diffs >= obs - tol))
+    rng = np.random.default_rng(seed)
+    perm = np.argsort(rng.random((int(n_perm), n)), axis=1)[:, :k]
+    sx = z[perm].sum(1)
+    diffs = np.abs(sx / k - (z.sum() - sx) / (n - k))
+    count = int(np.sum(diffs >= obs - tol))
+    return float(a.mean() - b.mean()), (count + 1) / (int(n_perm) + 1)

@@ -53,7 +53,9 @@ class TrainResult:
         Number of Adam updates run for each problem (``perfect_step`` when it stopped early).
     history : dict of numpy arrays
         ``"step"`` (n,), ``"loss"`` (n,) or (n, B) and ``"accuracy"`` (n,) or (n, B), recorded
-        every ``check_every`` steps; NaN after a problem has stopped.
+        every ``check_every`` steps; NaN after a problem has stopped. With
+        ``record_weights=True`` also ``"weights"`` (n, B, d, d) or (n, d, d), float32: ``W`` at
+        those steps.
     factors : tuple of torch.Tensor or None
         For ``rank=m``: ``(Q, R)`` with shapes (d, m) or (B, d, m) and ``weights = Q R^T``.
     """
@@ -325,10 +327,14 @@ class _BatchState:
         """Number of active problems."""
         return self.idx.numel()
 
+    def current_weights(self) -> torch.Tensor:
+        """Return the memories ``W`` (B_a, d, d) of the active problems (``Q R^T`` for rank)."""
+        params = self.opt.params
+        return params[0] if self.rank is None else torch.matmul(*_qr(params))
+
     def evaluate(self, need_grad: bool) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
         """Recall (B_a, p) bool, loss per input (B_a, p) and the gradient in W (B_a, d, d)."""
-        params = self.opt.params
-        W = params[0] if self.rank is None else torch.matmul(*_qr(params))
+        W = self.current_weights()
         rec, loss, _, grad = _forward(W, self.E, self.U, self.C, need_grad=need_grad)
         return rec, loss, grad
 
@@ -427,11 +433,13 @@ def _to_retire(
 class _History:
     """Loss and accuracy of every problem at the check steps (NaN once a problem has stopped)."""
 
-    def __init__(self, batch_size: int) -> None:
+    def __init__(self, batch_size: int, record_weights: bool = False) -> None:
         self.batch_size = batch_size
+        self.record_weights = record_weights
         self.step: list[int] = []
         self.loss: list[np.ndarray] = []
         self.accuracy: list[np.ndarray] = []
+        self.weights: list[np.ndarray] = []
 
     def record(self, t: int, idx: torch.Tensor, mean_loss: torch.Tensor, rec: torch.Tensor) -> None:
         """Append step ``t``: mean loss (B_a,) and recall (B_a, p) of active problems ``idx``."""
@@ -444,13 +452,23 @@ class _History:
         self.loss.append(lo.numpy())
         self.accuracy.append(ac.numpy())
 
+    def record_w(self, idx: torch.Tensor, W: torch.Tensor) -> None:
+        """Append the memories ``W`` (B_a, d, d) of active problems ``idx`` (NaN for the others)."""
+        d = W.shape[-1]
+        out = np.full((self.batch_size, d, d), np.nan, dtype=np.float32)
+        out[idx.cpu().numpy()] = W.detach().float().cpu().numpy()
+        self.weights.append(out)
+
     def arrays(self) -> dict[str, np.ndarray]:
-        """``{"step": (n,), "loss": (n, B), "accuracy": (n, B)}``."""
-        return {
+        """``{"step": (n,), "loss": (n, B), "accuracy": (n, B)}`` (+ ``"weights"`` (n, B, d, d))."""
+        out = {
             "step": np.asarray(self.step),
             "loss": np.stack(self.loss),
             "accuracy": np.stack(self.accuracy),
         }
+        if self.record_weights:
+            out["weights"] = np.stack(self.weights)
+        return out
 
 
 def _result(
@@ -480,7 +498,7 @@ def _result(
         float(np.asarray(acc).ravel()[0]),
         perfect_step[0],
         int(steps_run[0]),
-        {"step": hist["step"], "loss": hist["loss"][:, 0], "accuracy": hist["accuracy"][:, 0]},
+        {k: v if k == "step" else v[:, 0] for k, v in hist.items()},
         None if factors is None else (factors[0][0], factors[1][0]),
     )
 
@@ -500,6 +518,7 @@ def train_memory(
     patience: int | None = None,
     device: str | torch.device | None = None,
     progress: bool = False,
+    record_weights: bool = False,
 ) -> TrainResult:
     """Train a linear memory by full-batch softmax cross-entropy and Adam, batched over problems.
 
@@ -556,6 +575,11 @@ def train_memory(
         Device of the computation; problems are moved there if needed.
     progress : bool
         Show a tqdm bar over steps.
+    record_weights : bool
+        Also keep a copy of every problem's ``W`` at each check step, as
+        ``history["weights"]``, float32 numpy of shape (n, B, d, d) ((n, d, d) for one unbatched
+        problem), NaN once a problem has stopped; on the CPU. Costs ``n B d^2`` floats; for
+        watching the direction of ``W`` over time (chapter 1, with ``early_stop=False``).
 
     Returns
     -------
@@ -609,7 +633,9 @@ def train_memory(
     problem_seeds += list(range(len(problem_seeds), B))
     params = _initial_params(problem_seeds, d, rank, init_scale, seed, dev)
     state = _BatchState(batch, rank, _BatchAdam(params, lr, betas, eps))
-    history = _History(B)
+    if not isinstance(record_weights, bool):
+        raise TypeError(f"record_weights must be a bool, got {type(record_weights).__name__}")
+    history = _History(B, record_weights)
     bar = tqdm(total=steps, desc="train_memory", leave=False) if progress else None
     t = 0
     while True:
@@ -619,6 +645,8 @@ def train_memory(
         if t % check_every == 0 or last:
             mean_loss = loss.mean(-1)
             history.record(t, state.idx, mean_loss, rec)
+            if record_weights:
+                history.record_w(state.idx, state.current_weights())
             retiring = _to_retire(state, mean_loss, t, early_stop, patience)
             if retiring is not None:
                 keep = state.retire(*retiring, t)

@@ -1,0 +1,156 @@
+"""Tests of assocmem.linear.implicit_bias: l2 / l-infinity max-margin memories and the
+normalised margins of trained memories over training (chapter 1)."""
+
+from __future__ import annotations
+
+import highspy
+import numpy as np
+import pytest
+import torch
+from assocmem.linear.implicit_bias import (
+    l2_max_margin,
+    least_distance,
+    linf_max_margin,
+    margin_ratios,
+    margin_trajectories,
+    mean_interval,
+    normalised_margins,
+)
+from assocmem.linear.load import pairs_for_load
+from assocmem.linear.lp import constraint_margins, constraint_matrix
+from assocmem.linear.problems import MemoryProblem, sample_problem, sample_problems
+from scipy.stats import t as student_t
+
+
+def _toy() -> MemoryProblem:
+    """p = d = 2, e_mu = u_mu = unit vectors: constraints W11 - W21 >= t, W22 - W12 >= t."""
+    eye = torch.eye(2)
+    return MemoryProblem(inputs=eye.clone(), targets=eye.clone())
+
+
+def test_toy_instance_has_the_known_max_margins() -> None:
+    prob = _toy()
+    l2 = l2_max_margin(prob)
+    # min ||W||_F with W11 - W21 >= 1, W22 - W12 >= 1: W = [[1/2, -1/2], [-1/2, 1/2]]
+    np.testing.assert_allclose(l2.weights, [[0.5, -0.5], [-0.5, 0.5]], atol=1e-12)
+    assert l2.margin == pytest.approx(1.0, abs=1e-12)
+    np.testing.assert_allclose(l2.multipliers, [0.5, 0.5], atol=1e-12)
+    linf = linf_max_margin(prob)
+    assert linf.margin == pytest.approx(2.0, abs=1e-9)  # W11 = W22 = 1, W21 = W12 = -1
+    np.testing.assert_allclose(linf.weights, [[1, -1], [-1, 1]], atol=1e-9)
+
+
+def test_least_distance_single_constraint_and_infeasible() -> None:
+    a = np.array([[3.0, 4.0]])
+    w, lam = least_distance(a)
+    np.testing.assert_allclose(w, a[0] / 25.0, atol=1e-14)  # w = a / ||a||^2
+    np.testing.assert_allclose(lam, [1 / 25.0], atol=1e-14)
+    with pytest.raises(RuntimeError, match="not separable"):
+        least_distance(np.array([[1.0, 0.0], [-1.0, 0.0]]))
+    with pytest.raises(ValueError):
+        least_distance(np.array([1.0, 2.0]))
+
+
+@pytest.mark.parametrize("decoupled", [False, True])
+def test_l2_max_margin_satisfies_kkt_and_matches_slsqp(decoupled: bool) -> None:
+    d = 6
+    prob = sample_problem(pairs_for_load(0.5, d), d, decoupled=decoupled, seed=3)
+    mm = l2_max_margin(prob)
+    M = constraint_margins(mm.weights, prob)
+    lam = mm.multipliers
+    assert lam is not None
+    assert M.min() == pytest.approx(1.0, abs=1e-9)  # the tightest constraint is active
+    assert np.all(lam >= 0)
+    active = lam.reshape(M.shape) > 1e-9
+    np.testing.assert_allclose(M[active], 1.0, atol=1e-8)  # complementary slackness
+    # stationarity: W = sum_k lam_k a_k (with the three above, KKT: the unique optimum)
+    G = np.zeros_like(mm.weights)
+    e, u = prob.inputs.double().numpy(), prob.targets.double().numpy()
+    L = lam.reshape(M.shape)
+    for mu in range(prob.p):
+        comp = np.delete(u, mu, axis=0) if not decoupled else prob.competitors[mu].double().numpy()
+        G += np.outer(L[mu].sum() * u[mu] - L[mu] @ comp, e[mu])
+    np.testing.assert_allclose(G, mm.weights, atol=1e-9)
+    # an independent solver on the primal QP (HiGHS's active-set QP): the same unique optimum
+    A = constraint_matrix(prob)
+    m, n = A.shape
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.addVars(n, np.full(n, -highspy.kHighsInf), np.full(n, highspy.kHighsInf))
+    for k in range(m):
+        h.addRow(1.0, highspy.kHighsInf, n, np.arange(n, dtype=np.int32), A[k])
+    eye = np.arange(n + 1, dtype=np.int32)
+    h.passHessian(n, n, highspy.HessianFormat.kTriangular, eye, eye[:n], np.ones(n))
+    h.run()
+    assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+    np.testing.assert_allclose(np.asarray(h.getSolution().col_value), mm.weights.ravel(), atol=1e-7)
+
+
+def test_ratios_are_at_most_one_and_one_at_the_optima() -> None:
+    d = 8
+    prob = sample_problem(pairs_for_load(0.6, d), d, seed=1)
+    l2, linf = l2_max_margin(prob), linf_max_margin(prob)
+    rng = np.random.default_rng(0)
+    # random directions near each optimum, rescaled arbitrarily
+    W = np.stack(
+        [c * (l2.weights + 0.3 * rng.standard_normal((d, d)) * np.abs(l2.weights).mean())
+         for c in (0.1, 1.0, 7.0)]
+        + [c * (linf.weights + 0.1 * rng.standard_normal((d, d))) for c in (0.5, 3.0)]
+        + [l2.weights * 4.0, linf.weights * 0.2]
+    )  # fmt: skip
+    r = margin_ratios(W, prob, l2=l2, linf=linf)
+    assert np.all(r["ratio_l2"] <= 1 + 1e-9) and np.all(r["ratio_linf"] <= 1 + 1e-7)
+    assert r["ratio_l2"][5] == pytest.approx(1.0, abs=1e-9)
+    assert r["cos_l2"][5] == pytest.approx(1.0, abs=1e-12)
+    assert r["ratio_linf"][6] == pytest.approx(1.0, abs=1e-7)
+    assert r["cos_linf"][6] == pytest.approx(1.0, abs=1e-12)
+    assert np.all(r["ratio_l2"][:5] < 1 - 1e-6)  # perturbed: strictly below the optimum
+    # scale invariance of the normalised margins
+    np.testing.assert_allclose(
+        normalised_margins(W[1] * 9.0, prob, norm="max"),
+        normalised_margins(W[1], prob, norm="max"),
+        rtol=1e-12,
+    )
+    with pytest.raises(ValueError, match="norm"):
+        normalised_margins(W, prob, norm="l1")
+    with pytest.raises(ValueError, match="zero"):
+        normalised_margins(np.zeros((d, d)), prob)
+
+
+def test_linf_max_margin_beats_every_box_matrix() -> None:
+    d = 8
+    prob = sample_problem(pairs_for_load(0.6, d), d, seed=2)
+    linf = linf_max_margin(prob)
+    assert np.abs(linf.weights).max() <= 1 + 1e-9
+    rng = np.random.default_rng(1)
+    cands = [np.sign(l2_max_margin(prob).weights)] + [rng.uniform(-1, 1, (d, d)) for _ in range(50)]
+    assert max(constraint_margins(W, prob).min() for W in cands) <= linf.margin + 1e-9
+
+
+def test_margin_trajectories_on_trained_memories() -> None:
+    d = 8
+    batch = sample_problems(pairs_for_load(0.6, d), d, seeds=[0, 1])
+    tr = margin_trajectories(batch, steps=200, check_every=20)
+    assert tr.step[0] == 20 and tr.step[-1] == 200
+    assert tr.separable.all()
+    for key in ("ratio_l2", "ratio_linf"):
+        vals = getattr(tr, key)
+        assert vals.shape == (2, 10)
+        assert np.all(vals <= 1 + 1e-6)
+        assert np.all(vals[:, -1] > 0)  # stored: positive margin at the end
+    assert np.all(np.abs(tr.cos_l2) <= 1 + 1e-12)
+    with pytest.raises(TypeError):
+        margin_trajectories(batch[0], steps=10)
+
+
+def test_mean_interval_is_the_student_t_interval() -> None:
+    x = np.array([1.0, 2.0, 4.0, np.nan])
+    m, lo, hi = mean_interval(x)
+    half = student_t.ppf(0.975, 2) * np.std([1, 2, 4], ddof=1) / np.sqrt(3)
+    assert m == pytest.approx(7 / 3)
+    assert (lo, hi) == pytest.approx((7 / 3 - half, 7 / 3 + half))
+    m2, lo2, _ = mean_interval(np.array([[1.0, 5.0], [3.0, 5.0]]))
+    np.testing.assert_allclose(m2, [2.0, 5.0])
+    assert lo2[1] == pytest.approx(5.0)
+    with pytest.raises(ValueError):
+        mean_interval(x, level=1.5)
