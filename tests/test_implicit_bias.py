@@ -76,6 +76,7 @@ def test_l2_max_margin_satisfies_kkt_and_matches_slsqp(decoupled: bool) -> None:
     m, n = A.shape
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", 1)  # as lp.py: HiGHS keeps one thread count per process
     h.addVars(n, np.full(n, -highspy.kHighsInf), np.full(n, highspy.kHighsInf))
     for k in range(m):
         h.addRow(1.0, highspy.kHighsInf, n, np.arange(n, dtype=np.int32), A[k])
