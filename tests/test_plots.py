@@ -106,6 +106,11 @@ def test_plot_finite_size_capacity_draws_measured_points() -> None:
     assert len(fig.axes) == 2
     assert all(len(_errorbars(ax)) == 1 for ax in fig.axes)
     assert fig.axes[0].get_xscale() == "log" and "capacity" in fig.axes[0].get_ylabel()
+    # the bar spans the 95 % interval of the posterior draws, not one standard error
+    seg = _errorbars(fig.axes[0])[0].lines[2][0].get_segments()[0]
+    row = comp.iloc[0]
+    assert (seg[0][1], seg[1][1]) == pytest.approx((row["95% low"], row["95% high"]), rel=1e-9)
+    assert seg[1][1] - seg[0][1] > 3 * row["measured +-"]
 
 
 def test_memory_figures_take_trained_weights() -> None:

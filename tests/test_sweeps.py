@@ -196,6 +196,9 @@ def test_transition_comparison_against_the_finite_size_prediction() -> None:
     row = comp.iloc[0]
     assert row["d"] == 12 and row["seeds per load"] == 8
     assert row["measured alpha_c"] == est.alpha and row["measured +-"] == est.stderr
+    assert (row["95% low"], row["95% high"]) == (est.ci_low, est.ci_high)
+    # the crossing must lie between the 2nd load (8/8 stored) and the 5th (0/8)
+    assert loads[1] < row["95% low"] < est.alpha < row["95% high"] < loads[4]
     pred, p_pred, pred_err = predicted_transition(12, seed=0)
     assert (row["predicted alpha_c"], row["p at predicted"], row["predicted +-"]) == (
         pred, p_pred, pred_err)  # fmt: skip

@@ -12,9 +12,8 @@ be stored while the summed cost fits the ``d^2`` weights, ``sum_{mu in S} C_mu <
 * :func:`cheapest_subset_fraction` / :func:`give_up_fraction`: the subset chosen to be the
   cheapest (give up the costliest associations), ``p E[C 1{C <= c*}] = d^2``,
   ``f = P(C <= c*)``; the RS estimate of what a memory maximising the number of recalled
-  associations stores (the q -> 1 limit of an RS count of the fewest errors, as for the
-  minimum-error perceptron of Gardner & Derrida 1988, J. Phys. A 21, 271; not re-read
-  here). Never below the random-subset value; equal to it when costs do not fluctuate (the
+  associations stores (the q -> 1 limit of an RS count of the fewest errors; a
+  reconstruction, not read from a source). Never below the random-subset value; equal to it when costs do not fluctuate (the
   large-p limit, where ``C_p / (2 log p) -> 1``).
 * :func:`small_problem_fraction`: the subset treated as a *fresh* problem of ``n`` pairs with
   only ``n - 1`` competitors each, ``n log n / d^2 = alpha_c(n)``: ``n`` is the capacity count

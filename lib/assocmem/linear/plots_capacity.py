@@ -332,8 +332,11 @@ def plot_finite_size_capacity(
         Monte Carlo settings, as in :func:`assocmem.linear.finite_size.finite_size_capacity`.
     measured : pandas.DataFrame, optional
         Output of :func:`assocmem.linear.sweeps.transition_comparison`: measured transitions
-        drawn as markers with error bars at ``(p at measured, measured alpha_c)`` (labelled by
-        the sweep, plus ``d`` unless the label names it), and a second panel below, zoomed on
+        drawn as markers with 95 % error bars (``95% low``/``95% high``; +- 1.96 ``measured +-``
+        where those are missing) at ``(p at measured, measured alpha_c)``, one colour per ``d``,
+        circles for labels without ``DP`` and squares for those with it, open markers for labels
+        naming ``LP`` (labelled by the sweep, plus ``d`` unless the label names it), and a
+        second panel below, zoomed on
         them (there the markers are shifted by a few per cent in p so that
         coinciding points stay visible).
 
@@ -368,6 +371,20 @@ def plot_finite_size_capacity(
     axes[1].legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2,
                    fontsize=9, frameon=False)  # fmt: skip
     return finish(fig)
+
+
+#: Palette indices of the measured sizes (0, 1 and 5 draw the theory lines).
+_D_COLOURS = (2, 3, 4, 6)
+
+
+def _interval(measured: dict[str, list[Any]], j: int) -> tuple[float, float]:
+    """95 % interval of row j: the posterior draws' if given, else +- 1.96 standard errors."""
+    a, se = float(measured["measured alpha_c"][j]), float(measured["measured +-"][j])
+    lo = float(measured.get("95% low", [math.nan] * (j + 1))[j])
+    hi = float(measured.get("95% high", [math.nan] * (j + 1))[j])
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        lo, hi = a - 1.96 * se, a + 1.96 * se
+    return min(lo, a), max(hi, a)
 
 
 def _draw_capacity_curves(
@@ -407,23 +424,24 @@ def _draw_capacity_curves(
         )
         ax.axhline(0.5, color="k", lw=0.8, linestyle=":", label=r"$\alpha_c = 1/2$ ($p\to\infty$)")
     if measured:
-        markers = "osD^v<>"
+        # one colour per d; circle OP, square DP; filled trained, open exact LP
+        sizes = sorted(set(measured["d"]))
+        d_colour = {d: color(_D_COLOURS[i % len(_D_COLOURS)]) for i, d in enumerate(sizes)}
         n_meas = len(measured["sweep"])
         for j, lab in enumerate(measured["sweep"]):
             shift = 1.0 + (0.03 * (j - (n_meas - 1) / 2) if zoom else 0.0)
+            a = float(measured["measured alpha_c"][j])
+            lo, hi = _interval(measured, j)
+            col = d_colour[measured["d"][j]]
             sim_points(
                 ax,
                 [measured["p at measured"][j] * shift],
-                [measured["measured alpha_c"][j]],
-                yerr=[measured["measured +-"][j]],
-                label=(
-                    f"{lab} (simulation)"
-                    if "d=" in lab.replace(" ", "")
-                    else f"{lab}, d = {measured['d'][j]} (simulation)"
-                ),
-                color=color(j + 2),
-                marker=markers[j % len(markers)],
-                markerfacecolor="none" if j % 2 else color(j + 2),
+                [a],
+                yerr=np.array([[a - lo], [hi - a]]),
+                label=lab if "d=" in lab.replace(" ", "") else f"{lab}, d = {measured['d'][j]}",
+                color=col,
+                marker="s" if "DP" in lab else "o",
+                markerfacecolor="none" if "LP" in lab else col,
             )
     ax.set_xscale("log")
     ax.set_xlabel("number of associations $p$")

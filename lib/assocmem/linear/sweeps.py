@@ -435,7 +435,8 @@ def transition_comparison(tables: dict[str, pd.DataFrame], *, seed: int = 0) -> 
     -------
     pandas.DataFrame
         One row per label: ``sweep``, ``d``, ``seeds per load``, ``measured alpha_c``,
-        ``measured +-`` (:func:`transition_load`), ``p at measured`` (real ``p`` with
+        ``measured +-`` (standard error), ``95% low`` and ``95% high`` (the 95 % interval of
+        the posterior draws; :func:`transition_load`), ``p at measured`` (real ``p`` with
         ``p log p = alpha d^2``), ``predicted alpha_c``, ``predicted +-`` and ``p at predicted``
         (:func:`assocmem.linear.finite_size.predicted_transition`), ``difference`` (measured -
         predicted) and ``difference / error`` (in units of the two errors in quadrature).
@@ -471,6 +472,7 @@ def transition_comparison(tables: dict[str, pd.DataFrame], *, seed: int = 0) -> 
         rows.append({
             "sweep": label, "d": d, "seeds per load": t.n,
             "measured alpha_c": t.alpha, "measured +-": t.stderr,
+            "95% low": t.ci_low, "95% high": t.ci_high,
             "p at measured": pairs_at_load(t.alpha, d) if math.isfinite(t.alpha) else math.nan,
             "predicted alpha_c": pred, "predicted +-": pred_err, "p at predicted": p_pred,
             "difference": diff, "difference / error": diff / math.hypot(t.stderr, pred_err),
