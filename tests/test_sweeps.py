@@ -13,6 +13,7 @@ from assocmem.linear.problems import sample_problem
 from assocmem.linear.spectra import singular_values
 from assocmem.linear.sweeps import (
     COLUMNS,
+    accuracy_crossing,
     capacity_sweep,
     instance_agreement,
     mechanism_scores,
@@ -281,3 +282,46 @@ def test_instance_agreement_counts_matched_instances() -> None:
         instance_agreement(t, lp.assign(seed=lp["seed"] + 10))
     with pytest.raises(ValueError, match="'d'"):
         instance_agreement(t, lp.assign(d=9))
+
+
+def _accuracy_table(acc: dict[float, list[float]], d: int = 40, method: str = "hebbian"):
+    """A sweep table with given accuracies per load (seed s = position in the list)."""
+    t = _synthetic({a: [False] * len(v) for a, v in acc.items()}, d=d, method=method)
+    t["accuracy"] = [x for v in acc.values() for x in v]
+    return t
+
+
+def test_accuracy_crossing_interpolates_and_bootstraps_over_seeds() -> None:
+    # identical instances: no spread, the interval collapses onto the estimate
+    t = _accuracy_table({0.4: [0.9] * 5, 0.6: [0.7] * 5, 0.8: [0.3] * 5})
+    loads = sorted(set(t["load"]))
+    est = accuracy_crossing(t)
+    assert est.alpha == pytest.approx(loads[1] + 0.5 * (loads[2] - loads[1]), rel=1e-12)
+    assert est.ci_low == pytest.approx(est.alpha) and est.ci_high == pytest.approx(est.alpha)
+    assert est.n == 5 and est.draws_crossing == 1.0
+    # two seeds whose curves cross at different loads: a resample holds seed 0 twice, seed 1
+    # twice or both, so the crossings are exactly those three values, each seed's alone at
+    # the ends of the interval (P = 1/4 each, far from the 2.5 % tails)
+    t = _accuracy_table({0.4: [1.0, 1.0], 0.6: [0.6, 0.2], 0.8: [0.0, 0.0]})
+    loads = sorted(set(t["load"]))
+    cross0 = loads[1] + (0.6 - 0.5) / 0.6 * (loads[2] - loads[1])  # seed 0: 0.6 -> 0.0
+    cross1 = loads[0] + (1.0 - 0.5) / 0.8 * (loads[1] - loads[0])  # seed 1: 1.0 -> 0.2
+    mean = loads[0] + (1.0 - 0.5) / 0.6 * (loads[1] - loads[0])  # mean: 1.0 -> 0.4
+    est = accuracy_crossing(t, n_boot=4000, seed=1)
+    assert est.alpha == pytest.approx(mean, rel=1e-12)
+    assert (est.ci_low, est.ci_high) == pytest.approx((cross1, cross0), rel=1e-12)
+    # a curve that stays above the level has no crossing
+    t = _accuracy_table({0.4: [0.9, 0.8], 0.6: [0.7, 0.6]})
+    assert math.isnan(accuracy_crossing(t).alpha)
+
+
+def test_accuracy_crossing_refuses_lp_rows_and_ragged_seeds() -> None:
+    t = _accuracy_table({0.4: [0.9, 0.8], 0.6: [0.3, 0.2]}, method="lp")
+    t["accuracy"] = np.nan
+    with pytest.raises(ValueError, match="no accuracy"):
+        accuracy_crossing(t)
+    t = _accuracy_table({0.4: [0.9, 0.8, 0.7], 0.6: [0.3, 0.2]})
+    with pytest.raises(ValueError, match="same seeds"):
+        accuracy_crossing(t)
+    with pytest.raises(ValueError, match="level"):
+        accuracy_crossing(_accuracy_table({0.4: [0.9], 0.6: [0.3]}), level=1.5)

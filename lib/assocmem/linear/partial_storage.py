@@ -13,8 +13,8 @@ be stored while the summed cost fits the ``d^2`` weights, ``sum_{mu in S} C_mu <
   cheapest (give up the costliest associations), ``p E[C 1{C <= c*}] = d^2``,
   ``f = P(C <= c*)``; the RS estimate of what a memory maximising the number of recalled
   associations stores (the q -> 1 limit of an RS count of the fewest errors; a
-  reconstruction, not read from a source). Never below the random-subset value; equal to it when costs do not fluctuate (the
-  large-p limit, where ``C_p / (2 log p) -> 1``).
+  reconstruction, not read from a source). Never below the random-subset value; equal to it
+  when costs do not fluctuate (the large-p limit, where ``C_p / (2 log p) -> 1``).
 * :func:`small_problem_fraction`: the subset treated as a *fresh* problem of ``n`` pairs with
   only ``n - 1`` competitors each, ``n log n / d^2 = alpha_c(n)``: ``n`` is the capacity count
   ``p_c(d)`` at this ``d`` whatever ``p``, and ``f = p_c(d) / p``. It ignores the ``p - n``

@@ -53,6 +53,7 @@ __all__ = [
     "Transition",
     "transition_load",
     "transition_loads",
+    "accuracy_crossing",
     "transition_comparison",
     "stored_spectra",
     "mechanism_scores",
@@ -314,7 +315,10 @@ def success_by_load(table: pd.DataFrame) -> pd.DataFrame:
 
 @dataclass(frozen=True)
 class Transition:
-    """Estimated perfect-storage transition of one sweep (:func:`transition_load`).
+    """Estimated transition of one sweep (:func:`transition_load`, :func:`accuracy_crossing`).
+
+    For :func:`accuracy_crossing` read "fraction stored" below as "mean accuracy" and the
+    posterior draws as bootstrap resamples.
 
     Attributes
     ----------
@@ -419,6 +423,78 @@ def transition_loads(table: pd.DataFrame, *, n_draws: int = 1000, seed: int = 0)
             "ci_low": t.ci_low, "ci_high": t.ci_high, "n": t.n,
             "draws_crossing": t.draws_crossing})  # fmt: skip
     return pd.DataFrame(rows)
+
+
+def accuracy_crossing(
+    table: pd.DataFrame, level: float = 0.5, *, n_boot: int = 2000, seed: int = 0
+) -> Transition:
+    """Load at which the mean accuracy (criterion "typical") first drops below ``level``.
+
+    The estimate is the linear interpolation (:func:`assocmem.stats.first_crossing`) of the
+    mean fraction recalled per load; its interval is a percentile bootstrap over instances:
+    the seeds are resampled with replacement, each seed keeping its instances at every load
+    (as :func:`assocmem.stats.bootstrap_interval`), and the crossing recomputed.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        One group of a :func:`capacity_sweep` table with accuracies (training or Hebbian, not
+        the LP), the same seeds at every load.
+    level : float
+        Accuracy level, in (0, 1).
+    n_boot : int
+        Bootstrap resamples (>= 100).
+    seed : int
+        Seed of the resampling.
+
+    Returns
+    -------
+    Transition
+        ``alpha`` (the crossing load, NaN if the mean accuracy never drops below ``level``
+        inside the grid), ``stderr`` (standard deviation of the resampled crossings),
+        ``ci_low``, ``ci_high`` (95 % percentile interval), ``n`` (seeds) and ``draws_crossing``
+        (fraction of resamples whose curve crosses inside the grid; the interval is over
+        those).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``table`` is not one group of a sweep table, holds LP rows (no accuracy), has
+        different seeds at different loads, or ``level`` is outside (0, 1).
+
+    Notes
+    -----
+    Criterion "typical" of chapter 3 (reconstruction for the course).
+    """
+    table = _check_table(table)
+    if table[GROUP_COLUMNS].drop_duplicates().shape[0] != 1:
+        raise ValueError("table must hold one group (one method, problem, d, rank)")
+    if table["accuracy"].isna().any():
+        raise ValueError(
+            "table has no accuracy (the LP only decides); pass a trained or Hebbian sweep"
+        )
+    if isinstance(level, bool) or not isinstance(level, (int, float, np.integer, np.floating)):
+        raise TypeError(f"level must be a real number, got {type(level).__name__}")
+    if not 0 < float(level) < 1:
+        raise ValueError(f"level must lie in (0, 1), got {level!r}")
+    nb = check_int("n_boot", n_boot, 100)
+    grid = table.pivot(index="seed", columns="load", values="accuracy")
+    if grid.isna().any().any():
+        raise ValueError("every load must hold the same seeds (one instance per seed and load)")
+    loads = grid.columns.to_numpy(dtype=np.float64)
+    acc = grid.to_numpy(dtype=np.float64)  # (seeds, loads)
+    alpha = first_crossing(loads, acc.mean(axis=0), float(level))
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, acc.shape[0], size=(nb, acc.shape[0]))
+    draws = np.array([first_crossing(loads, acc[i].mean(axis=0), float(level)) for i in idx])
+    ok = draws[np.isfinite(draws)]
+    if ok.size == 0:
+        return Transition(alpha, math.nan, math.nan, math.nan, acc.shape[0], 0.0)
+    lo, hi = np.quantile(ok, [0.025, 0.975])
+    return Transition(
+        alpha, float(ok.std(ddof=1)) if ok.size > 1 else 0.0, float(lo), float(hi),
+        acc.shape[0], ok.size / nb,
+    )  # fmt: skip
 
 
 def transition_comparison(tables: dict[str, pd.DataFrame], *, seed: int = 0) -> pd.DataFrame:
