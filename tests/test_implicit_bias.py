@@ -13,12 +13,12 @@ from assocmem.linear.implicit_bias import (
     linf_max_margin,
     margin_ratios,
     margin_trajectories,
-    mean_interval,
     normalised_margins,
 )
 from assocmem.linear.load import pairs_for_load
 from assocmem.linear.lp import constraint_margins, constraint_matrix
 from assocmem.linear.problems import MemoryProblem, sample_problem, sample_problems
+from assocmem.stats import mean_interval
 from scipy.stats import t as student_t
 
 

@@ -21,7 +21,6 @@ from assocmem.linear.spectra import (
     hebbian_fourth_moment,
     marchenko_pastur_cdf,
     marchenko_pastur_pdf,
-    permutation_test,
     quarter_circle_cdf,
     quarter_circle_pdf,
     quarter_circle_quantile,
@@ -34,6 +33,7 @@ from assocmem.linear.spectra import (
     truncation_point,
 )
 from assocmem.linear.training import train_memory
+from assocmem.stats import permutation_test
 from scipy.integrate import quad
 
 KAPPAS = [

@@ -2,22 +2,32 @@
 
 One home for the transition point of a sampled curve (Part I: the fraction of perfectly stored
 instances against the load; chapter 5: the gate's winner probability against the competition),
-for the Wilson score interval of a measured rate and for the percentile bootstrap interval of a
-statistic of independent samples.
+for the Wilson score interval of a measured rate, the percentile bootstrap interval of a
+statistic of independent samples, the Student-t interval of a mean over instances and the
+permutation test of two groups of instances.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.stats import norm
+from scipy.stats import t as student_t
 
 from assocmem._validate import check_int, check_real
 
-__all__ = ["first_crossing", "wilson_interval", "bootstrap_interval"]
+__all__ = [
+    "first_crossing",
+    "wilson_interval",
+    "bootstrap_interval",
+    "mean_interval",
+    "permutation_test",
+]
 
 
 def first_crossing(
@@ -172,3 +182,100 @@ def bootstrap_interval(
     est = float(np.asarray(f(x[None]), dtype=np.float64).reshape(-1)[0])
     lo, hi = np.quantile(boots, [0.5 - lv / 2, 0.5 + lv / 2])
     return est, float(lo), float(hi)
+
+
+def mean_interval(values: Any, level: float = 0.95) -> tuple[Any, Any, Any]:
+    """Mean over instances (axis 0) with its Student-t interval, NaN rows left out.
+
+    Parameters
+    ----------
+    values : array_like, float, shape (n, ...)
+        One row per independent instance (e.g. seed); NaN entries are ignored.
+    level : float
+        Coverage in (0, 1).
+
+    Returns
+    -------
+    mean, low, high : float or numpy.ndarray of shape (...)
+        ``mean +- t_{(1+level)/2, k-1} sd / sqrt(k)`` with ``k`` the non-NaN count (NaN
+        interval where ``k < 2``).
+
+    Raises
+    ------
+    ValueError
+        If ``level`` is not in (0, 1) or ``values`` has no axis 0.
+    """
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie in (0, 1), got {level!r}")
+    x = np.asarray(values, dtype=np.float64)
+    if x.ndim < 1:
+        raise ValueError("values must have an instance axis 0")
+    k = np.sum(np.isfinite(x), axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.nanmean(x, axis=0) if x.shape[0] else np.full(x.shape[1:], np.nan)
+        sd = np.nanstd(x, axis=0, ddof=1) if x.shape[0] > 1 else np.full(x.shape[1:], np.nan)
+        half = student_t.ppf(0.5 + level / 2, np.maximum(k - 1, 1)) * sd / np.sqrt(k)
+    half = np.where(k >= 2, half, np.nan)
+    if np.ndim(mean) == 0:
+        return float(mean), float(mean - half), float(mean + half)
+    return mean, mean - half, mean + half
+
+
+def permutation_test(
+    x: ArrayLike, y: ArrayLike, *, n_perm: int = 20000, seed: int = 0
+) -> tuple[float, float]:
+    """Two-sided permutation test of equal means for two groups of independent instances.
+
+    Parameters
+    ----------
+    x, y : array_like, shape (n_x,), (n_y,)
+        One value per instance (e.g. :func:`fourth_moment_ratio` of each matrix); finite, at
+        least one each.
+    n_perm : int
+        If the number of distinct relabellings ``C(n_x + n_y, n_x)`` is at most this, all are
+        enumerated (exact p-value); otherwise ``n_perm`` random relabellings are drawn.
+    seed : int
+        Seed of the random relabellings.
+
+    Returns
+    -------
+    diff : float
+        ``mean(x) - mean(y)``.
+    pvalue : float
+        Fraction of relabellings whose ``|mean difference|`` is at least the observed one (up to
+        1e-12 relative); with random relabellings ``(k + 1) / (n_perm + 1)``.
+
+    Raises
+    ------
+    ValueError
+        If a group is empty or not finite, or ``n_perm`` < 1.
+
+    Notes
+    -----
+    Instance labels are permuted, not single singular values: the values of one matrix are
+    dependent, its statistic is one exchangeable unit. The smallest attainable exact p-value is
+    ``2 / C(n_x + n_y, n_x)`` for equal group sizes. Textbook (e.g. Good, *Permutation Tests*).
+    """
+    a = np.asarray(x, dtype=np.float64).ravel()
+    b = np.asarray(y, dtype=np.float64).ravel()
+    if a.size < 1 or b.size < 1 or not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+        raise ValueError("x and y must be non-empty arrays of finite values")
+    if isinstance(n_perm, bool) or not isinstance(n_perm, (int, np.integer)) or n_perm < 1:
+        raise ValueError(f"n_perm must be an integer >= 1, got {n_perm!r}")
+    z = np.concatenate([a, b])
+    n, k = z.size, a.size
+    obs = abs(a.mean() - b.mean())
+    tol = 1e-12 * max(1.0, obs)
+    if math.comb(n, k) <= n_perm:
+        groups = np.array(list(itertools.combinations(range(n), k)), dtype=np.intp)
+        mask = np.zeros((len(groups), n), dtype=bool)
+        mask[np.arange(len(groups))[:, None], groups] = True
+        sx = (mask * z).sum(1)
+        diffs = np.abs(sx / k - (z.sum() - sx) / (n - k))
+        return float(a.mean() - b.mean()), float(np.mean(diffs >= obs - tol))
+    rng = np.random.default_rng(seed)
+    perm = np.argsort(rng.random((int(n_perm), n)), axis=1)[:, :k]
+    sx = z[perm].sum(1)
+    diffs = np.abs(sx / k - (z.sum() - sx) / (n - k))
+    count = int(np.sum(diffs >= obs - tol))
+    return float(a.mean() - b.mean()), (count + 1) / (int(n_perm) + 1)

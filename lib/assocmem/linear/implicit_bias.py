@@ -32,7 +32,6 @@ import numpy as np
 import torch
 from numpy.typing import NDArray
 from scipy.optimize import nnls
-from scipy.stats import t as student_t
 
 from assocmem._validate import check_int
 from assocmem.linear.lp import DENSE_THRESHOLD, constraint_matrix, max_margin_linf
@@ -403,40 +402,3 @@ def margin_trajectories(
         step, out["ratio_l2"], out["ratio_linf"], out["cos_l2"], out["cos_linf"], sep,
         res.perfect_step, m2, minf,
     )  # fmt: skip
-
-
-def mean_interval(values: Any, level: float = 0.95) -> tuple[Any, Any, Any]:
-    """Mean over instances (axis 0) with its Student-t interval, NaN rows left out.
-
-    Parameters
-    ----------
-    values : array_like, float, shape (n, ...)
-        One row per independent instance (e.g. seed); NaN entries are ignored.
-    level : float
-        Coverage in (0, 1).
-
-    Returns
-    -------
-    mean, low, high : float or numpy.ndarray of shape (...)
-        ``mean +- t_{(1+level)/2, k-1} sd / sqrt(k)`` with ``k`` the non-NaN count (NaN
-        interval where ``k < 2``).
-
-    Raises
-    ------
-    ValueError
-        If ``level`` is not in (0, 1) or ``values`` has no axis 0.
-    """
-    if not 0 < level < 1:
-        raise ValueError(f"level must lie in (0, 1), got {level!r}")
-    x = np.asarray(values, dtype=np.float64)
-    if x.ndim < 1:
-        raise ValueError("values must have an instance axis 0")
-    k = np.sum(np.isfinite(x), axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.nanmean(x, axis=0) if x.shape[0] else np.full(x.shape[1:], np.nan)
-        sd = np.nanstd(x, axis=0, ddof=1) if x.shape[0] > 1 else np.full(x.shape[1:], np.nan)
-        half = student_t.ppf(0.5 + level / 2, np.maximum(k - 1, 1)) * sd / np.sqrt(k)
-    half = np.where(k >= 2, half, np.nan)
-    if np.ndim(mean) == 0:
-        return float(mean), float(mean - half), float(mean + half)
-    return mean, mean - half, mean + half

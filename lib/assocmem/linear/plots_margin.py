@@ -13,8 +13,9 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
-from assocmem.linear.implicit_bias import MarginTrajectories, mean_interval
+from assocmem.linear.implicit_bias import MarginTrajectories
 from assocmem.plotting import color, finish, legend_below, new_figure, theory_line
+from assocmem.stats import mean_interval
 
 
 def plot_margin_ratios(traj: MarginTrajectories) -> Figure:

@@ -32,7 +32,6 @@ and the figures in :mod:`assocmem.linear.plots_rank`.
 
 from __future__ import annotations
 
-import itertools
 import math
 from typing import Any
 
@@ -834,7 +833,7 @@ def fourth_moment_ratio(W: Any) -> Any:
     Notes
     -----
     A single number per matrix, so a test over independent instances can use it (a permutation
-    test over instances, :func:`permutation_test`); chapter 1.
+    test over instances, :func:`assocmem.stats.permutation_test`); chapter 1.
     """
     s = singular_values(W)
     return _out(np.mean(s**4, axis=-1))
@@ -872,63 +871,3 @@ def hebbian_fourth_moment(p: float, d: float) -> float:
         if not (isinstance(v, (int, float, np.integer, np.floating)) and 0 < v < math.inf):
             raise ValueError(f"{name} must be positive and finite, got {v!r}")
     return 2.0 + float(d) / float(p)
-
-
-def permutation_test(
-    x: ArrayLike, y: ArrayLike, *, n_perm: int = 20000, seed: int = 0
-) -> tuple[float, float]:
-    """Two-sided permutation test of equal means for two groups of independent instances.
-
-    Parameters
-    ----------
-    x, y : array_like, shape (n_x,), (n_y,)
-        One value per instance (e.g. :func:`fourth_moment_ratio` of each matrix); finite, at
-        least one each.
-    n_perm : int
-        If the number of distinct relabellings ``C(n_x + n_y, n_x)`` is at most this, all are
-        enumerated (exact p-value); otherwise ``n_perm`` random relabellings are drawn.
-    seed : int
-        Seed of the random relabellings.
-
-    Returns
-    -------
-    diff : float
-        ``mean(x) - mean(y)``.
-    pvalue : float
-        Fraction of relabellings whose ``|mean difference|`` is at least the observed one (up to
-        1e-12 relative); with random relabellings ``(k + 1) / (n_perm + 1)``.
-
-    Raises
-    ------
-    ValueError
-        If a group is empty or not finite, or ``n_perm`` < 1.
-
-    Notes
-    -----
-    Instance labels are permuted, not single singular values: the values of one matrix are
-    dependent, its statistic is one exchangeable unit. The smallest attainable exact p-value is
-    ``2 / C(n_x + n_y, n_x)`` for equal group sizes. Textbook (e.g. Good, *Permutation Tests*).
-    """
-    a = np.asarray(x, dtype=np.float64).ravel()
-    b = np.asarray(y, dtype=np.float64).ravel()
-    if a.size < 1 or b.size < 1 or not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
-        raise ValueError("x and y must be non-empty arrays of finite values")
-    if isinstance(n_perm, bool) or not isinstance(n_perm, (int, np.integer)) or n_perm < 1:
-        raise ValueError(f"n_perm must be an integer >= 1, got {n_perm!r}")
-    z = np.concatenate([a, b])
-    n, k = z.size, a.size
-    obs = abs(a.mean() - b.mean())
-    tol = 1e-12 * max(1.0, obs)
-    if math.comb(n, k) <= n_perm:
-        groups = np.array(list(itertools.combinations(range(n), k)), dtype=np.intp)
-        mask = np.zeros((len(groups), n), dtype=bool)
-        mask[np.arange(len(groups))[:, None], groups] = True
-        sx = (mask * z).sum(1)
-        diffs = np.abs(sx / k - (z.sum() - sx) / (n - k))
-        return float(a.mean() - b.mean()), float(np.mean(diffs >= obs - tol))
-    rng = np.random.default_rng(seed)
-    perm = np.argsort(rng.random((int(n_perm), n)), axis=1)[:, :k]
-    sx = z[perm].sum(1)
-    diffs = np.abs(sx / k - (z.sum() - sx) / (n - k))
-    count = int(np.sum(diffs >= obs - tol))
-    return float(a.mean() - b.mean()), (count + 1) / (int(n_perm) + 1)
