@@ -23,14 +23,9 @@ import time
 import numpy as np
 import torch
 from assocmem.llm.data import load_task
-from assocmem.llm.experiments import run_classification, run_lama
+from assocmem.llm.experiments import SIZES, run_classification, run_lama
 from assocmem.llm.models import load_model
 from assocmem.llm.prompts import make_split
-
-#: Llama-3-8B sizes of ``python -m assocmem.llm`` (not imported: that module draws figures).
-SIZES = {
-    "llama-3-8b": {"sst2": (128, 200, 400), "ag_news": (128, 400, 1000), "trec": (40, 50, 400)},
-}
 
 
 def main() -> None:
@@ -58,7 +53,7 @@ def main() -> None:
     for name, (n_ctx, n_sel, n_test) in SIZES["llama-3-8b"].items():
         t = time.perf_counter()
         task = load_task(name)
-        split = make_split(task, n_ctx=n_ctx, n_sel=n_sel, n_test=n_test, seed=0,
+        split = make_split(task, n_ctx=n_ctx, n_sel=n_sel, n_test=n_test, n_pool=16, seed=0,
                            stratify=name == "ag_news")  # fmt: skip
         run_classification(lm, task, split, ks=(1, 4), lambdas=lambdas, cache=False,
                            batch_size=args.batch_size)  # fmt: skip

@@ -6,15 +6,17 @@ before opening a socket when it is set. The real stand-in model is loaded once (
 
 from __future__ import annotations
 
+import ast
 import collections
 import os
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 from assocmem.llm.data import EXAMPLES_LABEL, TASKS, Task, load_task
-from assocmem.llm.experiments import default_layers, run_classification, run_lama
+from assocmem.llm.experiments import SIZES, default_layers, run_classification, run_lama
 from assocmem.llm.models import (
     LanguageModel,
     hub_reachable,
@@ -209,11 +211,49 @@ def test_split_is_disjoint_stratified_and_shrinks() -> None:
     sets = [set(sp.ctx), set(sp.sel), set(sp.test)]
     assert all(not (a & b) for i, a in enumerate(sets) for b in sets[i + 1 :])
     assert np.bincount(task.labels[sp.test]).tolist() == [2, 2, 2, 2]
-    assert not set(sp.pool) & (sets[1] | sets[2]) and sets[0] <= set(sp.pool)
-    small = make_split(task, n_ctx=100, n_sel=100, n_test=400, verbose=False)
-    assert len(small.ctx) + len(small.sel) + len(small.test) < len(task)
+    # the demonstration pool is every item that is no query
+    assert not set(sp.pool) & (sets[0] | sets[1] | sets[2])
+    assert len(sp.pool) + sum(map(len, sets)) == len(task)
+    small = make_split(task, n_ctx=50, n_sel=100, n_test=400, n_pool=16, verbose=False)
+    queries = len(small.ctx) + len(small.sel) + len(small.test)
+    assert len(small.pool) == 16 and queries == len(task) - 16
+    # proportional shrinking: test stays the largest set, context the smallest
+    assert len(small.test) > len(small.sel) >= len(small.ctx) >= 1
     with pytest.raises(TypeError, match="n_ctx"):
         make_split(task, n_ctx=5.5, n_sel=1, n_test=1)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="n_pool"):
+        make_split(task, n_ctx=1, n_sel=1, n_test=1, n_pool=len(task) - 2)
+    with pytest.raises(ValueError, match="n_pool"):
+        make_split(task, n_ctx=1, n_sel=1, n_test=1, n_pool=0)
+
+
+@pytest.mark.parametrize("name", ["sst2", "ag_news", "trec"])
+def test_example_sets_run_the_chapter_sizes_without_a_query_among_demonstrations(name) -> None:
+    """The fresh-machine path of chapter 6 (no data, no hub): its sizes on the example sets.
+
+    Regression: the example sets were shrunk into splits whose pool held the context queries,
+    so at k = 4 a context query was a demonstration in every prefix (ValueError in ``assign``).
+    """
+    task = load_task(name, source="examples")
+    n_ctx, n_sel, n_test = SIZES["smollm2-135m"][name]
+    k, n_prefixes = 4, 4
+    sp = make_split(task, n_ctx=n_ctx, n_sel=n_sel, n_test=n_test, n_pool=n_prefixes * k,
+                    seed=0, stratify=name == "ag_news", verbose=False)  # fmt: skip
+    pre = demo_prefixes(task, sp.pool, k=k, n_prefixes=n_prefixes, seed=0)
+    queries = np.concatenate([sp.ctx, sp.sel, sp.test])
+    assert not np.isin(pre.items, queries).any()
+    assert pre.assign(np.concatenate([sp.ctx, sp.test])).tolist() == [
+        i % n_prefixes for i in range(len(sp.ctx) + len(sp.test))
+    ]
+    assert min(len(sp.ctx), len(sp.sel), len(sp.test)) >= 2
+
+
+def test_chapter_6_sizes_are_the_library_table() -> None:
+    """The page's parameters cell and ``assocmem.llm.experiments.SIZES`` (the CLI's) agree."""
+    text = (Path(__file__).resolve().parents[1] / "book" / "06_transformers.md").read_text()
+    cell = re.search(r"SIZES = \{.*?\n\}", text, flags=re.S)
+    assert cell is not None
+    assert ast.literal_eval(cell.group(0).split("=", 1)[1].strip()) == SIZES
 
 
 def test_demo_prefixes_seeded_supportive_and_adversarial() -> None:
@@ -352,10 +392,11 @@ def test_tiny_llama_runs_whole_path(tiny: LanguageModel) -> None:
     text = results_table([res])
     assert "SST-2" in text and "McNemar" in text and "chosen on sel" in text
     assert max(map(len, text.splitlines())) < 80
+    n_facts = len(load_task("lama_p36", source="examples"))
     lama = run_lama(tiny, load_task("lama_p36", source="examples"), k=2, lambdas=[1.0, 2.0],
                     layers=[0, 3], progress=False)  # fmt: skip
-    assert lama.n == 30 and lama.effect.prob.shape == (2, 2, 2)
-    assert np.all(lama.effect.prob <= 1) and lama.counts["queries"] == 30
+    assert lama.n == n_facts and lama.effect.prob.shape == (2, 2, 2)
+    assert np.all(lama.effect.prob <= 1) and lama.counts["queries"] == n_facts
     # a seeded subset scores its own queries: zero-shot answers match the full run's there
     sub = run_lama(tiny, load_task("lama_p36", source="examples"), k=2, lambdas=[1.0],
                    layers=[3], n_queries=9, progress=False)  # fmt: skip
@@ -368,7 +409,7 @@ def test_tiny_llama_runs_whole_path(tiny: LanguageModel) -> None:
     assert sub.effect.prob0 == pytest.approx(alone.effect.prob0, rel=1e-5)  # same targets
     with pytest.raises(ValueError, match="n_queries"):
         run_lama(tiny, load_task("lama_p36", source="examples"), k=2, lambdas=[1.0],
-                 n_queries=31)  # fmt: skip
+                 n_queries=n_facts + 1)  # fmt: skip
     assert plot_lama(lama).axes
 
 

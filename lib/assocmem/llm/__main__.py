@@ -26,18 +26,15 @@ from pathlib import Path
 import numpy as np
 
 from .data import load_task
-from .experiments import default_layers, run_classification, run_lama
+from .experiments import SIZES, default_layers, run_classification, run_lama
 from .models import load_model
 from .plots import plot_accuracies, plot_additive, plot_lama, plot_neff, plot_probe
 from .prompts import make_split
 
-__all__ = ["SIZES", "main"]
+__all__ = ["main"]
 
-#: (n_ctx, n_sel, n_test) per task and model (as chapter 6's parameters cell).
-SIZES = {
-    "smollm2-135m": {"sst2": (64, 100, 400), "ag_news": (64, 100, 400), "trec": (40, 50, 400)},
-    "llama-3-8b": {"sst2": (128, 200, 400), "ag_news": (128, 400, 1000), "trec": (40, 50, 400)},
-}
+KS = (1, 4)  # demonstrations per prompt, as chapter 6
+N_PREFIXES = 4  # demonstration prefixes per k, as chapter 6
 
 
 def _jsonable(x: object) -> object:
@@ -88,14 +85,21 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     for name, (n_ctx, n_sel, n_test) in SIZES[lm.name].items():
         task = load_task(name)
         split = make_split(task, n_ctx=n_ctx, n_sel=n_sel, n_test=args.n_test or n_test,
-                           seed=args.seed, stratify=name == "ag_news")  # fmt: skip
-        res = run_classification(lm, task, split, ks=(1, 4), lambdas=lambdas, layers=layers,
+                           n_pool=N_PREFIXES * max(KS), seed=args.seed,
+                           stratify=name == "ag_news")  # fmt: skip
+        res = run_classification(lm, task, split, ks=KS, n_prefixes=N_PREFIXES,
+                                 lambdas=lambdas, layers=layers,
                                  seed=args.seed, batch_size=args.batch_size,
                                  max_tokens=args.max_tokens)  # fmt: skip
         results.append(res)
         summary[name] = {
             "data": Path(task.source).name,
-            "sizes": {"ctx": len(split.ctx), "sel": len(split.sel), "test": len(split.test)},
+            "sizes": {
+                "ctx": len(split.ctx),
+                "sel": len(split.sel),
+                "test": len(split.test),
+                "pool": len(split.pool),
+            },
             "rates": _jsonable(res.rates()),
             "comparisons": _jsonable(res.comparisons()),
             "chosen": _jsonable(res.chosen),

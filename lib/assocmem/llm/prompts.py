@@ -18,8 +18,8 @@ models that use one (:attr:`LanguageModel.add_bos`). This makes the demonstratio
 makes the ids independent of how a tokenizer would merge across the boundary.
 
 Splits: per task, disjoint query sets build the context vector (``ctx``), select the additive
-score's (layer, lambda) (``sel``) and measure (``test``); demonstrations come from items outside
-``sel`` and ``test``.
+score's (layer, lambda) (``sel``) and measure (``test``); demonstrations come from the pool of
+items that are no query at all.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ EXTRACTION_VERSION = 4  # bump when the extraction code changes what it returns
 # --------------------------------------------------------------------------- splits
 @dataclass(frozen=True)
 class Split:
-    """Disjoint query sets of one task.
+    """Disjoint query sets of one task, and the demonstration pool.
 
     Attributes
     ----------
@@ -70,7 +70,8 @@ class Split:
     ctx, sel, test : numpy.ndarray, int64
         Item indices that build c-bar, select (layer, lambda), and are reported.
     pool : numpy.ndarray, int64
-        Items demonstrations may be drawn from: every item not in ``sel`` or ``test``.
+        Items demonstrations may be drawn from: every item that is no query (not in ``ctx``,
+        ``sel`` or ``test``), so no query is ever among the demonstrations of any prompt.
     """
 
     task: str
@@ -79,6 +80,13 @@ class Split:
     sel: np.ndarray
     test: np.ndarray
     pool: np.ndarray
+
+    def __str__(self) -> str:
+        """One line: the four set sizes."""
+        return (
+            f"{self.task}: n_ctx = {len(self.ctx)}, n_sel = {len(self.sel)}, "
+            f"n_test = {len(self.test)}, demonstration pool = {len(self.pool)}"
+        )
 
 
 def _check_size(name: str, value: object, low: int) -> int:
@@ -95,22 +103,28 @@ def make_split(
     n_ctx: int,
     n_sel: int,
     n_test: int,
+    n_pool: int = 1,
     seed: int = 0,
     stratify: bool = False,
     verbose: bool = True,
 ) -> Split:
-    """Draw disjoint context, selection and test queries (seeded).
+    """Draw disjoint context, selection and test queries and a demonstration pool (seeded).
 
     The test queries are drawn first (with ``stratify``, ``n_test // K`` per class, the rest at
-    random), then the selection and context queries from what is left. When the task holds fewer
-    than ``n_ctx + n_sel + n_test`` items (the built-in example sets), the three sizes shrink in
-    proportion and a line says so.
+    random), then the selection and context queries from what is left; every remaining item
+    forms the demonstration pool, which holds at least ``n_pool`` items. When the task holds
+    fewer than ``n_ctx + n_sel + n_test + n_pool`` items (the built-in example sets), the three
+    query sizes shrink in proportion to fit the ``n - n_pool`` items left for queries, and a line
+    says which sizes were used.
 
     Parameters
     ----------
     task : Task
     n_ctx, n_sel, n_test : int
-        Requested sizes, each >= 1.
+        Requested query-set sizes, each >= 1.
+    n_pool : int
+        Fewest items kept out of every query set for demonstrations, >= 1 (e.g. the number of
+        prefixes times the largest k, so that no demonstration repeats across prefixes).
     seed : int
         Seed of the draw.
     stratify : bool
@@ -127,23 +141,38 @@ def make_split(
     TypeError
         If ``task`` is not a Task or a size is not an integer.
     ValueError
-        If a size is < 1 or the task has fewer than 4 items.
+        If a size is < 1, or the task has fewer than ``n_pool + 3`` items (then no query set of
+        size >= 1 is left beside the pool; the message names ``n_pool``).
     """
     if not isinstance(task, Task):
         raise TypeError(f"task must be a Task (from load_task), got {type(task).__name__}")
     sizes = [_check_size(n, v, 1) for n, v in (("n_ctx", n_ctx), ("n_sel", n_sel),
                                                ("n_test", n_test))]  # fmt: skip
+    n_pool = _check_size("n_pool", n_pool, 1)
     n = len(task)
-    if n < 4:
-        raise ValueError(f"{task.name} has {n} items: too few to split")
+    room = n - n_pool  # items left for the three query sets
+    if room < 3:
+        raise ValueError(
+            f"{task.name} has {n} items ({task.source}): n_pool = {n_pool} leaves {max(room, 0)} "
+            "for the three query sets (ctx, sel, test), which need at least 3; lower n_pool"
+        )
     want = sum(sizes)
-    if want > n - 1:  # keep at least one item outside the three sets
-        scaled = [max(1, (n - 1) * s // want) for s in sizes]
+    if want > room:
+        # largest-remainder apportionment of the room, each set >= 1
+        exact = np.array(sizes, dtype=float) * room / want
+        scaled = np.maximum(1, np.floor(exact).astype(int))
+        for i in np.argsort(-(exact - np.floor(exact)), kind="stable"):
+            if scaled.sum() >= room:
+                break
+            scaled[i] += 1
+        while scaled.sum() > room:  # the floors of 1 can overshoot: trim the largest
+            scaled[int(np.argmax(scaled))] -= 1
+        scaled = [int(v) for v in scaled]
         if verbose:
             print(
-                f"{task.name}: {n} items ({task.source}) hold fewer than {want} queries: "
-                f"n_ctx, n_sel, n_test = {scaled[0]}, {scaled[1]}, {scaled[2]} instead of "
-                f"{sizes[0]}, {sizes[1]}, {sizes[2]}"
+                f"{task.name}: {n} items ({task.source}) hold fewer than {want} queries and "
+                f"{n_pool} demonstrations: n_ctx, n_sel, n_test = {scaled[0]}, {scaled[1]}, "
+                f"{scaled[2]} instead of {sizes[0]}, {sizes[1]}, {sizes[2]}"
             )
         sizes = scaled
     n_ctx, n_sel, n_test = sizes
@@ -160,7 +189,7 @@ def make_split(
         test = perm[:n_test]
     rest = perm[~np.isin(perm, test)]
     sel, ctx = rest[:n_sel], rest[n_sel : n_sel + n_ctx]
-    pool = np.setdiff1d(np.arange(n), np.concatenate([test, sel]))
+    pool = np.setdiff1d(np.arange(n), np.concatenate([test, sel, ctx]))
     return Split(task.name, seed, ctx.astype(np.int64), sel.astype(np.int64),
                  np.sort(test).astype(np.int64), pool.astype(np.int64))  # fmt: skip
 
@@ -216,7 +245,11 @@ class DemoPrefixes:
                     out[i] = j
                     break
             else:
-                raise ValueError(f"query item {q} is a demonstration in every prefix")
+                raise ValueError(
+                    f"query item {q} is a demonstration in every one of the {n_pref} prefixes: "
+                    "draw the demonstrations from items that are no query (Split.pool) or use "
+                    "more prefixes (n_prefixes)"
+                )
         return out
 
 
