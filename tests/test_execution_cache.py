@@ -8,6 +8,7 @@ test fails if the extension stops working.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -58,12 +59,13 @@ def _make_book(tmp_path: Path, with_extension: bool) -> Path:
     return book
 
 
-def _build_and_read(book: Path) -> str:
+def _build_and_read(book: Path, env: dict[str, str] | None = None) -> str:
     subprocess.run(
         [str(Path(sys.executable).parent / "jupyter-book"), "build", str(book)],
         check=True,
         capture_output=True,
         cwd=book,
+        env=env,
     )
     return (book / "_build" / "html" / "page.html").read_text()
 
@@ -81,6 +83,30 @@ def test_library_hash_changes_with_content_and_ignores_bytecode(tmp_path):
         library_hash(tmp_path, ["nowhere"])
 
 
+def test_hash_covers_the_data_directory_and_the_offline_switches(tmp_path, monkeypatch):
+    (tmp_path / "lib").mkdir()
+    data = tmp_path / "data"
+    (data / "sst2").mkdir(parents=True)
+    (data / "sst2" / "dev.tsv").write_text("sentence\tlabel\ngood\t1\n")
+    monkeypatch.delenv("ASSOCMEM_DATA_DIR", raising=False)
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    args = (tmp_path, ["lib"], ["ASSOCMEM_DATA_DIR"], ["HF_HUB_OFFLINE"])
+    unset = library_hash(*args)
+    monkeypatch.setenv("ASSOCMEM_DATA_DIR", str(data))
+    with_data = library_hash(*args)
+    (data / "sst2" / "dev.tsv").write_text("sentence\tlabel\ngood\t0\n")
+    edited = library_hash(*args)
+    monkeypatch.setenv("ASSOCMEM_DATA_DIR", str(tmp_path / "nowhere"))
+    missing = library_hash(*args)
+    monkeypatch.delenv("ASSOCMEM_DATA_DIR")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    offline = library_hash(*args)
+    keys = [unset, with_data, edited, missing, offline]
+    assert len(set(keys)) == len(keys), keys
+    monkeypatch.delenv("HF_HUB_OFFLINE")
+    assert library_hash(*args) == unset  # the same state, the same key
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("with_extension", [True, False], ids=["keyed", "control"])
 def test_library_edit_reexecutes_the_page(tmp_path, with_extension):
@@ -94,3 +120,23 @@ def test_library_edit_reexecutes_the_page(tmp_path, with_extension):
         assert len(caches) == 1, caches  # the stale cache was removed
     else:  # plain jupyter-cache keys on the page's code only: the page is stale
         assert "value=1" in html
+
+
+DATA_PAGE = PAGE.replace(
+    "from minilib import CONSTANT",
+    "import os\nCONSTANT = open(os.path.join(os.environ['ASSOCMEM_DATA_DIR'], 'x.txt')).read()",
+)
+
+
+@pytest.mark.slow
+def test_data_edit_reexecutes_the_page(tmp_path):
+    """Editing a data file the page reads (under $ASSOCMEM_DATA_DIR) re-executes it."""
+    book = _make_book(tmp_path, with_extension=True)
+    (book / "page.md").write_text(DATA_PAGE)
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "x.txt").write_text("1")
+    env = {**os.environ, "ASSOCMEM_DATA_DIR": str(data)}
+    assert "value=1" in _build_and_read(book, env)
+    (data / "x.txt").write_text("2")
+    assert "value=2" in _build_and_read(book, env)
