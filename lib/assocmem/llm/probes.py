@@ -184,7 +184,9 @@ def layer_profile(
 
 
 def context_vector(h_icl: torch.Tensor, h_zero: torch.Tensor) -> torch.Tensor:
-    """c-bar = mean over queries of (h_ICL - h_zero), paper Eq. (6) of §4.1.
+    """c-bar = mean over queries of (h_ICL - h_zero): chapter 6, eq. ``eq-llm-context-vector``.
+
+    Paper Eq. (6) of §4.1.
 
     Parameters
     ----------
@@ -215,6 +217,9 @@ def additive_logits(
     ids: torch.Tensor,
 ) -> torch.Tensor:
     """Additive score r = W_U RMSNorm(h_query + lambda c) on tokens ``ids``.
+
+    Paper Eq. (7) of §4.1 (chapter 6, eq. ``eq-llm-additive``), with the final norm applied before
+    W_U (logit lens; it does not change the argmax, see the module notes).
 
     Parameters
     ----------
