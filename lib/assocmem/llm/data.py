@@ -8,6 +8,23 @@ Sources, tried in order by :func:`load_task` with ``source="auto"``:
    ``HF_DATASETS_OFFLINE`` is set or the hub is unreachable);
 3. small example sets written for this project, labelled "examples, not the benchmark".
 
+Local files are read strictly: blank lines are skipped and a UTF-8 byte-order mark is accepted, but
+a malformed row, an unknown label or invalid JSON raises ``ValueError`` naming the file, the 1-based
+line and what the line should hold.
+
+Hub sources (:class:`HubSource`, the ``hub`` field of each :data:`TASKS` entry) are data-only
+repositories (parquet files and no loading script, which ``datasets`` >= 4.0 refuses), pinned to a
+commit and checked on load (row count, column names, class names): GLUE SST-2 validation (872),
+AG-News test (7,600) and TREC test (500; from the hub's parquet conversion of ``CogComp/trec``,
+branch ``refs/convert/parquet``, because its main branch holds only a loading script). Integer
+labels are mapped through the hub's class names, whose order differs from ours for TREC. The hub's
+AG-News ``text`` joins title and description with a space where the local loader writes
+``"title. description"``; the other hub texts equal the local ones.
+
+LAMA P36 has no hub source: ``facebook/lama`` is a loading-script dataset, and no data-only copy of
+the ParaRel-filtered T-REx P36 file (471 facts) is known. Without the local file the task falls
+back to the built-in examples, and the reason says so.
+
 Label words: a class is scored by the token of ``" " + word`` (leading space), which must be a
 single token (checked when scoring, :meth:`LanguageModel.label_ids`): TREC's are lower case
 because " Abbreviation" is three tokens for both the stand-in's and Llama-3's tokenizers.
@@ -18,9 +35,11 @@ from __future__ import annotations
 
 import csv
 import html
+import io
 import json
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,8 +54,44 @@ EXAMPLES_LABEL = "examples, not the benchmark"
 
 
 @dataclass(frozen=True)
+class HubSource:
+    """A data-only Hugging Face hub dataset holding a task's split, pinned to a commit.
+
+    Attributes
+    ----------
+    repo_id : str
+        Dataset repository, ``"owner/name"``.
+    config : str or None
+        Configuration name; ``None`` for a repository with one configuration.
+    split : str
+        Split name on the hub.
+    revision : str
+        Commit sha (40 hex digits), passed as ``revision=`` to ``datasets.load_dataset``.
+    text_column, label_column : str
+        Columns of the input text and of the integer class.
+    label_names : tuple of str
+        The hub's class names in the order of its integer labels (its ``ClassLabel`` names); each
+        is one of the task's ``label_names``.
+    n_items : int
+        Number of rows of the split.
+    provenance : str
+        The file the revision holds and how the revision was established (documentation only).
+    """
+
+    repo_id: str
+    config: str | None
+    split: str
+    revision: str
+    text_column: str
+    label_column: str
+    label_names: tuple[str, ...]
+    n_items: int
+    provenance: str
+
+
+@dataclass(frozen=True)
 class TaskSpec:
-    """Static description of a task: split, label words, template and data file."""
+    """Static description of a task: split, label words, template, data file and hub source."""
 
     name: str
     split: str
@@ -46,7 +101,16 @@ class TaskSpec:
     separator: str  # between demonstrations
     local_path: str  # relative to the data directory
     description: str
+    hub: HubSource | None = None
+    hub_missing: str = ""  # why there is no hub source (when hub is None)
 
+
+_LAMA_NO_HUB = (
+    "LAMA P36 has no hub source that datasets >= 4.0 can load: facebook/lama is a loading-script "
+    "dataset (lama.py), and no data-only copy of the ParaRel-filtered T-REx P36 file (471 facts) "
+    "is known; put lama/pararel_trex_lms_vocab/P36.jsonl under the data directory "
+    "($ASSOCMEM_DATA_DIR) to use the real facts"
+)
 
 TASKS: dict[str, TaskSpec] = {
     "sst2": TaskSpec(
@@ -58,6 +122,18 @@ TASKS: dict[str, TaskSpec] = {
         "\n\n",
         "sst2/dev.tsv",
         "SST-2 (GLUE validation, 872 sentences), binary sentiment",
+        hub=HubSource(
+            "nyu-mll/glue",
+            "sst2",
+            "validation",
+            "bcdcba79d07bc864c1c254ccfcedcce55bcc9a8c",
+            "sentence",
+            "label",
+            ("negative", "positive"),
+            872,
+            "sst2/validation-00000-of-00001.parquet; the repository's head since its last update "
+            "(Jan 2024), pinned (with datasets 4-5) by public projects reading parquet files at it",
+        ),
     ),
     "ag_news": TaskSpec(
         "ag_news",
@@ -69,6 +145,18 @@ TASKS: dict[str, TaskSpec] = {
         "ag_news/test.csv",
         "AG-News (test, 7,600 articles), 4 topics; title + description, HTML removed, "
         "cut to 20 words",
+        hub=HubSource(
+            "fancyzhx/ag_news",
+            None,
+            "test",
+            "eb185aade064a813bc0b7f42de02595523103ca4",
+            "text",
+            "label",
+            ("World", "Sports", "Business", "Sci/Tech"),
+            7600,
+            "data/test-00000-of-00001.parquet; the revision public evaluation code (an MTEB-style "
+            "AgNews task and others) pins; text = title + ' ' + description (old script's join)",
+        ),
     ),
     "trec": TaskSpec(
         "trec",
@@ -79,6 +167,18 @@ TASKS: dict[str, TaskSpec] = {
         "\n\n",
         "trec/test.txt",
         "TREC question classification (TREC-10 test, 500 questions), 6 coarse classes",
+        hub=HubSource(
+            "CogComp/trec",
+            None,
+            "test",
+            "65752bf53af25bc935a0dce92fb5b6c930728450",
+            "text",
+            "coarse_label",
+            ("ABBR", "ENTY", "DESC", "HUM", "LOC", "NUM"),
+            500,
+            "default/test/0000.parquet on refs/convert/parquet (main, eb1e45c1, holds only the "
+            "loading script trec.py, built from TREC_10.label, the file of our local copy)",
+        ),
     ),
     "lama_p36": TaskSpec(
         "lama_p36",
@@ -89,6 +189,7 @@ TASKS: dict[str, TaskSpec] = {
         "\n",
         "lama/pararel_trex_lms_vocab/P36.jsonl",
         "LAMA T-REx P36 'capital' (ParaRel subset, 471 facts); label = the capital's name",
+        hub_missing=_LAMA_NO_HUB,
     ),
 }
 
@@ -117,7 +218,8 @@ class Task:
         Prompt template (``{x}`` input, ``{y}`` answer with its leading space) and the string
         between demonstrations.
     source : str
-        Where the items came from: a file path, ``"hub:<id>"``, or :data:`EXAMPLES_LABEL`.
+        Where the items came from: a file path, ``"hub:<repo_id>@<revision>"``, or
+        :data:`EXAMPLES_LABEL`.
     """
 
     name: str
@@ -174,40 +276,193 @@ def _cut(text: str, n_words: int = _MAX_WORDS) -> str:
     return " ".join(text.split()[:n_words])
 
 
+def _show(text: str, limit: int = 80) -> str:
+    """Return ``repr(text)``, cut to about ``limit`` characters, for error messages."""
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+def _decode(path: Path) -> str:
+    """Return the text of a UTF-8 file, without a leading byte-order mark.
+
+    Raises
+    ------
+    ValueError
+        If the file is not valid UTF-8 (the message names the file and the line).
+    """
+    raw = path.read_bytes()
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise ValueError(
+            f"{path}, line {line}: not valid UTF-8 ({exc.reason} at byte {exc.start}); "
+            "expected a UTF-8 text file"
+        ) from None
+
+
+def _lines(text: str) -> Iterator[tuple[int, str]]:
+    """Yield (1-based line number, line) for each non-blank line; any newline convention."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    for number, line in enumerate(lines, start=1):
+        if line.strip():
+            yield number, line
+
+
+def _csv_rows(
+    path: Path, text: str, expected: str, **fmt: object
+) -> Iterator[tuple[int, list[str]]]:
+    """Yield (1-based first line, fields) of each CSV record that is not blank.
+
+    Raises
+    ------
+    ValueError
+        If the ``csv`` module rejects a record (e.g. a field over its size limit after an
+        unclosed quote); the message names the file, the line and ``expected``.
+    """
+    reader = csv.reader(io.StringIO(text, newline=""), **fmt)  # type: ignore[arg-type]
+    while True:
+        first = reader.line_num + 1
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise ValueError(
+                f"{path}, line {first}: {exc} (record ends at line {reader.line_num}); "
+                f"expected {expected}"
+            ) from None
+        if any(field.strip() for field in row):
+            yield first, row
+
+
+_SST2_FORMAT = "2 tab-separated fields 'sentence<TAB>label' with label 0 or 1"
+_AG_FORMAT = (
+    '3 comma-separated quoted fields "class","title","description" with class 1 (World), '
+    "2 (Sports), 3 (Business) or 4 (Sci/Tech)"
+)
+_TREC_FORMAT = "'COARSE:fine question' with COARSE one of ABBR, DESC, ENTY, HUM, LOC, NUM"
+_LAMA_FORMAT = "one JSON object per line with non-empty string fields 'sub_label' and 'obj_label'"
+
+
+def _read_sst2(path: Path, text: str) -> tuple[list[str], list[str]]:
+    """Parse the GLUE ``dev.tsv``: header ``sentence<TAB>label``, then one sentence per line."""
+    names = TASKS["sst2"].label_names
+    texts: list[str] = []
+    labels: list[str] = []
+    header = False
+    for line, row in _csv_rows(path, text, _SST2_FORMAT, delimiter="\t", quoting=csv.QUOTE_NONE):
+        where = f"{path}, line {line}"
+        if not header:
+            if [field.strip() for field in row] != ["sentence", "label"]:
+                got = _show("\t".join(row))
+                raise ValueError(f"{where}: expected the header 'sentence<TAB>label', got {got}")
+            header = True
+            continue
+        if len(row) != 2 or not row[0].strip():
+            got = _show("\t".join(row))
+            raise ValueError(f"{where}: expected {_SST2_FORMAT}, got {len(row)} field(s): {got}")
+        label = row[1].strip()
+        if label not in ("0", "1"):
+            raise ValueError(
+                f"{where}: unknown label {label!r}; expected {_SST2_FORMAT} "
+                "(0 negative, 1 positive)"
+            )
+        texts.append(row[0].strip())
+        labels.append(names[int(label)])
+    return texts, labels
+
+
+def _read_ag_news(path: Path, text: str) -> tuple[list[str], list[str]]:
+    """Parse Zhang et al.'s ``test.csv``: class index 1-4, title, description; no header."""
+    names = TASKS["ag_news"].label_names
+    texts: list[str] = []
+    labels: list[str] = []
+    for line, row in _csv_rows(path, text, _AG_FORMAT, strict=True):
+        where = f"{path}, line {line}"
+        if len(row) != 3:
+            raise ValueError(
+                f"{where}: expected {_AG_FORMAT}, got {len(row)} field(s): {_show(','.join(row))}"
+            )
+        cls = row[0].strip()
+        if cls not in ("1", "2", "3", "4"):
+            raise ValueError(f"{where}: unknown class {cls!r}; expected {_AG_FORMAT}")
+        title, description = row[1].strip(), row[2].strip()
+        if not (title or description):
+            raise ValueError(f"{where}: empty title and description; expected {_AG_FORMAT}")
+        texts.append(_cut(f"{title}. {description}"))
+        labels.append(names[int(cls) - 1])
+    return texts, labels
+
+
+def _read_trec(path: Path, text: str) -> tuple[list[str], list[str]]:
+    """Parse ``TREC_10.label``: ``COARSE:fine question`` on each line."""
+    coarse_names = TASKS["trec"].label_names
+    texts: list[str] = []
+    labels: list[str] = []
+    for line, raw in _lines(text):
+        where = f"{path}, line {line}"
+        parts = raw.strip().split(None, 1)
+        coarse, colon, fine = parts[0].partition(":")
+        if len(parts) != 2 or not colon or not coarse or not fine:
+            raise ValueError(f"{where}: expected {_TREC_FORMAT}, got {_show(raw)}")
+        if coarse not in coarse_names:
+            raise ValueError(f"{where}: unknown coarse label {coarse!r}; expected {_TREC_FORMAT}")
+        texts.append(parts[1].strip())
+        labels.append(coarse)
+    return texts, labels
+
+
+def _read_lama(path: Path, text: str) -> tuple[list[str], list[str]]:
+    """Parse a LAMA/ParaRel ``.jsonl``: subject ``sub_label`` and object ``obj_label`` per line."""
+    texts: list[str] = []
+    labels: list[str] = []
+    for line, raw in _lines(text):
+        where = f"{path}, line {line}"
+        try:
+            rec = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise ValueError(
+                f"{where}: invalid JSON ({exc.msg} at column {exc.colno}); expected {_LAMA_FORMAT}"
+            ) from None
+        sub = rec.get("sub_label") if isinstance(rec, dict) else None
+        obj = rec.get("obj_label") if isinstance(rec, dict) else None
+        if not (isinstance(sub, str) and sub.strip() and isinstance(obj, str) and obj.strip()):
+            raise ValueError(f"{where}: expected {_LAMA_FORMAT}, got {_show(raw)}")
+        texts.append(sub)
+        labels.append(obj)
+    return texts, labels
+
+
+_READERS = {
+    "sst2": _read_sst2,
+    "ag_news": _read_ag_news,
+    "trec": _read_trec,
+    "lama_p36": _read_lama,
+}
+_FORMATS = {
+    "sst2": _SST2_FORMAT,
+    "ag_news": _AG_FORMAT,
+    "trec": _TREC_FORMAT,
+    "lama_p36": _LAMA_FORMAT,
+}
+
+
 def _read_local(name: str, root: Path) -> tuple[list[str], list[str]]:
-    """Return (texts, label names) from the local file of a task."""
+    """Return (texts, label names) from the local file of a task.
+
+    Blank lines (anywhere) are skipped and a UTF-8 byte-order mark is ignored; formats:
+    ``../shared/data/SOURCES.md``.
+
+    Raises
+    ------
+    ValueError
+        For a file that is not UTF-8, a malformed row, an unknown label, invalid JSON or no items;
+        the message names the file, the 1-based line and the expected format.
+    """
     path = root / TASKS[name].local_path
-    if name == "sst2":
-        with open(path, encoding="utf-8", newline="") as f:
-            rows = list(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
-        if rows[0] != ["sentence", "label"]:
-            raise ValueError(f"{path}: expected header 'sentence\\tlabel', got {rows[0]}")
-        names = TASKS[name].label_names
-        return [r[0].strip() for r in rows[1:]], [names[int(r[1])] for r in rows[1:]]
-    if name == "ag_news":
-        with open(path, encoding="utf-8", newline="") as f:
-            rows = list(csv.reader(f))
-        names = TASKS[name].label_names
-        texts = [_cut(f"{r[1].strip()}. {r[2].strip()}") for r in rows]
-        return texts, [names[int(r[0]) - 1] for r in rows]
-    if name == "trec":
-        texts, labels = [], []
-        with open(path, encoding="ascii") as f:
-            for line in f:
-                if not line.strip():
-                    continue
-                head, question = line.rstrip("\n").split(" ", 1)
-                labels.append(head.split(":", 1)[0])
-                texts.append(question.strip())
-        return texts, labels
-    # lama_p36
-    texts, labels = [], []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                rec = json.loads(line)
-                texts.append(rec["sub_label"])
-                labels.append(rec["obj_label"])
+    texts, labels = _READERS[name](path, _decode(path))
+    if not texts:
+        raise ValueError(f"{path}: no items; expected {_FORMATS[name]}")
     return texts, labels
 
 
@@ -222,25 +477,51 @@ def _hub_offline() -> str | None:
 
 
 def _read_hub(name: str) -> tuple[list[str], list[str], str]:
-    """Load a task from the Hugging Face hub through ``datasets`` (needs network)."""
+    """Load a task's split from its pinned hub source through ``datasets`` (needs network).
+
+    Returns
+    -------
+    texts, labels : list of str
+        Inputs (cleaned as the local loader cleans them) and class names, length n.
+    origin : str
+        ``"hub:<repo_id>@<revision>"``.
+
+    Raises
+    ------
+    LookupError
+        If the task has no hub source (LAMA P36; the message says why).
+    ValueError
+        If the loaded split does not match the table: columns, class names, row count or a label
+        outside the classes.
+    """
+    spec = TASKS[name]
+    hub = spec.hub
+    if hub is None:
+        raise LookupError(spec.hub_missing)
     import datasets  # noqa: PLC0415  (optional dependency)
 
-    spec = TASKS[name]
-    if name == "sst2":
-        ds = datasets.load_dataset("nyu-mll/glue", "sst2", split="validation")
-        return list(ds["sentence"]), [spec.label_names[i] for i in ds["label"]], "hub:nyu-mll/glue"
-    if name == "ag_news":
-        ds = datasets.load_dataset("fancyzhx/ag_news", split="test")
-        texts = [_cut(t) for t in ds["text"]]
-        return texts, [spec.label_names[i] for i in ds["label"]], "hub:fancyzhx/ag_news"
-    if name == "trec":
-        ds = datasets.load_dataset("CogComp/trec", split="test")
-        return (
-            list(ds["text"]),
-            [spec.label_names[i] for i in ds["coarse_label"]],
-            "hub:CogComp/trec",
+    origin = f"hub:{hub.repo_id}@{hub.revision}"
+    ds = datasets.load_dataset(hub.repo_id, name=hub.config, split=hub.split, revision=hub.revision)
+    missing = [c for c in (hub.text_column, hub.label_column) if c not in ds.column_names]
+    if missing:
+        raise ValueError(f"{origin} has no column(s) {missing}; it has {ds.column_names}")
+    names = getattr(ds.features[hub.label_column], "names", None)
+    if names is not None and tuple(names) != hub.label_names:
+        raise ValueError(
+            f"{origin}: class names {list(names)} of {hub.label_column!r} differ from "
+            f"{list(hub.label_names)} in the table"
         )
-    raise LookupError("LAMA P36 is not loaded from the hub (its hub version is a script dataset)")
+    if len(ds) != hub.n_items:
+        raise ValueError(f"{origin} split {hub.split!r} has {len(ds)} rows, expected {hub.n_items}")
+    labels = []
+    k = len(hub.label_names)
+    for row, y in enumerate(ds[hub.label_column]):
+        if isinstance(y, bool) or not isinstance(y, int | np.integer) or not 0 <= y < k:
+            raise ValueError(f"{origin}, row {row}: label {y!r} is not one of 0..{k - 1}")
+        labels.append(hub.label_names[int(y)])
+    raw = [str(t) for t in ds[hub.text_column]]
+    texts = [_cut(t) for t in raw] if name == "ag_news" else [t.strip() for t in raw]
+    return texts, labels, origin
 
 
 def load_task(
@@ -268,7 +549,8 @@ def load_task(
     data_dir : path or None
         Local data directory; None reads ``$ASSOCMEM_DATA_DIR``.
     source : {"auto", "local", "hub", "examples"}
-        ``"auto"`` tries local, then hub, then the built-in examples.
+        ``"auto"`` tries local, then hub, then the built-in examples. The hub source of each task
+        (repository, configuration, split, pinned revision, columns) is its ``TASKS[name].hub``.
     verbose : bool
         Print which source was used and why.
 
@@ -280,7 +562,10 @@ def load_task(
     ------
     ValueError
         Unknown task, split or source (the message lists the valid ones); n < 1 or larger than the
-        task; a forced ``source="local"`` without a readable file.
+        task; a forced ``source="local"`` without the file; a local file with a malformed row, an
+        unknown label or invalid JSON (the message names the file, the line and the expected
+        format); a forced ``source="hub"`` that cannot load (offline, no hub source for the task,
+        or a split that does not match the table; the message says which).
 
     Notes
     -----
@@ -318,7 +603,7 @@ def load_task(
                 raise ValueError(f"source='local' but {msg}")
             why.append(msg)
     if texts is None and source in ("auto", "hub"):
-        reason = _hub_offline()
+        reason = spec.hub_missing if spec.hub is None else _hub_offline()
         if reason is None:
             try:
                 texts, labels, origin = _read_hub(name)
