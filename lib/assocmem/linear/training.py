@@ -6,6 +6,9 @@
   written out analytically, so no autograd graph is built; the update is PyTorch's public Adam
   (:func:`torch.optim.adam.adam`, the update of ``torch.optim.Adam``, fused kernel where the
   device has one), its state sliced as finished problems leave the batch.
+* :func:`cross_entropy_loss_and_grad` — the same loss and its gradient for one problem, written
+  plainly in float64 numpy (unbatched, no blocks, no clamps): the reference the engine is tested
+  against and the code chapter 1 shows.
 * :func:`hebbian_memory` — the correlation-matrix memory ``W = sum_mu u_mu e_mu^T``.
 
 Sources: the training protocol is the digest's recommendation (``factual_recall.md`` §9,
@@ -84,6 +87,94 @@ def _as_batched(problems: MemoryProblem | Sequence[MemoryProblem]) -> tuple[Memo
     raise TypeError(
         f"problems must be a MemoryProblem or a sequence of them, got {type(problems).__name__}"
     )
+
+
+def cross_entropy_loss_and_grad(
+    W: torch.Tensor | np.ndarray, problem: MemoryProblem
+) -> tuple[float, np.ndarray]:
+    """Softmax cross-entropy of a memory and its gradient, plainly, in float64.
+
+    ``L(W) = (1/p) sum_mu [log sum_nu exp(S[mu, nu]) - S[mu, mu]]`` with the scores
+    ``S[mu, nu] = v_{mu nu}^T W e_mu`` of :func:`assocmem.linear.problems.score_matrix`:
+    ``v_{mu nu}`` is candidate ``nu`` of input ``mu``, the target ``u_mu`` on the diagonal
+    (OP: ``v_{mu nu} = u_nu``, every target; DP: the private competitors off the diagonal). With
+    ``P`` the row-wise softmax of ``S``, ``dL/dS = (P - I) / p`` and
+    ``dL/dW = (1/p) sum_{mu, nu} (P - I)[mu, nu] v_{mu nu} e_mu^T``.
+
+    Parameters
+    ----------
+    W : numpy.ndarray or torch.Tensor, shape (d, d)
+        The memory, any real dtype (computed in float64).
+    problem : MemoryProblem
+        One unbatched OP or DP instance (its tensors are read exactly as float64).
+
+    Returns
+    -------
+    loss : float
+        ``L(W)`` in nats; ``log p`` at ``W = 0``.
+    grad : numpy.ndarray, float64, shape (d, d)
+        ``dL/dW``.
+
+    Raises
+    ------
+    TypeError
+        If ``problem`` is not a MemoryProblem or ``W`` not an array or tensor.
+    ValueError
+        If the problem is batched or ``W`` is not a finite (d, d) matrix.
+
+    Notes
+    -----
+    The loss that :func:`train_memory` minimises, same normalisation: a mean over the ``p`` inputs,
+    scores at unit temperature (no scale). The engine computes it in float32, batched, in row
+    blocks, with the exponent floor ``-80`` and the target's weight summed from the competitors'
+    ones; this reference has none of that and needs ``p^2 d`` numbers (small problems only).
+    Source: chapter 1, eq. ``eq-ce`` (reconstruction: the digest's protocol, ``factual_recall.md``
+    §3.4 and §9, the same loss as Nichani, Lee & Bietti, ICLR 2025).
+    """
+    W, e, V = _reference_arrays(W, problem)  # V[mu, nu] = v_{mu nu}, shape (p, p, d)
+    p = e.shape[0]
+    S = np.einsum("mnd,md->mn", V, e @ W.T)  # S[mu, nu] = v_{mu nu}^T W e_mu
+    S_max = S.max(axis=1, keepdims=True)  # shift each row: exp() cannot overflow
+    log_Z = S_max[:, 0] + np.log(np.exp(S - S_max).sum(axis=1))
+    loss = float(np.mean(log_Z - np.diag(S)))  # mean over mu of -log softmax(S[mu])[mu]
+    G = np.exp(S - log_Z[:, None])  # P, the row-wise softmax of S
+    G[np.arange(p), np.arange(p)] -= 1.0  # P - I = p dL/dS
+    R = np.einsum("mn,mnd->md", G, V)  # row mu: sum over nu of (P - I)[mu, nu] v_{mu nu}
+    grad = R.T @ e / p  # (1/p) sum over mu of R_mu e_mu^T
+    return loss, grad
+
+
+def _reference_arrays(
+    W: torch.Tensor | np.ndarray, problem: MemoryProblem
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return checked float64 copies: ``W`` (d, d), inputs (p, d), candidates ``V`` (p, p, d).
+
+    ``V[mu, nu]`` is the output that ``score_matrix`` scores at ``S[mu, nu]``: ``u_nu`` (OP), or
+    ``u_mu`` on the diagonal and the private competitors in order off it (DP).
+    """
+    if not isinstance(problem, MemoryProblem):
+        raise TypeError(f"problem must be a MemoryProblem, got {type(problem).__name__}")
+    if problem.batched:
+        raise ValueError("problem must be one unbatched MemoryProblem; index a batch first")
+    if isinstance(W, torch.Tensor):
+        W = W.detach().cpu().double().numpy()
+    if not isinstance(W, np.ndarray):
+        raise TypeError(f"W must be a numpy array or torch tensor, got {type(W).__name__}")
+    p, d = problem.p, problem.d
+    W = W.astype(np.float64)
+    if W.shape != (d, d) or not np.all(np.isfinite(W)):
+        raise ValueError(f"W must be a finite matrix of shape (d, d) = ({d}, {d}), got {W.shape}")
+    e = problem.inputs.detach().cpu().double().numpy()
+    u = problem.targets.detach().cpu().double().numpy()
+    if problem.competitors is None:
+        V = np.broadcast_to(u, (p, p, d))
+    else:
+        V = np.empty((p, p, d))
+        V[~np.eye(p, dtype=bool)] = (
+            problem.competitors.detach().cpu().double().numpy().reshape(-1, d)
+        )
+        V[np.arange(p), np.arange(p)] = u
+    return W, e, V
 
 
 def _forward(
