@@ -9,6 +9,7 @@ label encoding; nothing touches the network.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -401,16 +402,78 @@ def test_hub_split_that_differs_from_the_table_is_refused(fake_hub) -> None:  # 
         load_task("trec", source="hub")
 
 
+class _FakeResponse:
+    def __init__(self, body: bytes) -> None:
+        self.body = body
+
+    def __enter__(self) -> _FakeResponse:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def read(self) -> bytes:
+        return self.body
+
+
+LAMA_LINES = [
+    '{"sub_label": "Chile", "obj_label": "Santiago", "uuid": "a"}',
+    '{"sub_label": "Peru", "obj_label": "Lima", "uuid": "b"}',
+]
+
+
 def test_lama_has_no_hub_source_and_says_why(monkeypatch: pytest.MonkeyPatch, capsys) -> None:  # type: ignore[no-untyped-def]
-    def no_network() -> bool:
-        raise AssertionError("LAMA must not probe the hub")
+    def no_network(*args: object, **kwargs: object) -> object:
+        raise AssertionError("LAMA must not touch the network when an offline switch is set")
 
     monkeypatch.setattr(data, "hub_reachable", no_network)
-    monkeypatch.delenv("HF_HUB_OFFLINE")
-    monkeypatch.delenv("HF_DATASETS_OFFLINE")
+    monkeypatch.setattr(data.urllib.request, "urlopen", no_network)
     with pytest.raises(ValueError, match="source='hub' but LAMA P36 has no hub source"):
         load_task("lama_p36", source="hub")
     task = load_task("lama_p36", verbose=True)
     assert task.source == EXAMPLES_LABEL
     out = capsys.readouterr().out
     assert "facebook/lama is a loading-script dataset" in out and "P36.jsonl" in out
+    assert "web source is skipped: HF_HUB_OFFLINE is set" in out
+
+
+def test_lama_web_source_is_pinned_and_checksummed(monkeypatch: pytest.MonkeyPatch) -> None:
+    web = TASKS["lama_p36"].web
+    assert web is not None and "/cb5554678457beb5ac163d888f1ce8cf174b3f0b/" in web.url
+    assert re.fullmatch(r"[0-9a-f]{64}", web.sha256) and web.n_items == 471
+    monkeypatch.delenv("HF_HUB_OFFLINE")
+    monkeypatch.delenv("HF_DATASETS_OFFLINE")
+    monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
+    body = ("\n".join(LAMA_LINES) + "\n").encode()
+    seen: list[str] = []
+
+    def fake_urlopen(url: str, timeout: float) -> _FakeResponse:
+        seen.append(url)
+        return _FakeResponse(body)
+
+    monkeypatch.setattr(data.urllib.request, "urlopen", fake_urlopen)
+    small = data.WebSource(web.url, hashlib.sha256(body).hexdigest(), 2, "test")
+    monkeypatch.setitem(TASKS, "lama_p36", dataclasses.replace(TASKS["lama_p36"], web=small))
+    task = load_task("lama_p36", source="hub")
+    assert seen == [web.url] and task.source == web.url
+    assert task.texts == ("Chile", "Peru") and task.label_names == ("Lima", "Santiago")
+    # a download that differs from the pinned bytes is refused; "auto" falls back, saying why
+    wrong = data.WebSource(web.url, "0" * 64, 2, "test")
+    monkeypatch.setitem(TASKS, "lama_p36", dataclasses.replace(TASKS["lama_p36"], web=wrong))
+    with pytest.raises(ValueError, match="SHA-256"):
+        load_task("lama_p36", source="hub")
+    assert load_task("lama_p36").source == EXAMPLES_LABEL
+
+
+@needs_data
+def test_lama_web_source_is_the_local_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pinned SHA-256 is the real file's: served the local bytes, the web path loads them."""
+    monkeypatch.delenv("HF_HUB_OFFLINE")
+    monkeypatch.delenv("HF_DATASETS_OFFLINE")
+    monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
+    body = (DATA_DIR / TASKS["lama_p36"].local_path).read_bytes()
+    monkeypatch.setattr(data.urllib.request, "urlopen", lambda url, timeout: _FakeResponse(body))
+    web = load_task("lama_p36", source="hub")
+    local = load_task("lama_p36", source="local", data_dir=DATA_DIR)
+    assert web.texts == local.texts and web.label_names == local.label_names
+    assert len(web) == 471

@@ -22,8 +22,11 @@ AG-News ``text`` joins title and description with a space where the local loader
 ``"title. description"``; the other hub texts equal the local ones.
 
 LAMA P36 has no hub source: ``facebook/lama`` is a loading-script dataset, and no data-only copy of
-the ParaRel-filtered T-REx P36 file (471 facts) is known. Without the local file the task falls
-back to the built-in examples, and the reason says so.
+the ParaRel-filtered T-REx P36 file (471 facts) is known. Its online source instead
+(:class:`WebSource`, the ``web`` field) is that file in ParaRel's public repository at a pinned
+commit, checked against its SHA-256 (the one ``../shared/data/SOURCES.md`` gives); it is tried in
+the hub's place and under the same offline switches. Without it the task falls back to the
+built-in examples, and the reason says so.
 
 Label words: a class is scored by the token of ``" " + word`` (leading space), which must be a
 single token (checked when scoring, :meth:`LanguageModel.label_ids`): TREC's are lower case
@@ -34,11 +37,13 @@ LAMA targets are scored as whole words (all their tokens).
 from __future__ import annotations
 
 import csv
+import hashlib
 import html
 import io
 import json
 import os
 import re
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,7 +53,15 @@ import numpy as np
 from .examples import EXAMPLES
 from .models import hub_reachable
 
-__all__ = ["Task", "TASKS", "load_task", "EXAMPLES_LABEL", "data_dir_from_env"]
+__all__ = [
+    "Task",
+    "TASKS",
+    "HubSource",
+    "WebSource",
+    "load_task",
+    "EXAMPLES_LABEL",
+    "data_dir_from_env",
+]
 
 EXAMPLES_LABEL = "examples, not the benchmark"
 
@@ -90,6 +103,28 @@ class HubSource:
 
 
 @dataclass(frozen=True)
+class WebSource:
+    """A task's file at a pinned public address, checked by its SHA-256 (for Colab readers).
+
+    Attributes
+    ----------
+    url : str
+        Address of the raw file at a fixed commit.
+    sha256 : str
+        SHA-256 of the file's bytes (64 hex digits); a download that differs is refused.
+    n_items : int
+        Number of items the file holds.
+    provenance : str
+        Where the file comes from (documentation only).
+    """
+
+    url: str
+    sha256: str
+    n_items: int
+    provenance: str
+
+
+@dataclass(frozen=True)
 class TaskSpec:
     """Static description of a task: split, label words, template, data file and hub source."""
 
@@ -103,12 +138,14 @@ class TaskSpec:
     description: str
     hub: HubSource | None = None
     hub_missing: str = ""  # why there is no hub source (when hub is None)
+    web: WebSource | None = None  # online source used in the hub's place (when hub is None)
 
 
 _LAMA_NO_HUB = (
     "LAMA P36 has no hub source that datasets >= 4.0 can load: facebook/lama is a loading-script "
     "dataset (lama.py), and no data-only copy of the ParaRel-filtered T-REx P36 file (471 facts) "
-    "is known; put lama/pararel_trex_lms_vocab/P36.jsonl under the data directory "
+    "is known (its online source is ParaRel's file at a pinned commit, TASKS['lama_p36'].web); "
+    "offline, put lama/pararel_trex_lms_vocab/P36.jsonl under the data directory "
     "($ASSOCMEM_DATA_DIR) to use the real facts"
 )
 
@@ -190,6 +227,14 @@ TASKS: dict[str, TaskSpec] = {
         "lama/pararel_trex_lms_vocab/P36.jsonl",
         "LAMA T-REx P36 'capital' (ParaRel subset, 471 facts); label = the capital's name",
         hub_missing=_LAMA_NO_HUB,
+        web=WebSource(
+            "https://raw.githubusercontent.com/yanaiela/pararel/"
+            "cb5554678457beb5ac163d888f1ce8cf174b3f0b/data/trex_lms_vocab/P36.jsonl",
+            "23632ee03b23422c9840960f9c65c98c12c172f5bb87d2fec20e16b12b17f92e",
+            471,
+            "ParaRel (Elazar et al. 2021) data/trex_lms_vocab/P36.jsonl, byte-exact to the local "
+            "copy described in ../shared/data/SOURCES.md (same SHA-256)",
+        ),
     ),
 }
 
@@ -466,11 +511,19 @@ def _read_local(name: str, root: Path) -> tuple[list[str], list[str]]:
     return texts, labels
 
 
-def _hub_offline() -> str | None:
-    """Reason the hub cannot be used, or None if it might be."""
+def _offline_switch() -> str | None:
+    """Return the offline switch that is set (it also keeps web sources off), or None."""
     for var in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
         if os.environ.get(var, "").strip().lower() in ("1", "true", "yes", "on"):
             return f"{var} is set"
+    return None
+
+
+def _hub_offline() -> str | None:
+    """Reason the hub cannot be used, or None if it might be."""
+    switch = _offline_switch()
+    if switch is not None:
+        return switch
     if not hub_reachable():
         return "huggingface.co is unreachable"
     return None
@@ -524,6 +577,39 @@ def _read_hub(name: str) -> tuple[list[str], list[str], str]:
     return texts, labels, origin
 
 
+def _read_web(name: str, timeout: float = 30.0) -> tuple[list[str], list[str], str]:
+    """Download a task's file from its pinned :class:`WebSource` and check its SHA-256.
+
+    Returns
+    -------
+    texts, labels : list of str
+    origin : str
+        The file's address.
+
+    Raises
+    ------
+    LookupError
+        If the task has no web source.
+    ValueError
+        If the download's SHA-256 or item count differs from the table, or a line is malformed.
+    OSError
+        If the address cannot be reached (no network).
+    """
+    web = TASKS[name].web
+    if web is None:
+        raise LookupError(f"task {name!r} has no web source")
+    with urllib.request.urlopen(web.url, timeout=timeout) as response:  # noqa: S310 (https)
+        data = response.read()
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != web.sha256:
+        raise ValueError(f"{web.url}: SHA-256 {digest} differs from the pinned {web.sha256}")
+    text = data.decode("utf-8-sig")
+    texts, labels = _READERS[name](Path(web.url), text)
+    if len(texts) != web.n_items:
+        raise ValueError(f"{web.url}: {len(texts)} items, expected {web.n_items}")
+    return texts, labels, web.url
+
+
 def load_task(
     name: str,
     *,
@@ -569,8 +655,10 @@ def load_task(
 
     Notes
     -----
-    Formats: ``../shared/data/SOURCES.md``. The built-in sets (a few dozen items per task) are
-    written for this project and are labelled :data:`EXAMPLES_LABEL` in ``Task.source``.
+    Formats: ``../shared/data/SOURCES.md``. The built-in sets (120 items per classification task,
+    100 capitals) are written for this project and are labelled :data:`EXAMPLES_LABEL` in
+    ``Task.source``. LAMA P36's online source is a pinned file (``TASKS["lama_p36"].web``), tried
+    in the hub's place.
     """
     if name not in TASKS:
         raise ValueError(f"unknown task {name!r}; valid tasks: {sorted(TASKS)}")
@@ -603,8 +691,20 @@ def load_task(
                 raise ValueError(f"source='local' but {msg}")
             why.append(msg)
     if texts is None and source in ("auto", "hub"):
-        reason = spec.hub_missing if spec.hub is None else _hub_offline()
-        if reason is None:
+        if spec.hub is None and spec.web is not None:  # the online source in the hub's place
+            reason = _offline_switch()
+            if reason is None:
+                try:
+                    texts, labels, origin = _read_web(name)
+                except Exception as exc:  # network, checksum: fall back with the reason
+                    reason = (
+                        f"{spec.hub_missing}; its web source failed ({type(exc).__name__}: {exc})"
+                    )
+            else:
+                reason = f"{spec.hub_missing}; its web source is skipped: {reason}"
+        else:
+            reason = spec.hub_missing if spec.hub is None else _hub_offline()
+        if reason is None and texts is None:
             try:
                 texts, labels, origin = _read_hub(name)
             except Exception as exc:  # network, auth, schema: fall back with the reason
