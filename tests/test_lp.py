@@ -12,6 +12,7 @@ from assocmem.linear.lp import (
     FEASIBLE_FLOOR,
     INFEASIBLE_TOL,
     LP_MAX_ENTRIES,
+    constraint_generation,
     constraint_margins,
     constraint_matrix,
     dual_bound,
@@ -251,6 +252,28 @@ def test_highs_method_agrees_with_cg() -> None:
     for alpha, decoupled, seed in [(0.9, False, 0), (1.1, True, 1), (1.0, False, 2)]:
         prob = sample_problem(pairs_for_load(alpha, d), d, decoupled=decoupled, seed=seed)
         assert lp_decide(prob, method="highs").feasible is lp_decide(prob).feasible
+
+
+@pytest.mark.parametrize("decoupled", [False, True])
+def test_constraint_generation_is_lp_decides_default_method(decoupled: bool) -> None:
+    # the public loop that chapter 2 shows is what lp_decide(method="cg") runs, field for field
+    for alpha, seed in [(0.8, 0), (1.3, 0)]:
+        prob = sample_problem(pairs_for_load(alpha, 10), 10, decoupled=decoupled, seed=seed)
+        a, b = constraint_generation(prob, per_round=5), lp_decide(prob, per_round=5)
+        fields = ("feasible", "margin", "rounds", "constraints")
+        assert [getattr(a, k) for k in fields] == [getattr(b, k) for k in fields]
+        for x, y in ((a.weights, b.weights), (a.multipliers, b.multipliers)):
+            assert (x is None and y is None) or np.array_equal(x, y)
+    with pytest.raises(ValueError, match="per_round"):
+        constraint_generation(sample_problem(4, 8, seed=0), per_round=0)
+    with pytest.raises(ValueError, match="tol"):
+        constraint_generation(sample_problem(4, 8, seed=0), tol=-1.0)
+    with pytest.raises(ValueError, match="max_rounds"):
+        constraint_generation(sample_problem(4, 8, seed=0), max_rounds=0)
+    with pytest.raises(ValueError, match="unbatched"):
+        constraint_generation(sample_problems(10, 4, [0, 1]))
+    with pytest.raises(TypeError):
+        constraint_generation(None)  # type: ignore[arg-type]
 
 
 def test_dual_bound_by_hand_and_errors() -> None:

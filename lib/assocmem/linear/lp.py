@@ -11,11 +11,12 @@ whether the homogeneous system ``(u_mu - v)^T W e_mu > 0`` (every input ``mu``, 
   ``|W_ij| <= 1`` then has some margin ``<= ||G||_1 / sum(y)``, a bound evaluated in float64
   independently of the solver (Gordan's alternative with the solver's tolerance made explicit).
 
-Three methods: ``"cg"`` (constraint generation on the max-margin LP, each restricted LP solved by
-a dense primal-dual interior-point method written for this LP; the default), ``"highs"`` (the same
-constraint generation with one ``highspy`` dual-simplex model kept across rounds; slower, kept as
-an independent second solver and as the fallback of ``"cg"``) and ``"dense"`` (every constraint at
-once through :func:`scipy.optimize.linprog`, the reference for small instances). The certificates
+Three methods: ``"cg"`` (:func:`constraint_generation` on the max-margin LP, each restricted LP
+solved by a dense primal-dual interior-point method written for this LP; the default),
+``"highs"`` (the same constraint generation with one ``highspy`` dual-simplex model kept across
+rounds; slower, kept as an independent second solver and as the fallback of ``"cg"``) and
+``"dense"`` (every constraint at once through :func:`scipy.optimize.linprog`, the reference for
+small instances). The certificates
 are computed in float64 from the solver's output by this module, never taken from the solver's
 own status, so a solver inaccuracy can make a decision fail (``RuntimeError``) but not wrong.
 
@@ -560,23 +561,75 @@ def _rows(
     return (diff[:, :, None] * e[mu][:, None, :]).reshape(len(mu), -1)
 
 
-def _cg_decide(problem: MemoryProblem, per_round: int, tol: float, max_rounds: int) -> LPDecision:
-    """Constraint generation, restricted LPs by :func:`_max_margin_ipm` (see :func:`lp_decide`)."""
+def constraint_generation(
+    problem: MemoryProblem,
+    *,
+    per_round: int = 8,
+    tol: float = INFEASIBLE_TOL,
+    max_rounds: int = 200,
+) -> LPDecision:
+    """Decide perfect storage by constraint generation on the max-margin LP (``method="cg"``).
+
+    Maximise ``t`` subject to ``(u_mu - v)^T W e_mu >= t`` and ``|W_ij| <= 1`` over a growing
+    subset of the ``p (p - 1)`` constraints: each round adds, for each input, up to ``per_round``
+    constraints that the current ``W`` meets below the restricted optimum (round 1: those closest
+    to the target under the Hebbian ``W``), solves the restricted LP by an interior-point method
+    and checks its answer in float64 on *all* constraints. See :func:`lp_decide` for the two
+    certificates and the solver.
+
+    Parameters
+    ----------
+    problem : MemoryProblem
+        Unbatched OP or DP instance (float32 tensors; read exactly as float64).
+    per_round : int
+        Constraints added per input and round (>= 1).
+    tol : float
+        Largest dual bound accepted as proof of infeasibility (> 0).
+    max_rounds : int
+        Most restricted LPs before :class:`RuntimeError` (>= 1).
+
+    Returns
+    -------
+    LPDecision
+        Feasible with the certifying ``weights`` (every margin > :data:`FEASIBLE_FLOOR`), or
+        infeasible with the certifying ``multipliers`` (dual bound <= ``tol``). Should the
+        interior-point method stall or fail, the instance is decided by the simplex-based
+        ``lp_decide(..., method="highs")`` instead.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``problem`` is not an unbatched MemoryProblem or an argument is out of range.
+    RuntimeError
+        If neither certificate is reached within ``max_rounds``.
+
+    Notes
+    -----
+    Decides the strict systems of chapter 1, eqs. ``eq-op`` (OP) and ``eq-dp`` (DP); the
+    algorithm is described in chapter 2, section "Theory vs simulation". Source: constraint
+    generation and weak duality are textbook LP (Bertsimas & Tsitsiklis §4.6, §6.1); the
+    perfect-storage condition is the digest's §3.2-3.3 (reconstruction).
+    """
+    _check_problem(problem)
+    per_round = check_int("per_round", per_round, 1)
+    tol = check_positive("tol", tol)
+    max_rounds = check_int("max_rounds", max_rounds, 1)
     e, u, c = _arrays(problem)
     p, d = e.shape
 
-    def passes(w: NDArray[np.float64]) -> bool:
-        return bool(constraint_margins(w.reshape(d, d), problem).min() > FEASIBLE_FLOOR)
+    def passes(w: NDArray[np.float64]) -> bool:  # all p (p - 1) margins > 0?
+        margins = constraint_margins(w.reshape(d, d), problem)
+        return bool(margins.min() > FEASIBLE_FLOOR)
 
     W = u.T @ e  # Hebbian start: it only chooses the first constraints
-    have = np.zeros((p, p - 1), dtype=bool)
+    have = np.zeros((p, p - 1), dtype=bool)  # constraints in the restricted LP
     blocks: list[NDArray[np.float64]] = []
     rows_mu: list[NDArray[np.intp]] = []
     rows_j: list[NDArray[np.intp]] = []
     t = np.inf
     kk = min(per_round, p - 1)
     for rounds in range(1, max_rounds + 1):
-        # add, per input, the kk lowest-margin constraints the current W meets below t
+        # 1. add, per input, the kk lowest-margin constraints that W meets below t
         M = np.where(have, np.inf, constraint_margins(W, problem))
         cand = np.argpartition(M, kk - 1, axis=1)[:, :kk]
         sel_mu, sel_j = np.repeat(np.arange(p), kk), cand.ravel()
@@ -590,27 +643,30 @@ def _cg_decide(problem: MemoryProblem, per_round: int, tol: float, max_rounds: i
         blocks.append(_rows(e, u, c, sel_mu, sel_j))
         A = np.vstack(blocks)
         blocks = [A]
-        status, w, _, y = _max_margin_ipm(A, tol, 1e-3, passes)
+        # 2. solve the restricted LP: max t s.t. A vec(W) >= t, |W_ij| <= 1
+        status, w, _, y = _max_margin_ipm(A, tol, rel=1e-3, accept=passes)
         W = w.reshape(d, d)
+        # 3. stored: this W meets all p (p - 1) constraints (checked in float64)
         margin = float(constraint_margins(W, problem).min())
         if margin > FEASIBLE_FLOOR:
             return LPDecision(True, margin, rounds, int(have.sum()), W)
+        # 4. not stored: the duals bound the margin of every W with |W_ij| <= 1
         if status == "infeasible":
-            # the certificate, recomputed from the duals alone over all constraints (float64)
             Y = np.zeros((p, p - 1))
             Y[np.concatenate(rows_mu), np.concatenate(rows_j)] = y
             bound = dual_bound(Y, problem) if np.all(y >= 0) else np.inf
             if bound <= tol:
                 return LPDecision(False, bound, rounds, int(have.sum()), None, Y)
-        if status != "optimal":  # failed, stalled, or a certificate that did not check
+        if status != "optimal":  # failed, stalled, or a certificate that failed
             break
-        t = float(np.min(A @ w))  # the restricted LP's margin (up to the relative gap)
+        t = float(np.min(A @ w))  # the restricted LP's margin (to the gap 1e-3)
     else:
         raise RuntimeError(
             f"LP undecided after {max_rounds} rounds: no W with all margins > "
-            f"{FEASIBLE_FLOOR:g} and no dual bound <= tol={tol:g} (p={p}, d={d}); raise max_rounds"
+            f"{FEASIBLE_FLOOR:g} and no dual bound <= tol={tol:g} "
+            f"(p={p}, d={d}); raise max_rounds"
         )
-    # numerical trouble or no progress: the independent simplex-based method decides
+    # numerical trouble or no progress: the independent simplex method decides
     return _highs_decide(problem, per_round, tol, max_rounds)
 
 
@@ -706,7 +762,7 @@ def lp_decide(
     tol = check_positive("tol", tol)
     if method == "highs":
         return _highs_decide(problem, per_round, tol, max_rounds)
-    return _cg_decide(problem, per_round, tol, max_rounds)
+    return constraint_generation(problem, per_round=per_round, tol=tol, max_rounds=max_rounds)
 
 
 def lp_feasible(

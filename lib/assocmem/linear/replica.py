@@ -79,16 +79,18 @@ def solve_sorted_fields(t0: NDArray[np.float64], c: NDArray[np.float64]) -> Cost
 
     Notes
     -----
-    Reconstruction (digest section 4.2; chapter 2, eq. ``eq-cost``).
+    Reconstruction (digest section 4.2; chapter 2, eq. ``eq-cost``; the level ``T*`` and ``k*``
+    are chapter 3, eq. ``eq-tstar``).
     """
     k_max = c.shape[1]
     ks = np.arange(1, k_max + 1, dtype=np.float64)
-    levels = (t0[:, None] + np.cumsum(c, axis=1)) / (ks + 1.0)
-    k_star = np.count_nonzero(c > levels, axis=1)
-    level = np.where(k_star > 0, levels[np.arange(len(t0)), np.maximum(k_star - 1, 0)], t0)
-    active = np.arange(k_max)[None, :] < k_star[:, None]
-    pushed = np.where(active, c - level[:, None], 0.0)
-    value = (level - t0) ** 2 + np.sum(pushed**2, axis=1)
+    levels = (t0[:, None] + np.cumsum(c, axis=1)) / (ks + 1.0)  # T_k, k = 1..k_max
+    k_star = np.count_nonzero(c > levels, axis=1)  # k* = #{k : c_(k) > T_k}
+    last = levels[np.arange(len(t0)), np.maximum(k_star - 1, 0)]
+    level = np.where(k_star > 0, last, t0)  # T* = T_{k*}, and T_0 = t0
+    active = np.arange(k_max)[None, :] < k_star[:, None]  # the k* largest
+    pushed = np.where(active, c - level[:, None], 0.0)  # pushed down to T*
+    value = (level - t0) ** 2 + np.sum(pushed**2, axis=1)  # lift^2 + pushes^2
     return CostSolution(value, level, k_star.astype(np.int64))
 
 
