@@ -141,6 +141,17 @@ def _listings() -> list[tuple[str, Path, dict[str, str]]]:
     return out
 
 
+def test_the_part_one_chapters_show_three_library_objects() -> None:
+    shown = {(page, path.name, opts.get("pyobject")) for page, path, opts in _listings()}
+    assert {
+        ("01_linear_memory.md", "training.py", "cross_entropy_loss_and_grad"),
+        ("02_replica_capacity.md", "replica.py", "solve_sorted_fields"),
+        ("02_replica_capacity.md", "lp.py", "constraint_generation"),
+    } <= shown
+    objects = [(path.name, opts.get("pyobject")) for _, path, opts in _listings()]
+    assert len(objects) == len(set(objects)), "an object is shown twice"
+
+
 @pytest.mark.parametrize(("page", "path", "opts"), _listings())
 def test_each_listing_points_at_library_code_that_exists(
     page: str, path: Path, opts: dict[str, str]
@@ -156,3 +167,10 @@ def test_each_listing_points_at_library_code_that_exists(
     for key in ("start-after", "start-at", "end-before", "end-at"):
         if key in opts:
             assert opts[key] in text, f"{page}: {key} {opts[key]!r} not in the shown object"
+    # a caption that types the call, `name(a, b)`, names the object's required arguments
+    for name, args in re.findall(r"`(\w+)\(([^)`]*)\)`", opts.get("caption", "")):
+        assert name == opts.get("pyobject"), f"{page}: the caption names {name}"
+        fn = ast.parse(text).body[0]
+        assert isinstance(fn, ast.FunctionDef)
+        required = [a.arg for a in fn.args.args[: len(fn.args.args) - len(fn.args.defaults)]]
+        assert [a.strip() for a in args.split(",") if a.strip()] == required, (page, name)

@@ -131,16 +131,16 @@ def cross_entropy_loss_and_grad(
     Source: chapter 1, eq. ``eq-ce`` (reconstruction: the digest's protocol, ``factual_recall.md``
     §3.4 and §9, the same loss as Nichani, Lee & Bietti, ICLR 2025).
     """
-    W, e, V = _reference_arrays(W, problem)  # V[mu, nu] = v_{mu nu}, shape (p, p, d)
+    W, e, V = _reference_arrays(W, problem)  # V[mu, nu] = v_{mu nu}: (p, p, d)
     p = e.shape[0]
     S = np.einsum("mnd,md->mn", V, e @ W.T)  # S[mu, nu] = v_{mu nu}^T W e_mu
     S_max = S.max(axis=1, keepdims=True)  # shift each row: exp() cannot overflow
     log_Z = S_max[:, 0] + np.log(np.exp(S - S_max).sum(axis=1))
-    loss = float(np.mean(log_Z - np.diag(S)))  # mean over mu of -log softmax(S[mu])[mu]
+    loss = float(np.mean(log_Z - np.diag(S)))  # mean of -log softmax(S[mu])[mu]
     G = np.exp(S - log_Z[:, None])  # P, the row-wise softmax of S
     G[np.arange(p), np.arange(p)] -= 1.0  # P - I = p dL/dS
-    R = np.einsum("mn,mnd->md", G, V)  # row mu: sum over nu of (P - I)[mu, nu] v_{mu nu}
-    grad = R.T @ e / p  # (1/p) sum over mu of R_mu e_mu^T
+    R = np.einsum("mn,mnd->md", G, V)  # R_mu = sum_nu (P - I)[mu, nu] v_{mu nu}
+    grad = R.T @ e / p  # (1/p) sum_mu R_mu e_mu^T
     return loss, grad
 
 
