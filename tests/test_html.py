@@ -1,12 +1,24 @@
 """Checks of the built HTML in a real browser (headless Chromium driven by Playwright).
 
-Run after `jupyter-book build .`: every page of `_build/html/book` is opened from disk. MathJax 3
-is served from a local copy (the PyPI package django-static-mathjax) in place of its CDN, and every
-other network request is aborted, so the check works offline. Skipped, with the reason, when the
-built HTML, Chromium or Playwright is absent.
+Run after `jupyter-book build .`: every page of `_build/html` is opened from disk (file://) with
+every request that is not ``file:`` (or an inline ``data:``/``blob:`` URL) refused, as for a reader
+offline or behind a firewall. The book serves MathJax, require.js and the widget manager from its
+own ``_static`` (``book/_ext/offline_assets.py``, ``_static/vendor/``), so the pages must need
+nothing else:
 
-Every page is loaded twice, at a desktop width (1280 x 900 CSS px) and a phone width (390 x 844),
-and its layout is measured after MathJax has typeset it and the fonts have loaded (issue 17):
+* no page attempts a request outside the file system (the test lists the URLs), and no built page
+  or stylesheet names a remote script, stylesheet, font or image;
+* every page with math shows it typeset (``mjx-container``, no ``mjx-merror``);
+* every page whose HTML embeds widget views (``application/vnd.jupyter.widget-view+json``) shows
+  each one rendered by the widget manager: a ``.widget-subarea`` holding a visible
+  ``.jupyter-widgets`` element in front of the view's script, and no error widget.
+
+Skipped, with the reason, when the built HTML, Chromium or Playwright is absent (a hard error
+when ``ASSOCMEM_REQUIRE_HTML=1``); the checks of the vendored files themselves always run.
+
+Every page of `_build/html/book` is loaded twice, at a desktop width (1280 x 900 CSS px) and a
+phone width (390 x 844), and its layout is measured after MathJax has typeset it and the fonts
+have loaded (issue 17):
 
 * at 1280 px no display equation is wider than its box (the MathJax CHTML container,
   ``mjx-container[display]``, scrolls sideways when it is: ``scrollWidth > clientWidth``, or its
@@ -21,34 +33,47 @@ and its layout is measured after MathJax has typeset it and the fonts have loade
   absolute machine path (/work/, /home/, /tmp/, /root/);
 * at 390 px the page does not scroll sideways (document ``scrollWidth`` <= the viewport) and every
   equation number lies inside the viewport (the equation itself may scroll inside its box).
+
+The other pages (the root ``index.html``, which redirects to the first chapter, ``search.html``,
+``genindex.html``) get the offline, math and widget checks at the desktop width.
+``ASSOCMEM_HTML_DIR`` points the checks at another build (a small test book).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shutil
 from pathlib import Path
 
 import pytest
-from _book_checks import ROOT, chapter_sources, repository_url
+from _book_checks import ROOT, chapter_sources, load_config, repository_url
 
-HTML = ROOT / "_build" / "html"
-CDN = "https://cdn.jsdelivr.net/npm/mathjax@3/"
+# ASSOCMEM_HTML_DIR: check another build (e.g. a small test book) instead of the book's own.
+HTML = Path(os.environ.get("ASSOCMEM_HTML_DIR") or ROOT / "_build" / "html")
+VENDOR = ROOT / "_static" / "vendor"
 CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-
-
-def _mathjax_root() -> Path | None:
-    try:
-        import mathjax  # django-static-mathjax
-    except ImportError:
-        return None
-    root = Path(mathjax.__file__).parent / "static" / "mathjax"
-    return root if (root / "es5" / "tex-mml-chtml.js").exists() else None
+LOCAL_SCHEMES = ("file:", "data:", "blob:", "about:")
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WAIT_MS = 30_000  # for MathJax and for the widget manager, per page
 
 
 def _pages() -> list[Path]:
     return sorted((HTML / "book").glob("*.html")) if HTML.exists() else []
+
+
+def _other_pages() -> list[Path]:
+    """Built pages not in _pages(): index.html, search.html, genindex.html, deeper folders."""
+    if not HTML.exists():
+        return []
+    chapters = set(_pages())
+    skip = {"_static", "_sources", "_images"}
+    return sorted(
+        p
+        for p in HTML.rglob("*.html")
+        if p not in chapters and not skip & set(p.relative_to(HTML).parts[:-1])
+    )
 
 
 def _skip_reason() -> str | None:
@@ -60,19 +85,18 @@ def _skip_reason() -> str | None:
         import playwright.sync_api  # noqa: F401
     except ImportError:
         return "playwright is not installed (pip install playwright)"
-    if _mathjax_root() is None:
-        return "no local MathJax 3 copy (pip install django-static-mathjax==3.2.2.1)"
     return None
 
 
 SKIP = _skip_reason()
 if SKIP is not None and os.environ.get("ASSOCMEM_REQUIRE_HTML") == "1":  # CI: never skip silently
     raise RuntimeError(f"built-HTML checks required but cannot run: {SKIP}")
-pytestmark = pytest.mark.skipif(SKIP is not None, reason=SKIP or "")
 
 
 @pytest.fixture(scope="module")
 def browser():
+    if SKIP is not None:
+        pytest.skip(SKIP)
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
@@ -89,20 +113,6 @@ def browser():
         )
         yield b
         b.close()
-
-
-def _route(route, mathjax_root: Path) -> None:
-    url = route.request.url
-    if url.startswith("file://"):
-        route.continue_()
-    elif url.startswith(CDN):
-        local = mathjax_root / url[len(CDN) :].split("?")[0]
-        if local.is_file():
-            route.fulfill(path=str(local))
-        else:
-            route.abort()
-    else:
-        route.abort()  # offline: no other request leaves the machine
 
 
 # What the browser reports of one page (a JavaScript arrow function evaluated in the page).
@@ -185,49 +195,158 @@ _LAYOUT = r"""() => {
 }"""
 
 
-def _inspect(browser, page_path: Path, width: int = 1280, height: int = 900) -> dict:
-    mathjax_root = _mathjax_root()
-    assert mathjax_root is not None
-    page = browser.new_page(viewport={"width": width, "height": height})
+# The widgets of one page: each view script (the saved state's views) must have been rendered by
+# the widget manager into the .widget-subarea it inserts in front of the script.
+_WIDGETS = """() => {
+    const views = Array.from(document.querySelectorAll(
+        'script[type="application/vnd.jupyter.widget-view+json"]'));
+    const missing = views.filter(s => {
+        const area = s.previousElementSibling;
+        const w = area && area.classList.contains('widget-subarea')
+            ? area.querySelector('.jupyter-widgets') : null;
+        if (!w) return true;
+        const r = w.getBoundingClientRect();
+        return !(r.width > 0 && r.height > 0) && !w.classList.contains('widget-output');
+    }).map(s => { try { return JSON.parse(s.textContent).model_id; } catch (e) { return '?'; } });
+    return {
+        views: views.length,
+        missing: missing,
+        errors: Array.from(document.querySelectorAll('.jupyter-widgets-error-widget')).map(
+            e => e.innerText.slice(0, 200)),
+        controls: document.querySelectorAll('.widget-slider, .widget-dropdown, .widget-checkbox, '
+            + '.widget-output, .widget-box').length,
+    };
+}"""
+
+_REDIRECT = re.compile(r"""<meta[^>]+http-equiv=["']refresh["'][^>]+url=([^"'>]+)""", re.I)
+
+
+def _wait(page, condition: str, timeout_ms: int) -> bool:
+    """Wait until a JavaScript condition holds; False when it did not within the time."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function(condition, timeout=timeout_ms)
+    except PlaywrightTimeout:
+        return False
+    return True
+
+
+def _is_local(url: str) -> bool:
+    return url.startswith(LOCAL_SCHEMES)
+
+
+def _inspect(browser, page_path: Path, width: int = 1280, height: int = 900, layout: bool = True):
+    """Open one built page offline; return what _PROBE and _WIDGETS report (and its layout).
+
+    Every request that is not local is refused and recorded in ``info["remote"]``.
+    """
+    context = browser.new_context(viewport={"width": width, "height": height},
+                                  service_workers="block")  # fmt: skip
+    remote: list[str] = []
+
+    def refuse(route) -> None:
+        url = route.request.url
+        if _is_local(url):
+            route.continue_()
+        else:
+            remote.append(url)
+            route.abort()
+
+    context.route("**/*", refuse)
+    page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.route("**/*", lambda route: _route(route, mathjax_root))
+    page.on("request", lambda r: None if _is_local(r.url) else remote.append(r.url))
+    page.on("websocket", lambda ws: remote.append(ws.url))
+    html = page_path.read_text(encoding="utf-8", errors="replace")
+    redirect = _REDIRECT.search(html)
     page.goto(page_path.as_uri(), wait_until="load")
-    has_mathjax = page.evaluate(
-        "() => Array.from(document.scripts).some(s => (s.src || '').includes('mathjax'))"
+    if redirect:  # index.html: a meta refresh to the first chapter
+        target = (page_path.parent / redirect.group(1).strip()).resolve()
+        page.wait_for_url(target.as_uri())
+        page.wait_for_load_state("load")
+        html = target.read_text(encoding="utf-8", errors="replace")
+    has_mathjax = page.evaluate(  # a MathJax component (not the book's mathjax-hub-shim.js)
+        r"() => Array.from(document.scripts).some("
+        r"s => /\/(tex|mml)-[\w-]+\.js|MathJax\.js|\/startup\.js/.test(s.src || ''))"
     )
-    if has_mathjax:
-        page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
+    # Wait for MathJax and the widget manager; one that never comes (a refused script) is left
+    # to the tests below, which say what is missing.
+    if has_mathjax and _wait(
+        page, "() => window.MathJax && MathJax.startup && MathJax.startup.promise", WAIT_MS
+    ):
         page.evaluate("() => MathJax.startup.promise")
+    if WIDGET_VIEW in html:  # until the widget manager has rendered every view
+        _wait(page, f"() => ({_WIDGETS})().missing.length === 0", WAIT_MS)
     page.evaluate("() => document.fonts.ready.then(() => true)")
     info = page.evaluate(_PROBE)
-    info["layout"] = page.evaluate(_LAYOUT)
+    info["widgets"] = page.evaluate(_WIDGETS)
+    info["embeds_widgets"] = WIDGET_VIEW in html
+    if layout:
+        info["layout"] = page.evaluate(_LAYOUT)
     info["has_mathjax"] = has_mathjax
     info["page_errors"] = errors
-    page.close()
+    info["remote"] = sorted(set(remote))
+    context.close()
     return info
 
 
 @pytest.fixture(scope="module")
 def pages(browser):
-    """Every page at the desktop width, 1280 px."""
+    """Every page of book/ at the desktop width, 1280 px."""
     return {p.name: _inspect(browser, p) for p in _pages()}
 
 
 @pytest.fixture(scope="module")
 def phone_pages(browser):
-    """Every page at a phone's width, 390 px."""
+    """Every page of book/ at a phone's width, 390 px."""
     return {p.name: _inspect(browser, p, width=390, height=844) for p in _pages()}
 
 
-def test_every_equation_is_typeset_without_error(pages):
-    for name, info in pages.items():
+@pytest.fixture(scope="module")
+def other_pages(browser):
+    """The built pages outside book/ (index.html redirects to the first chapter), 1280 px."""
+    return {
+        p.relative_to(HTML).as_posix(): _inspect(browser, p, layout=False) for p in _other_pages()
+    }
+
+
+def test_no_page_requests_anything_outside_the_file_system(pages, phone_pages, other_pages):
+    attempted = {
+        f"{name} ({label})": info["remote"]
+        for label, group in [("1280 px", pages), ("390 px", phone_pages), ("1280 px", other_pages)]
+        for name, info in group.items()
+        if info["remote"]
+    }
+    listing = "\n".join(f"{name}: {urls}" for name, urls in attempted.items())
+    assert not attempted, f"pages that tried to reach the network (refused):\n{listing}"
+
+
+def test_every_equation_is_typeset_without_error(pages, other_pages):
+    for name, info in {**pages, **other_pages}.items():
         if info["math"]:
             assert info["has_mathjax"], f"{name}: math on the page but no MathJax script"
+            assert info["rendered"] > 0, f"{name}: {info['math']} math elements, none typeset"
             assert info["rendered"] >= info["math"], (
                 f"{name}: {info['math']} math elements but {info['rendered']} typeset"
             )
         assert info["merrors"] == [], f"{name}: MathJax errors {info['merrors']}"
+
+
+def test_every_embedded_widget_renders(pages, other_pages):
+    for name, info in {**pages, **other_pages}.items():
+        w = info["widgets"]
+        if not info["embeds_widgets"]:
+            continue
+        assert w["views"] > 0, f"{name}: the HTML embeds widget views but the page shows none"
+        assert not w["missing"], (
+            f"{name}: {len(w['missing'])} of {w['views']} widget views not rendered by the widget "
+            f"manager (model ids {w['missing']}); JavaScript errors: {info['page_errors']}; "
+            f"requests refused: {info['remote']}"
+        )
+        assert not w["errors"], f"{name}: error widgets in place of widgets: {w['errors']}"
+        assert w["controls"] > 0, f"{name}: widgets rendered but no control or output box"
 
 
 def test_every_image_loads(pages):
@@ -252,9 +371,9 @@ def test_no_output_holds_a_traceback(pages):
         assert not bad, f"{name}: traceback in output: {bad}"
 
 
-def test_no_javascript_errors(pages):
-    for name, info in pages.items():
-        # Aborted CDN requests (widgets' JavaScript) are not page errors; script exceptions are.
+def test_no_javascript_errors(pages, other_pages):
+    for name, info in {**pages, **other_pages}.items():
+        # Nothing is fetched from a CDN any more, so no refused script can excuse an error.
         # sphinx-thebe's config script used to come twice ("THEBE_JS_URL has already been
         # declared"): book/_ext/dedupe_scripts.py keeps one, so no error is exempt.
         assert info["page_errors"] == [], f"{name}: JavaScript errors {info['page_errors']}"
@@ -275,6 +394,122 @@ def test_every_chapter_page_has_a_colab_link_to_its_notebook(pages):
             rel = link.split("/blob/", 1)[1].split("/", 1)[1]  # drop the branch
             assert rel == f"book/{md.with_suffix('.ipynb').name}", f"{name}: {link}"
             assert (ROOT / rel).exists(), f"{name}: Colab link to missing notebook {rel}"
+
+
+# ---- Offline assets: what the pages load is in the site --------------------------------------
+
+_REMOTE_ATTR = re.compile(
+    r"""<(script|img|iframe|source|video|audio|embed|link)\b([^>]*?)\s(src|href)=["']"""
+    r"""((?:https?:)?//[^"']+)["']""",
+    re.I,
+)
+_NAV_RELS = {"canonical", "prev", "next", "index", "search", "author", "license", "alternate"}
+_REMOTE_CSS = re.compile(r"""(?:url\(\s*["']?|@import\s+["'])((?:https?:)?//[^"')\s]+)""", re.I)
+
+
+def _remote_resources(html: str) -> list[str]:
+    """URLs of remote scripts, stylesheets, fonts, images or frames a page names (not links)."""
+    found = []
+    for tag, attrs, _, url in _REMOTE_ATTR.findall(html):
+        if tag.lower() == "link":
+            rel = re.search(r"""rel=["']([^"']+)["']""", attrs, re.I)
+            if rel and set(rel.group(1).lower().split()) <= _NAV_RELS:
+                continue
+        found.append(f"<{tag.lower()}> {url}")
+    found += [f"url() {u}" for u in _REMOTE_CSS.findall(html)]
+    return found
+
+
+def _load_vendor_update():
+    spec = importlib.util.spec_from_file_location("vendor_update", VENDOR / "update.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _load_offline_assets():
+    path = ROOT / "book" / "_ext" / "offline_assets.py"
+    spec = importlib.util.spec_from_file_location("offline_assets", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_no_built_page_or_stylesheet_names_a_remote_resource():
+    if not _pages():
+        pytest.skip(f"no built HTML in {HTML} (run `jupyter-book build .` first)")
+    problems = []
+    for path in [*HTML.rglob("*.html"), *HTML.rglob("*.css")]:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        found = _remote_resources(text) if path.suffix == ".html" else _REMOTE_CSS.findall(text)
+        problems += [f"{path.relative_to(HTML)}: {u}" for u in found]
+    assert not problems, "remote resources named by the built site:\n" + "\n".join(problems)
+
+
+def test_remote_resource_finder_tells_resources_from_links():
+    page = (
+        '<script src="https://cdn.example/x.js"></script><script src="../_static/y.js"></script>'
+        '<link rel="stylesheet" href="//fonts.example/css"><link rel="next" href="https://a/b">'
+        '<a href="https://github.com/x">repo</a><img src="data:image/png;base64,AA">'
+        "<style>@font-face { src: url('https://fonts.example/f.woff2') }</style>"
+    )
+    assert _remote_resources(page) == [
+        "<script> https://cdn.example/x.js",
+        "<link> //fonts.example/css",
+        "url() https://fonts.example/f.woff2",
+    ]
+
+
+def test_vendored_files_match_their_sha256_sums():
+    problems = _load_vendor_update().check_committed()
+    assert not problems, "\n".join(problems)
+
+
+def test_widget_manager_is_the_one_of_the_pinned_ipywidgets():
+    update = _load_vendor_update()
+    lock = (ROOT / "requirements-lock.txt").read_text(encoding="utf-8")
+    m = re.search(r"^ipywidgets==(\S+)", lock, re.M)
+    assert m, "requirements-lock.txt pins no ipywidgets"
+    manager = update.PINS["@jupyter-widgets/html-manager"][0]
+    assert m.group(1) == update.IPYWIDGETS, (
+        f"requirements-lock.txt pins ipywidgets {m.group(1)}; _static/vendor holds html-manager "
+        f"{manager}, the widget manager of ipywidgets {update.IPYWIDGETS}: update it (see "
+        "_static/vendor/README.md)"
+    )
+    for folder in ("requirejs", "jupyter-widgets"):
+        assert (VENDOR / folder / "LICENSE").is_file(), (
+            f"_static/vendor/{folder}/LICENSE is missing"
+        )
+
+
+def test_config_loads_mathjax_and_the_widget_manager_from_the_site():
+    sphinx = load_config()["sphinx"]
+    assert "offline_assets" in sphinx["local_extensions"], "book/_ext/offline_assets.py not loaded"
+    assert "mathjax_path" not in sphinx.get("config", {}) or "://" not in str(
+        sphinx["config"]["mathjax_path"]
+    ), "mathjax_path points at a remote MathJax"
+    scripts = list(sphinx["config"].get("nb_ipywidgets_js") or {})
+    assert scripts, "nb_ipywidgets_js is not set: myst-nb would load the widget manager from a CDN"
+    for path in scripts:
+        assert "//" not in path, f"nb_ipywidgets_js loads {path} from the network"
+        assert (ROOT / "_static" / path).is_file(), f"nb_ipywidgets_js: no _static/{path}"
+    assert [Path(p).name for p in scripts] == ["require.js", "embed-amd.js"], scripts
+
+
+def test_mathjax_copy_holds_what_the_pages_load(tmp_path):
+    copied = _load_offline_assets().copy_mathjax(tmp_path)
+    root = tmp_path / "mathjax"
+    for rel in [
+        "tex-mml-chtml.js",
+        "LICENSE",
+        "output/chtml/fonts/woff-v2/MathJax_Main-Regular.woff",
+        "input/tex/extensions/boldsymbol.js",  # \boldsymbol (\vect) is autoloaded
+        "ui/menu.js",
+    ]:
+        assert (root / rel).is_file(), f"the MathJax copy lacks {rel}"
+    assert not (root / "tex-svg-full.js").exists(), "other combined MathJax builds are copied too"
+    assert copied > 0
+    assert _load_offline_assets().copy_mathjax(tmp_path) == 0, "an up-to-date copy is copied again"
 
 
 # ---- Layout (issue 17): nothing clipped at 1280 px, nothing sideways at 390 px ---------------
