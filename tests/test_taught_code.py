@@ -174,3 +174,17 @@ def test_each_listing_points_at_library_code_that_exists(
         assert isinstance(fn, ast.FunctionDef)
         required = [a.arg for a in fn.args.args[: len(fn.args.args) - len(fn.args.defaults)]]
         assert [a.strip() for a in args.split(",") if a.strip()] == required, (page, name)
+
+
+def test_equation_labels_in_part_one_docstrings_exist_in_the_book() -> None:
+    """A docstring that names ``eq-...`` names a label some page defines (no stale labels)."""
+    defined = set()
+    for md in (ROOT / "book").glob("*.md"):
+        defined |= set(re.findall(r"^\$\$ \((eq-[\w-]+)\)", md.read_text(), re.M))
+    named = set()
+    for py in (ROOT / "lib" / "assocmem" / "linear").glob("*.py"):
+        named |= set(re.findall(r"``(eq-[\w-]+)``", py.read_text()))
+    assert named, "no labels found: the pattern is wrong"
+    assert named <= defined, (
+        f"labels named in lib/assocmem/linear but defined nowhere: {named - defined}"
+    )

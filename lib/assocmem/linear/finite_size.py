@@ -205,8 +205,9 @@ def predicted_transition(
 
     Notes
     -----
-    Reconstruction (chapter 2): the replica result is a large-d statement; at small d the
-    measured transition may differ by finite-d effects the formula does not contain.
+    Reconstruction (chapter 2, ``alpha = alpha_c(p)`` with eq. ``eq-alpha-p``): the replica result
+    is a large-d statement; at small d the measured transition may differ by finite-d effects the
+    formula does not contain.
     """
     d = check_int("d", d, 2)
     alpha, err, p = 1.0, 0.0, 2
@@ -247,7 +248,8 @@ def finite_size_table(
 
     Notes
     -----
-    Reconstruction (digest section 4.3; chapter 2 and appendix A1).
+    Reconstruction (digest section 4.3; chapter 2, eqs. ``eq-alpha-p``, ``eq-alpha-expansion``
+    and, for the shortcut, ``eq-gardner-margin``; appendix A1).
     """
     ps = np.rint(np.asarray(p_values, dtype=np.float64)).astype(np.int64)
     rows = []
@@ -294,7 +296,8 @@ def expected_cost_expansion(p: ArrayLike) -> NDArray[np.float64]:
 
     Notes
     -----
-    Reconstruction (digest section 4.3, re-derived in appendix A1).
+    Reconstruction (digest section 4.3, re-derived in appendix A1; chapter 2, eq.
+    ``eq-alpha-expansion``).
     """
     arr = np.asarray(p, dtype=np.float64)
     if np.any(~np.isfinite(arr)) or np.any(arr < 3):
@@ -333,7 +336,8 @@ def finite_size_capacity_expansion(p: ArrayLike, *, order: str = "resummed") -> 
 
     Notes
     -----
-    Reconstruction (digest section 4.3; re-derived in appendix A1).
+    Reconstruction (digest section 4.3; re-derived in appendix A1; chapter 2, eq.
+    ``eq-alpha-expansion``).
     """
     arr = np.asarray(p, dtype=np.float64)
     if np.any(~np.isfinite(arr)) or np.any(arr < 3):
@@ -368,7 +372,8 @@ def gardner_capacity(margin: ArrayLike) -> NDArray[np.float64]:
 
     Notes
     -----
-    Source: Gardner (1988), eq. (23) for the spherical perceptron.
+    Source: Gardner (1988), eq. (23) for the spherical perceptron; chapter 2, eq.
+    ``eq-gardner-margin``.
     """
     k = np.asarray(margin, dtype=np.float64)
     if np.any(~np.isfinite(k)):
@@ -402,7 +407,8 @@ def shortcut_capacity(p: ArrayLike) -> NDArray[np.float64]:
 
     Notes
     -----
-    Reconstruction (digest section 4.2, "quick route"; chapter 2).
+    Reconstruction (digest section 4.2, "quick route"; chapter 2, eq. ``eq-gardner-margin``
+    with this ``K``).
     """
     arr = np.asarray(p, dtype=np.float64)
     if np.any(~np.isfinite(arr)) or np.any(arr < 2):
@@ -447,8 +453,9 @@ def finite_size_critical_load(
 
     Notes
     -----
-    A heuristic (digest section 7.2, "by analogy with section 4.3"): neither this product form
-    nor the value of ``alpha_c(kappa)`` is read from the paper. Reconstruction, see chapter 4.
+    A heuristic (digest section 7.2, "by analogy with section 4.3"): neither this product form nor
+    the value of ``alpha_c(kappa)`` is read from the paper. Reconstruction, see chapter 4, eq.
+    ``eq-rank-finite-size``.
     """
     k = check_scalar_kappa(kappa)
     d = check_int("d", d, 2)

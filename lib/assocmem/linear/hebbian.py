@@ -329,8 +329,9 @@ def threshold(p: float, *, criterion: str = "all", embedding: str = "gaussian") 
 
     Notes
     -----
-    Reconstruction (chapter 3, eq. ``eq-hebb-threshold``); asymptotes from the digest §5.3 and
-    Barnfield et al. Prop. 1. The approach is slow: corrections are O(log log p / log p).
+    Reconstruction (chapter 3, eq. ``eq-hebb-threshold``); asymptotes (``"all"``: 1/8, eq.
+    ``eq-hebb-eighth``) from the digest §5.3 and Barnfield et al. Prop. 1. The approach is slow:
+    corrections are O(log log p / log p).
     """
     _check_criterion(criterion)
     _check_embedding(embedding)

@@ -151,10 +151,11 @@ def l2_max_margin(problem: MemoryProblem) -> MaxMargin:
     Notes
     -----
     The hard-margin multiclass SVM without bias on the constraint rows of
-    :func:`assocmem.linear.lp.constraint_matrix`, solved by :func:`least_distance`. Cost: one
-    NNLS with ``p (p-1)`` columns and ``d^2 + 1`` rows (well under a second at d = 16, p = 41).
-    Source: the max-margin direction of gradient descent on separable data (Soudry et al. 2018);
-    constraints of the digest of arXiv:2605.10795, §3.2-3.3 (reconstruction; chapter 1).
+    :func:`assocmem.linear.lp.constraint_matrix`, solved by :func:`least_distance`. Cost: one NNLS
+    with ``p (p-1)`` columns and ``d^2 + 1`` rows (well under a second at d = 16, p = 41). Source:
+    the max-margin direction of gradient descent on separable data (Soudry et al. 2018); constraints
+    of the digest of arXiv:2605.10795, §3.2-3.3 (reconstruction; chapter 1). ``1 / ||W||_F`` is the
+    largest ``gamma_2`` of chapter 1, eq. ``eq-normalised-margin``.
     """
     A = constraint_matrix(problem)
     w, lam = least_distance(A)
@@ -185,7 +186,8 @@ def linf_max_margin(problem: MemoryProblem) -> MaxMargin:
 
     Notes
     -----
-    Wraps :func:`assocmem.linear.lp.max_margin_linf` (the LP of chapter 1's exact test).
+    Wraps :func:`assocmem.linear.lp.max_margin_linf` (the LP of chapter 1's exact test); its
+    margin is the largest ``gamma_inf`` of chapter 1, eq. ``eq-normalised-margin``.
     """
     t, W = max_margin_linf(problem)
     if not t > 0:
@@ -221,6 +223,8 @@ def normalised_margins(
     Notes
     -----
     Scale invariant: ``normalised_margins(c W) == normalised_margins(W)`` for ``c > 0``.
+    ``gamma_2`` (``"fro"``) and ``gamma_inf`` (``"max"``) of chapter 1, eq.
+    ``eq-normalised-margin``.
     """
     if norm not in ("fro", "max"):
         raise ValueError(f"norm must be 'fro' or 'max', got {norm!r}")
@@ -273,6 +277,10 @@ def margin_ratios(
     ------
     TypeError, ValueError, RuntimeError
         As :func:`normalised_margins`, :func:`l2_max_margin` and :func:`linf_max_margin`.
+
+    Notes
+    -----
+    The normalised margins of chapter 1, eq. ``eq-normalised-margin``, over their maxima.
     """
     l2 = l2_max_margin(problem) if l2 is None else l2
     linf = linf_max_margin(problem) if linf is None else linf
@@ -365,8 +373,9 @@ def margin_trajectories(
 
     Notes
     -----
-    Measurement only: what Adam's direction approaches is not known from a theorem here
-    (chapter 1). Memory ``(steps / check_every) B d^2`` float32 for the snapshots.
+    Measurement only: what Adam's direction approaches is not known from a theorem here (chapter 1;
+    the margins of eq. ``eq-normalised-margin``). Memory ``(steps / check_every) B d^2`` float32 for
+    the snapshots.
     """
     if not isinstance(problems, MemoryProblem) or not problems.batched:
         raise TypeError("problems must be a batched MemoryProblem (sample_problems)")

@@ -38,7 +38,8 @@ def load_for_pairs(p: int, d: int) -> float:
 
     Notes
     -----
-    Source: the load variable implied by ``p_c log p_c / d^2 = 1/2`` (arXiv:2605.10795, abstract).
+    Chapter 1, eq. ``eq-load``. Source: the load variable implied by ``p_c log p_c / d^2 = 1/2``
+    (arXiv:2605.10795, abstract).
     """
     p = check_int("p", p, 2)
     d = check_int("d", d, 2)
@@ -70,8 +71,9 @@ def pairs_at_load(alpha: float, d: int) -> float:
 
     Notes
     -----
-    Source: inverse of the load variable ``alpha = p log p / d^2`` (arXiv:2605.10795, abstract):
-    with ``p = e^w``, ``p log p = w e^w = x`` gives ``w = W0(x)`` and ``p = e^w = x / w``.
+    Chapter 1, eq. ``eq-load``, inverted. Source: inverse of the load variable
+    ``alpha = p log p / d^2`` (arXiv:2605.10795, abstract): with ``p = e^w``,
+    ``p log p = w e^w = x`` gives ``w = W0(x)`` and ``p = e^w = x / w``.
     """
     alpha = check_positive("alpha", alpha)
     d = check_int("d", d, 2)
@@ -106,7 +108,8 @@ def pairs_for_load(alpha: float, d: int) -> int:
     Notes
     -----
     Exact inverse of :func:`load_for_pairs` on integers: ``pairs_for_load(load_for_pairs(p, d), d)
-    == p`` for every ``p >= 2``. Source: as :func:`pairs_at_load`.
+    == p`` for every ``p >= 2``. Chapter 1, eq. ``eq-load``, inverted. Source: as
+    :func:`pairs_at_load`.
     """
     p_star = pairs_at_load(alpha, d)
     # p log p is increasing for p >= 1: pick the nearer of the two neighbouring integers

@@ -162,6 +162,10 @@ def constraint_margins(W: NDArray[np.float64], problem: MemoryProblem) -> NDArra
     ------
     TypeError, ValueError
         If ``problem`` is not an unbatched MemoryProblem or ``W`` has the wrong shape.
+
+    Notes
+    -----
+    The left-hand sides of chapter 1, eqs. ``eq-op`` (OP) and ``eq-dp`` (DP).
     """
     _check_problem(problem)
     e, u, c = _arrays(problem)
@@ -251,7 +255,8 @@ def constraint_matrix(problem: MemoryProblem) -> NDArray[np.float64]:
     Notes
     -----
     Memory ``8 p (p-1) d^2`` bytes; meant for small instances (see :data:`LP_MAX_ENTRIES`).
-    Source: the constraints of the digest of arXiv:2605.10795, §3.2-3.3 (reconstruction).
+    Source: the constraints of the digest of arXiv:2605.10795, §3.2-3.3 (reconstruction;
+    chapter 1, eqs. ``eq-op`` and ``eq-dp``).
     """
     _check_problem(problem)
     e, u, comp = _arrays(problem)
@@ -342,7 +347,8 @@ def max_margin_linf(
     -----
     Dense simplex: seconds for ``p (p-1) d^2`` of order 1e6 (d = 16 below capacity), see
     :data:`LP_MAX_ENTRIES`. Source: the max-margin LP of :func:`lp_decide` (reconstruction of the
-    perfect-storage condition, digest §3.2-3.3; chapter 1).
+    perfect-storage condition, digest §3.2-3.3; chapter 1, eqs. ``eq-op`` and ``eq-dp``);
+    ``t*`` is the largest ``gamma_inf`` of chapter 1, eq. ``eq-normalised-margin``.
     """
     _check_problem(problem)
     x = _dense_max_margin(problem, check_int("max_entries", max_entries, 1), None)
@@ -745,11 +751,11 @@ def lp_decide(
     Notes
     -----
     CPU time on one core near capacity (``benchmarks/lp_speed.py``, ``"cg"``, loads 0.9-1.05):
-    median about 0.1 s at d = 12, 0.3 s at d = 16, 3 s at d = 24 and 7-11 s at d = 32 (at most
-    about 25 s; p = 178-204), against 2 s at d = 16 and minutes at d = 32 for ``"highs"``.
-    Memory: the restricted constraint rows, about 5000 x d^2 float64 at d = 32 (40 MB). Source:
-    digest §3.2-3.3 (reconstruction) for the constraints; constraint generation, the duality
-    bound and the interior-point method are textbook LP.
+    median about 0.1 s at d = 12, 0.3 s at d = 16, 3 s at d = 24 and 7-11 s at d = 32 (at most about
+    25 s; p = 178-204), against 2 s at d = 16 and minutes at d = 32 for ``"highs"``. Memory: the
+    restricted constraint rows, about 5000 x d^2 float64 at d = 32 (40 MB). Source: digest §3.2-3.3
+    (reconstruction; chapter 1, eqs. ``eq-op`` and ``eq-dp``) for the constraints; constraint
+    generation, the duality bound and the interior-point method are textbook LP.
     """
     _check_problem(problem)
     if method not in LP_METHODS:
@@ -791,5 +797,9 @@ def lp_feasible(
     ------
     TypeError, ValueError, RuntimeError
         As :func:`lp_decide`.
+
+    Notes
+    -----
+    Decides the strict systems of chapter 1, eqs. ``eq-op`` (OP) and ``eq-dp`` (DP).
     """
     return lp_decide(problem, method=method, max_entries=max_entries).feasible

@@ -126,7 +126,8 @@ def margin_for_load(alpha: float, p: int, *, n_samples: int = 20_000, seed: int 
 
     Notes
     -----
-    Reconstruction (digest sections 3.4 and 4.2; chapter 3).
+    Reconstruction (digest sections 3.4 and 4.2; chapter 3): the margin ``kappa_0`` of eq.
+    ``eq-tstar``, from the volume condition of chapter 2, eq. ``eq-alpha-p``, with this margin.
     """
     p = check_p(p)
     n_samples = check_samples(n_samples)

@@ -479,6 +479,10 @@ def recalled(W: torch.Tensor | np.ndarray, problem: MemoryProblem) -> torch.Tens
         If ``problem`` is not a MemoryProblem or ``W`` not an array or tensor.
     ValueError
         If the shape of ``W`` does not match the problem.
+
+    Notes
+    -----
+    The recall rule of chapter 1, eq. ``eq-recall`` (winner-take-all), strict.
     """
     tgt, comp = target_competitor_scores(W, problem)
     return tgt > comp.max(-1).values
@@ -504,6 +508,10 @@ def recall_accuracy(W: torch.Tensor | np.ndarray, problem: MemoryProblem) -> flo
         If ``problem`` is not a MemoryProblem or ``W`` not an array or tensor.
     ValueError
         If the shape of ``W`` does not match the problem.
+
+    Notes
+    -----
+    The fraction of inputs that satisfy chapter 1, eq. ``eq-recall``.
     """
     r = recalled(W, problem).float().mean(-1)
     return float(r) if r.dim() == 0 else r.cpu().numpy()
@@ -529,6 +537,11 @@ def all_recalled(W: torch.Tensor | np.ndarray, problem: MemoryProblem) -> bool |
         If ``problem`` is not a MemoryProblem or ``W`` not an array or tensor.
     ValueError
         If the shape of ``W`` does not match the problem.
+
+    Notes
+    -----
+    Chapter 1, eq. ``eq-recall`` for every input: the strict systems ``eq-op`` (OP) and
+    ``eq-dp`` (DP) hold.
     """
     r = recalled(W, problem).all(-1)
     return bool(r) if r.dim() == 0 else r.cpu().numpy()
@@ -668,6 +681,10 @@ def simulate_scores(
     ------
     ValueError
         If a size is out of range or the embedding is unknown or ``"leading"``.
+
+    Notes
+    -----
+    The Hebbian memory of chapter 3, eq. ``eq-hebb``, and its scores.
     """
     for name, val, lo in (("p", p, 2), ("d", d, 1), ("n_instances", n_instances, 1)):
         if isinstance(val, bool) or not isinstance(val, (int, np.integer)) or val < lo:

@@ -389,7 +389,8 @@ def normalized_margin(W: torch.Tensor, problem: MemoryProblem) -> np.ndarray:
     Notes
     -----
     Gardner's normalisation ``||W||_F^2 = d^2`` (chapter 2), in which random-``W`` scores have
-    unit variance; the quantity a maximum-margin memory maximises.
+    unit variance; the quantity a maximum-margin memory maximises. Equals ``d`` times
+    ``gamma_2(W)`` of chapter 1, eq. ``eq-normalised-margin``.
     """
     tgt, comp = target_competitor_scores(W, problem)
     Wt = torch.as_tensor(W)
@@ -474,7 +475,8 @@ def train_max_margin(
     -----
     Projected gradient for the rank-constrained maximum-margin problem; the smoothing follows
     the usual log-sum-exp bound ``max <= L <= max + log(p (p - 1)) / beta``. The spectral
-    argument of chapter 4 (digest section 7.2) is a statement about this optimum.
+    argument of chapter 4 (digest section 7.2) is a statement about this optimum; the memories
+    are those of chapter 4, eq. ``eq-rank-model``.
     """
     if not isinstance(problem, MemoryProblem) or not problem.batched or problem.decoupled:
         raise TypeError("problem must be a batched original-problem MemoryProblem")

@@ -134,7 +134,8 @@ def sample_cost_solutions(
 
     Notes
     -----
-    Reconstruction (digest section 4.2; chapter 2): the draws of ``t`` are exact, so this is an
+    Reconstruction (digest section 4.2; chapter 2, eq. ``eq-cost``; ``level`` and ``n_active`` are
+    ``T*`` and ``k`` of chapter 3, eq. ``eq-tstar``): the draws of ``t`` are exact, so this is an
     exact sampler of ``C(t)`` with ``t ~ N(0, I_p)``.
     """
     n = p - 1
@@ -199,7 +200,8 @@ def cost_solution(t: ArrayLike, margin: float = 0.0) -> CostSolution:
 
     Notes
     -----
-    Reconstruction (digest section 4.2; chapter 2, eq. ``eq-cost``).
+    Reconstruction (digest section 4.2; chapter 2, eq. ``eq-cost``; ``level`` and ``n_active``
+    are ``T*`` and ``k`` of chapter 3, eq. ``eq-tstar``).
     """
     arr = np.asarray(t, dtype=np.float64)
     if arr.ndim == 1:
@@ -381,7 +383,7 @@ def rs_energetic_term(
 
     Notes
     -----
-    Reconstruction (digest section 4.1; chapter 2, eq. ``eq-phi-rs``). Cost
+    Reconstruction (digest section 4.1; chapter 2, eqs. ``eq-log-z`` and ``eq-phi-rs``). Cost
     ``O(n_samples * p * 150)`` per q.
     """
     qs = np.atleast_1d(np.asarray(q, dtype=np.float64))
@@ -506,7 +508,7 @@ def rs_saddle(
 
     Notes
     -----
-    Reconstruction (digest section 4.1).
+    Reconstruction (digest section 4.1; chapter 2, eq. ``eq-phi-rs``).
     """
     alpha = check_positive("alpha", alpha)
     u, qs = rs_q_grid(n_grid)

@@ -246,7 +246,8 @@ def truncation_point(kappa: ArrayLike) -> Any:
 
     Notes
     -----
-    Reconstruction (digest section 7.2; chapter 4, eq. ``eq-rank-truncated-qc``).
+    Reconstruction (digest section 7.2; chapter 4, eqs. ``eq-alpha-kappa`` (``s_kappa``),
+    ``eq-rank-closed-form`` (computed from its ``x``) and ``eq-rank-truncated-qc``).
     """
     k = check_kappa(kappa)
     return _out(2.0 * np.cos(0.5 * _x_of_kappa(k)))
@@ -275,7 +276,8 @@ def truncated_second_moment(kappa: ArrayLike) -> Any:
 
     Notes
     -----
-    Reconstruction (digest section 7.2; chapter 4, eq. ``eq-rank-truncated-qc``).
+    Reconstruction (digest section 7.2; chapter 4, eqs. ``eq-rank-truncated-qc`` and
+    ``eq-alpha-kappa``).
     """
     k = check_kappa(kappa)
     keff = np.minimum(k, 1.0)
@@ -486,8 +488,9 @@ def critical_load(kappa: ArrayLike) -> Any:
 
     Notes
     -----
-    Reconstruction of the paper's two-layer result (digest section 7.2): half the second moment
-    of the quarter circle held by its top ``kappa`` fraction; chapter 4, eq. ``eq-alpha-kappa``.
+    Reconstruction of the paper's two-layer result (digest section 7.2): half the second moment of
+    the quarter circle held by its top ``kappa`` fraction; chapter 4, eq. ``eq-alpha-kappa``,
+    computed by its closed form, eq. ``eq-rank-closed-form``.
     """
     if isinstance(kappa, (float, int)) and not isinstance(kappa, bool):
         # fast scalar path (math module, no array overhead): ~10 us per call
@@ -672,7 +675,9 @@ def hebbian_critical_load(kappa: ArrayLike) -> Any:
     Notes
     -----
     Reconstruction (digest section 7.2): the Hebbian rule loses the same factor 4 in load with
-    or without the rank constraint (chapter 3 for kappa = 1, chapter 4 for kappa < 1).
+    or without the rank constraint (chapter 3 for kappa = 1, chapter 4 for kappa < 1);
+    ``alpha_c(kappa)`` of chapter 4, eq. ``eq-alpha-kappa``; 1/8 at ``kappa >= 1``, chapter 3, eq.
+    ``eq-hebb-eighth``.
     """
     k = check_kappa(kappa)
     return _out(np.asarray(critical_load(k)) / 4.0)

@@ -694,7 +694,9 @@ def train_memory(
     is that of ``torch.optim.Adam`` (no weight decay), on ``W`` or on ``Q`` and ``R``, through
     its public functional form :func:`torch.optim.adam.adam` with ``fused=True`` where the
     device supports it and ``foreach=True`` otherwise.
-    Source: protocol of the digest §9 (reconstruction; lr and stopping rules tuned here).
+    Source: the loss of chapter 1, eq. ``eq-ce`` (written plainly in
+    :func:`cross_entropy_loss_and_grad`), the factored ``W = Q R^T`` of chapter 4, eq.
+    ``eq-rank-model``; protocol of the digest §9 (reconstruction; lr and stopping rules tuned here).
     """
     steps = check_int("steps", steps, 1)
     check_every = check_int("check_every", check_every, 1)
@@ -805,8 +807,8 @@ def hebbian_memory(problem: MemoryProblem) -> torch.Tensor:
 
     Notes
     -----
-    Source: digest §5.1; Barnfield et al. (arXiv:2605.05189) prove its perfect-recall threshold
-    ``d^2 = 8 p log p`` (alpha = 1/8).
+    Chapter 3, eq. ``eq-hebb``. Source: digest §5.1; Barnfield et al. (arXiv:2605.05189) prove its
+    perfect-recall threshold ``d^2 = 8 p log p`` (alpha = 1/8).
     """
     if not isinstance(problem, MemoryProblem):
         raise TypeError(f"problem must be a MemoryProblem, got {type(problem).__name__}")
