@@ -11,7 +11,6 @@ from pathlib import Path
 
 import jupytext
 import nbformat
-import tomllib
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,9 +28,16 @@ def repository_url(root: Path = ROOT) -> str:
 
 
 def library_version(root: Path = ROOT) -> str:
-    """The library's version, as pyproject.toml gives it (the Colab cells pin this tag)."""
-    with open(root / "pyproject.toml", "rb") as fh:
-        return str(tomllib.load(fh)["project"]["version"])
+    """The library's version, ``assocmem.__version__`` read from the source (its one home).
+
+    ``pyproject.toml`` takes it from there (``dynamic = ["version"]``); the Colab cells pin the
+    tag ``v<version>``.
+    """
+    text = (root / "lib" / "assocmem" / "__init__.py").read_text(encoding="utf-8")
+    match = re.search(r'^__version__ = "([^"]+)"$', text, flags=re.M)
+    if match is None:
+        raise ValueError("lib/assocmem/__init__.py sets no __version__ = \"...\"")
+    return match.group(1)
 
 
 def toc_files(root: Path = ROOT) -> list[str]:

@@ -8,4 +8,6 @@ Subpackages (import from the modules themselves; packages re-export nothing):
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+#: The library's and the book's version: the one source (pyproject.toml reads it; every chapter's
+#: Colab cell installs the tag ``v<version>``; CITATION.cff repeats it, checked by the tests).
+__version__ = "0.6.0"
