@@ -14,6 +14,7 @@ matplotlib.use("Agg")
 from assocmem.context_gated.experiments import (  # noqa: E402
     noisy_cue,
     relax_gate_retrieval,
+    sample_clustered_memories,
     sample_memories,
     separation_experiment,
 )
@@ -26,12 +27,20 @@ from assocmem.context_gated.plots import (  # noqa: E402
 )
 from assocmem.context_gated.theory import (  # noqa: E402
     alpha_crit,
+    alpha_crit_of_spectrum,
+    competition_matrix,
+    competition_spectrum,
     contraction_constant,
     coupled_alpha_crit,
+    coupled_gain,
     decompose_fixed_point,
     eta_min,
     first_order_scores,
+    gate_eigenvalues,
+    gate_fixed_point,
+    gate_inverse,
     gate_matrix,
+    gram,
     retrieval_bound,
     retrieval_threshold,
     self_consistent_fixed_point,
@@ -156,8 +165,69 @@ def test_alpha_crit_infinite_for_orthonormal_memories() -> None:
 
 
 def test_coupled_alpha_crit_values() -> None:
-    got = [coupled_alpha_crit(1.0, lam, 5.0, 50) for lam in (0.5, 1.0, 1.5, 2.0, 2.5, 4.0)]
+    lams = (0.5, 1.0, 1.5, 2.0, 2.5, 4.0)
+    got = [coupled_alpha_crit(1.0, lam, 5.0, 50) for lam in lams]
     np.testing.assert_allclose(got, [0.975, 0.9, 0.775, 0.6, 0.375, 0.0])
+    assert isinstance(got[0], float)
+    batch = coupled_alpha_crit(1.0, lams, 5.0, 50)  # a grid of λ at once, the same numbers
+    assert isinstance(batch, np.ndarray) and batch.shape == (6,)
+    np.testing.assert_array_equal(batch, got)
+    # the gain λ²β/(Nη) reaches 1 exactly at the predicted point (η_min = 1 − α, α_crit = 1)
+    for lam, a in zip(lams[:5], got[:5], strict=True):
+        assert float(coupled_gain(lam, 5.0, 50, 1.0 - a)) == pytest.approx(1.0, rel=1e-12)
+    with pytest.raises(ValueError, match="lam"):
+        coupled_alpha_crit(1.0, [0.5, -1.0], 5.0, 50)
+    with pytest.raises(ValueError, match="eta"):
+        coupled_gain(1.0, 5.0, 50, 0.0)
+
+
+# --------------------------------------------------------------------------- batched theory
+def test_theory_takes_batches_of_memory_sets() -> None:
+    """Every matrix function maps (..., N, d) to (..., N, N), set by set, dtype/device as asked."""
+    Z = sample_clustered_memories(9, 4, trials=3, seed=1)  # (3, 9, 4)
+    for t in range(3):
+        z = Z[t]
+        G = z @ z.T
+        torch.testing.assert_close(gram(Z)[t], G, rtol=0, atol=1e-14)
+        W = G - torch.diag(torch.diag(G))
+        torch.testing.assert_close(competition_matrix(Z)[t], W, rtol=0, atol=1e-14)
+        assert bool((torch.diagonal(competition_matrix(Z), dim1=-2, dim2=-1) == 0).all())
+        A = torch.eye(9, dtype=torch.float64) + 0.4 * W
+        torch.testing.assert_close(gate_matrix(Z, 0.4)[t], A, rtol=0, atol=1e-14)
+    assert gate_matrix(Z, 0.4, dtype=torch.float32).dtype == torch.float32
+    assert gram(Z.numpy()[0]).shape == (9, 9)  # numpy input, one set
+    # spectrum, A(α)⁻¹ and its square root on an α grid, α_crit per set
+    om, V = competition_spectrum(Z)
+    assert om.shape == (3, 9) and V.shape == (3, 9, 9)
+    alphas = [0.0, 0.3, 0.6]
+    M = gate_inverse(om, V, alphas)
+    assert M.shape == (3, 3, 9, 9)
+    for i, a in enumerate(alphas):
+        torch.testing.assert_close(M[i], torch.linalg.inv(gate_matrix(Z, a)))
+        Mh = gate_inverse(om, V, a, sqrt=True)
+        torch.testing.assert_close(Mh @ Mh, M[i])
+        torch.testing.assert_close(
+            gate_eigenvalues(om, a), torch.linalg.eigvalsh(gate_matrix(Z, a)), rtol=0, atol=1e-12
+        )
+    np.testing.assert_allclose(alpha_crit_of_spectrum(om).numpy(), 1.0, rtol=1e-8)  # N > d
+    assert float(alpha_crit_of_spectrum(torch.tensor([[0.0, 1.0]]))[0]) == math.inf
+    # gate fixed point and first-order scores, one A for all trials or one per trial
+    g = torch.Generator().manual_seed(0)
+    u = torch.randn(3, 9, generator=g, dtype=torch.float64)
+    b = torch.randn(3, 9, generator=g, dtype=torch.float64)
+    A = gate_matrix(Z, 0.3)
+    s = gate_fixed_point(u, A)
+    torch.testing.assert_close((A @ s.unsqueeze(-1)).squeeze(-1), u)
+    torch.testing.assert_close(first_order_scores(b, u, A, 0.7), b + 0.7 * s)
+    s0 = gate_fixed_point(u, A[0])
+    torch.testing.assert_close(s0 @ A[0], u)
+    s32 = gate_fixed_point(u.float(), A[0])  # float64 inverse, float32 result
+    assert s32.dtype == torch.float32
+    torch.testing.assert_close(s32, s0.float())
+    with pytest.raises(ValueError, match="one memory set"):
+        alpha_crit(Z)
+    with pytest.raises(ValueError, match="shape"):
+        gate_fixed_point(u[:, :5], A)
 
 
 # --------------------------------------------------------------------------- fixed points

@@ -9,6 +9,7 @@ imports torch, matplotlib, the engine or the sweeps; a part that imports another
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -141,3 +142,96 @@ def test_parts_do_not_import_each_other_and_only_plots_draw() -> None:
 def test_top_level_holds_only_shared_modules() -> None:
     top = sorted(f.stem for f in LIB.glob("*.py"))
     assert top == ["__init__", "_validate", "device", "pages", "plotting", "stats", "widgets"]
+
+
+# --------------------------------------------------------------- chapter 5: one home per equation
+CG = LIB / "context_gated"
+#: Calls that build or read a matrix diagonal: with a subtraction they retype W_h2 = G − diag(G).
+_DIAG = {"diag", "diagonal", "diag_embed", "diagflat"}
+
+
+def _call_name(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Call):
+        f = node.func
+        return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+    return None
+
+
+def _calls(node: ast.AST) -> set[str]:
+    return {n for n in map(_call_name, ast.walk(node)) if n is not None}
+
+
+def _retyped_formulas(tree: ast.AST) -> list[str]:
+    """Where ``tree`` builds W_h2 = G − diag(G), A(α) = I + α W_h2 or a threshold of chapter 5.
+
+    Caught: ``G - diag(diag(G))``-like subtractions of a diagonal, ``diag(diag(...))``,
+    ``diag_embed(diagonal(...))``, ``fill_diagonal_``, writes into ``.diagonal()``, masks and sums
+    with ``eye(...)`` (``eye(N) + alpha * W``, ``(1 - a) * eye(N) + a * G``, ``G * (1 - eye(N))``),
+    λ²β/N-like quotients (the coupled threshold and gain, eq-cg-coupled-crit) and
+    ``log((1 - eps) * (N - 1) / eps)`` (the retrieval threshold, eq-cg-threshold).
+    """
+    found = []
+    for n in ast.walk(tree):
+        name = _call_name(n)
+        where = f"line {getattr(n, 'lineno', '?')}"
+        if isinstance(n, ast.Call) and (
+            name in ("fill_diagonal_", "masked_fill", "masked_fill_")
+            or (name in ("zero_", "fill_") and _calls(n.func) & _DIAG)
+        ):
+            found.append(f"{where}: {name}(...) on a diagonal (W_h2 built by hand)")
+        elif (
+            isinstance(n, ast.Call)
+            and name in _DIAG
+            and any(_call_name(a) in _DIAG for a in n.args)
+        ):
+            found.append(f"{where}: {name}({_call_name(n.args[0])}(...)) (W_h2 built by hand)")
+        elif isinstance(n, ast.Call) and name == "log" and n.args:
+            arg = ast.unparse(n.args[0]).replace(" ", "")
+            if re.search(r"\(1-\w+\)\*\(\w+-1\)/\w+", arg):
+                found.append(f"{where}: log((1 - ε)(N - 1)/ε) (retrieval threshold by hand)")
+        elif isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Add, ast.Sub)):
+            if isinstance(n.op, ast.Sub) and _calls(n.right) & _DIAG:
+                found.append(f"{where}: x − diag(...) (W_h2 = G − diag(G) built by hand)")
+            elif "eye" in _calls(n.left) | _calls(n.right):
+                found.append(f"{where}: eye(...) ± ... (A(α) = I + α W_h2 built by hand)")
+        elif isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div):
+            squares = any(isinstance(m, ast.BinOp) and isinstance(m.op, ast.Pow)
+                          and isinstance(m.right, ast.Constant) and m.right.value == 2
+                          for m in ast.walk(n.left))  # fmt: skip
+            if squares and re.search(r"\bN\b", ast.unparse(n.right)):
+                found.append(f"{where}: λ²β/N (coupled threshold or gain by hand)")
+        elif isinstance(n, ast.Assign) and any(
+            isinstance(t, ast.Subscript) and _calls(t.value) & _DIAG for t in n.targets
+        ):
+            found.append(f"{where}: assignment into a diagonal (W_h2 built by hand)")
+    return found
+
+
+@pytest.mark.parametrize("path", sorted(p.name for p in CG.glob("*.py") if p.name != "theory.py"))
+def test_context_gated_formulas_live_only_in_theory(path: str) -> None:
+    """W_h2, A(α) and the thresholds have one home, ``context_gated/theory.py``."""
+    found = _retyped_formulas(ast.parse((CG / path).read_text()))
+    assert not found, f"context_gated/{path} retypes a theory formula:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize(
+    "snippet",
+    [
+        "G = Z @ Z.T\nW = G - torch.diag(torch.diag(G))",
+        "W = G - torch.diag_embed(torch.diagonal(G, dim1=-2, dim2=-1))",
+        "W = G - np.diag(np.diag(G))",
+        "W = G.clone()\nW.fill_diagonal_(0.0)",
+        "W = G.clone()\nW.diagonal(dim1=-2, dim2=-1).zero_()",
+        "W = G.clone()\nW[..., range(N), range(N)] = 0\nW.diagonal()[:] = 0",
+        "W = G * (1 - torch.eye(N))",
+        "W = G.masked_fill(torch.eye(N, dtype=bool), 0.0)",
+        "A = torch.eye(N, dtype=dt) + alpha * W",
+        "A = (1 - a) * np.eye(N) + a * G",
+        "aug[:, :N, :N] = -(torch.eye(N) + al * W2)",
+        "pred = np.clip(1 - lam**2 * beta / N, 0, None)",
+        "gain = lam[:, None] ** 2 * be / (N * (1 - a))",
+        "kappa = math.log((1 - dl) * (n - 1) / dl)",
+    ],
+)
+def test_the_formula_check_catches_handmade_copies(snippet: str) -> None:
+    assert _retyped_formulas(ast.parse(snippet)), snippet

@@ -16,7 +16,7 @@ import torch
 from tqdm.auto import tqdm
 
 from assocmem._validate import check_int, check_real
-from assocmem.context_gated.theory import alpha_crit
+from assocmem.context_gated.theory import alpha_crit, first_order_scores, gate_matrix
 from assocmem.device import get_device, make_generator
 from assocmem.stats import wilson_interval
 
@@ -211,13 +211,14 @@ def relax_gate_retrieval(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Relax the coupled gate–retrieval subsystem from s = r = 0 with clamped c and q.
 
-    Explicit Euler on τ_s ṡ = u − A s + λ softmax(βr), τ_r ṙ = λ s + b − r (Eqs. 2–3 with the
-    context and query clamped) up to ``t_end``, with a per-trial step h = min(h_max, κ/rate),
-    where rate = λ√(β g/(τ_s τ_r)) with g = 1 − Σ_μ p_μ² bounds the local growth rate of the
-    feedback loop (large while the softmax is undecided) and h_max = min(dt, τ_s/(2η_max(A)),
-    τ_r/2) keeps the linear part accurate and stable; then at most
-    ``polish_iter`` iterations of the
-    self-consistent map (6), r ← b + λA⁻¹u + λ²A⁻¹softmax(βr), which converges locally to the
+    Explicit Euler on τ_s ṡ = u − A s + λ softmax(βr), τ_r ṙ = λ s + b − r (eq. ``eq-cg-dynamics``
+    with the context and query clamped) up to ``t_end``, with a per-trial step
+    h = min(h_max, κ/rate), where rate = λ√(β g/(τ_s τ_r)) with g = 1 − Σ_μ p_μ² bounds the local
+    growth rate of the feedback loop (large while the softmax is undecided) and
+    h_max = min(dt, τ_s/(2η_max(A)), τ_r/2) keeps the linear part accurate and stable; then at
+    most ``polish_iter`` iterations of the self-consistent map (eq. ``eq-cg-fixed-point``),
+    r ← b + λA⁻¹u + λ²A⁻¹softmax(βr), with b + λA⁻¹u from
+    :func:`~assocmem.context_gated.theory.first_order_scores`. The map converges locally to the
     stable fixed point the trajectory has reached (all eigenvalues of its Jacobian are real and
     below 1 there).
 
@@ -257,7 +258,8 @@ def relax_gate_retrieval(
 
     Notes
     -----
-    Reconstruction (the paper integrates no ODE for Fig. 2; see chapter 5).
+    Reconstruction (the paper integrates no ODE for Fig. 2; see chapter 5). The gate and
+    score equations are those of eq. ``eq-cg-dynamics``.
     """
     if isinstance(lam, torch.Tensor) and lam.ndim == 1:
         lam_c: float | torch.Tensor = lam.to(dtype=b.dtype, device=b.device).reshape(-1, 1)
@@ -306,7 +308,7 @@ def relax_gate_retrieval(
     residual = torch.full(b.shape[:1], math.inf, dtype=b.dtype, device=b.device)
     if polish_iter > 0:
         M = torch.linalg.inv(A)
-        bias = b + lam_c * (u @ M)
+        bias = first_order_scores(b, u, A, lam_c)
         fb = lam_c**2
         eps = torch.finfo(b.dtype).eps
         for it in range(polish_iter):
@@ -384,7 +386,9 @@ def separation_experiment(
     One memory set ζ (N unit-norm vectors in R^d) per call. Per trial a target μ is drawn
     uniformly, q = ζ^μ + σ_q ε and c = ζ^μ + σ_c η (:func:`noisy_cue`); the same targets and noise
     draws are reused for every (σ_q, λ) cell (common random numbers). W_h1 = Z, so
-    u_μ = ⟨ζ^μ, c⟩. Draw order from the seed: memories, targets, ε, η.
+    u_μ = ⟨ζ^μ, c⟩. Draw order from the seed: memories, targets, ε, η. The scores are the
+    first-order scores of eq. ``eq-cg-fixed-point`` or the relaxed dynamics; ``delta`` is the full
+    score gap of eq. ``eq-cg-gaps`` that enters eq. ``eq-cg-threshold``.
 
     Parameters
     ----------
@@ -453,8 +457,7 @@ def separation_experiment(
     dev = get_device(device)
     g = make_generator(seed)
     Z64 = sample_memories(N, d, seed=g)
-    G = Z64 @ Z64.T
-    A64 = torch.eye(N, dtype=torch.float64) + al * (G - torch.diag(torch.diag(G)))
+    A64 = gate_matrix(Z64, al)
     if float(torch.linalg.eigvalsh(A64)[0]) <= 0:
         raise ValueError(f"alpha={alpha} is not below alpha_crit={alpha_crit(Z64):.3g}")
     target = torch.randint(0, N, (trials,), generator=g)
@@ -464,7 +467,6 @@ def separation_experiment(
     c = noisy_cue(zt, sc, seed=g, noise=noise).to(dtype=dtype, device=dev)
     Z = Z64.to(dtype=dtype, device=dev)
     A = A64.to(dtype=dtype, device=dev)
-    M = torch.linalg.inv(A64).to(dtype=dtype, device=dev)
     tgt = target.to(dev)
     u_one = c @ Z.T  # (T, N)
     b_all = (q_all.to(dtype=dtype, device=dev) @ Z.T).reshape(-1, N)  # b = Z q, (S*T, N)
@@ -481,8 +483,8 @@ def separation_experiment(
                 b_all, u_all, A, float(lam), be, dt=dt, kappa=kappa, t_end=t_end
             )
             max_res = max(max_res, float(res.max()))
-        else:
-            r = b_all + float(lam) * (u_all @ M)
+        else:  # first-order scores b + λA⁻¹u (A⁻¹ taken in float64)
+            r = first_order_scores(b_all, u_all, A64, float(lam))
         r_t = r.gather(1, tgt_all.view(-1, 1)).squeeze(1)
         others = r.scatter(1, tgt_all.view(-1, 1), -math.inf)
         gap = r_t - others.amax(dim=1)

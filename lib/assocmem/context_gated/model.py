@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from assocmem._validate import check_real
-from assocmem.context_gated.theory import as_memories
+from assocmem.context_gated.theory import as_memories, competition_matrix, gate_matrix
 from assocmem.device import get_device
 
 __all__ = ["State", "Trajectory", "ContextGatedMemory"]
@@ -55,12 +55,16 @@ class Trajectory(NamedTuple):
         Recorded states, each field of shape (T, B, dim) (``None`` if not recorded).
     final : State
         State at t_end.
+    retrieval : torch.Tensor or None
+        Retrieval activations r̂ = softmax(β r) at the recorded times, shape (T, B, N)
+        (``None`` if the states were not recorded).
     """
 
     t: np.ndarray
     energy: torch.Tensor
     states: State | None
     final: State
+    retrieval: torch.Tensor | None = None
 
 
 class ContextGatedMemory:
@@ -95,8 +99,10 @@ class ContextGatedMemory:
 
     Notes
     -----
-    Source: paper §3.1 (Eqs. 1–4); the total energy is the HAMUX convention (digest §2.4,
-    reconstruction, see chapter 5). W_h2 = G − diag(G) (= G − I for unit-norm memories).
+    Source: paper §3.1 (Eqs. 1–4); chapter 5, eqs. ``eq-cg-energy`` and ``eq-cg-dynamics``. The
+    total energy is the HAMUX convention (digest §2.4, reconstruction, see chapter 5).
+    ``W_h2`` and ``A`` come from :func:`~assocmem.context_gated.theory.competition_matrix` and
+    :func:`~assocmem.context_gated.theory.gate_matrix` (W_h2 = G − diag(G), A(α) = I + α W_h2).
     """
 
     def __init__(
@@ -136,9 +142,8 @@ class ContextGatedMemory:
             if not bool(torch.isfinite(w).all()):
                 raise ValueError("W_h1 contains non-finite entries")
             self.W_h1 = w
-        G = self.Z @ self.Z.T
-        self.W_h2 = G - torch.diag(torch.diag(G))
-        self.A = torch.eye(N, dtype=dtype, device=dev) + self.alpha * self.W_h2
+        self.W_h2 = competition_matrix(self.Z, dtype=dtype, device=dev)
+        self.A = gate_matrix(self.Z, self.alpha, dtype=dtype, device=dev)
 
     # ----------------------------------------------------------------- sizes and inputs
     @property
@@ -206,7 +211,7 @@ class ContextGatedMemory:
         return State(c=state.c, s=state.s, q=state.q, r=torch.softmax(self.beta * state.r, dim=-1))
 
     def energy_terms(self, state: State, act: State | None = None) -> dict[str, torch.Tensor]:
-        """Return the eight energy terms, each of shape (B,).
+        """Return the eight energy terms of eq. ``eq-cg-energy``, each of shape (B,).
 
         Parameters
         ----------
@@ -235,13 +240,13 @@ class ContextGatedMemory:
         }
 
     def energy(self, state: State, act: State | None = None) -> torch.Tensor:
-        """Total energy E (layer energies + four hypersynapses), shape (B,) (digest §2.4)."""
+        """Total energy E of eq. ``eq-cg-energy`` (layers + hypersynapses), shape (B,)."""
         return torch.stack(list(self.energy_terms(state, act).values())).sum(0)
 
     def currents(self, state: State) -> State:
-        """Input currents I_ℓ = −∂E_synapses/∂x̂_ℓ into each layer.
+        """Input currents I_ℓ = −∂E_synapses/∂x̂_ℓ into each layer (eq. ``eq-cg-dynamics``).
 
-        They are the right-hand sides of Eqs. 1–4 without the leak −x_ℓ.
+        They are the right-hand sides of the paper's Eqs. 1–4 without the leak −x_ℓ.
 
         Parameters
         ----------
@@ -262,7 +267,7 @@ class ContextGatedMemory:
         )
 
     def rhs(self, state: State, *, clamp_context: bool = False, clamp_query: bool = False) -> State:
-        """Time derivatives ẋ_ℓ = (I_ℓ − x_ℓ)/τ_ℓ (Eqs. 1–4); clamped layers get zero."""
+        """Time derivatives ẋ_ℓ = (I_ℓ − x_ℓ)/τ_ℓ (eq. ``eq-cg-dynamics``); clamped layers get 0."""
         cur = self.currents(state)
         out = [(i - x) / tau for i, x, tau in zip(cur, state, self.taus, strict=True)]
         if clamp_context:
@@ -284,7 +289,7 @@ class ContextGatedMemory:
         record_every: int = 1,
         record_states: bool = True,
     ) -> Trajectory:
-        """Integrate Eqs. (1)–(4) with a fixed step, batched over trials.
+        """Integrate eq. ``eq-cg-dynamics`` (paper Eqs. 1–4) with a fixed step, batched over trials.
 
         Parameters
         ----------
@@ -358,7 +363,13 @@ class ContextGatedMemory:
             if record_states
             else None
         )
-        return Trajectory(t=np.asarray(times), energy=torch.stack(energies), states=states, final=x)
+        return Trajectory(
+            t=np.asarray(times),
+            energy=torch.stack(energies),
+            states=states,
+            final=x,
+            retrieval=None if states is None else self.activations(states).r,
+        )
 
     # ----------------------------------------------------------------- clamped inputs
     def query_similarities(self, q: np.ndarray | torch.Tensor) -> torch.Tensor:

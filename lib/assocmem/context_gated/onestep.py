@@ -18,7 +18,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from assocmem._validate import check_int, check_real
 from assocmem.context_gated.experiments import NOISE_NORMS, noisy_cue, sample_memories
-from assocmem.context_gated.theory import gate_matrix
+from assocmem.context_gated.theory import first_order_scores, gate_fixed_point, gate_matrix
 from assocmem.device import make_generator
 from assocmem.stats import bootstrap_interval
 
@@ -31,11 +31,13 @@ __all__ = [
     "one_step_experiment",
     "binned_quantile",
     "tail_slope",
+    "OneStepSummary",
+    "summarize_one_step",
 ]
 
 
 def top_gap(x: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-    """Gap x_μ − max_{ν≠μ} x_ν of the target entry over its best competitor.
+    """Gap x_μ − max_{ν≠μ} x_ν of the target entry over its best competitor (eq-cg-gaps).
 
     Parameters
     ----------
@@ -56,7 +58,7 @@ def top_gap(x: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
 def gap_decomposition(
     b: torch.Tensor, s: torch.Tensor, lam: float, target: torch.Tensor
 ) -> dict[str, torch.Tensor]:
-    """Return the paper's separation gap and the full score gap of r = b + λ s (Thm 3.1).
+    """Return the paper's separation gap and the full score gap of r = b + λ s (eq-cg-gaps).
 
     Parameters
     ----------
@@ -76,6 +78,10 @@ def gap_decomposition(
         ``"paper"`` Δ_raw + λΔ_gate (the paper's Δ); ``"full"`` r_μ − max_{ν≠μ} r_ν.
         Always ``full >= paper`` (the max of a sum is at most the sum of the maxima).
 
+    Notes
+    -----
+    Paper Thm 3.1; chapter 5, eq. ``eq-cg-gaps``.
+
     Raises
     ------
     TypeError, ValueError
@@ -92,7 +98,10 @@ def gap_decomposition(
 
 
 def one_step_update(memories: torch.Tensor, r: torch.Tensor, beta: float) -> torch.Tensor:
-    """One modern-Hopfield retrieval step q' = Zᵀ softmax(β r) (paper Eq. 4 at its fixed point).
+    """One modern-Hopfield retrieval step q' = Zᵀ softmax(β r) (eq. ``eq-cg-mhn``).
+
+    The update of eq. ``eq-cg-mhn`` with the context-gated scores r in place of the overlaps; the
+    fixed point of the paper's Eq. 4 for the query layer.
 
     Parameters
     ----------
@@ -121,7 +130,9 @@ def one_step_update(memories: torch.Tensor, r: torch.Tensor, beta: float) -> tor
 def one_step_error_bound(
     beta_delta: ArrayLike, N: int, *, M: float = 1.0, tight: bool = True
 ) -> NDArray[np.float64]:
-    """Bound on the one-step error ‖q' − ζ^μ‖ in terms of βΔ (Cor. 3.2, Ramsauer Thm 5).
+    """Bound on the one-step error ‖q' − ζ^μ‖ in terms of βΔ (eq. ``eq-cg-one-step``).
+
+    Paper Cor. 3.2, restating Ramsauer et al. Thm 5.
 
     q' − ζ^μ = Σ_{ν≠μ} p_ν (ζ^ν − ζ^μ), so ‖q' − ζ^μ‖ <= 2M(1 − p_μ) with M = max_ν ‖ζ^ν‖, and
     1 − p_μ <= (N − 1)e^{−βΔ}/(1 + (N − 1)e^{−βΔ}) when the score gap is Δ.
@@ -207,8 +218,10 @@ def one_step_experiment(
 
     Same protocol as :func:`~assocmem.context_gated.experiments.separation_experiment` (one memory
     set per call, target μ uniform, q = ζ^μ + σ_q ε, c = ζ^μ + σ_c η through
-    :func:`~assocmem.context_gated.experiments.noisy_cue`, u = Z c): the gates are s = A(α)⁻¹u,
-    the scores r = b + λ s, and one read-out q' = Zᵀ softmax(β r). Float64 throughout.
+    :func:`~assocmem.context_gated.experiments.noisy_cue`, u = Z c): the gates are s = A(α)⁻¹u
+    (:func:`~assocmem.context_gated.theory.gate_fixed_point`), the scores the first-order
+    r = b + λ s (:func:`~assocmem.context_gated.theory.first_order_scores`), and one read-out
+    q' = Zᵀ softmax(β r) (eq. ``eq-cg-mhn``). Float64 throughout.
 
     Parameters
     ----------
@@ -260,14 +273,15 @@ def one_step_experiment(
     zt = Z[target]
     q = noisy_cue(zt, sq, seed=g, noise=noise)  # (S, T, d)
     c = noisy_cue(zt, sc, seed=g, noise=noise)  # (T, d)
-    s = torch.linalg.solve(A, (c @ Z.T).T).T  # (T, N), s = A⁻¹u
+    u = c @ Z.T  # (T, N) context inputs
+    s = gate_fixed_point(u, A)  # (T, N), s = A⁻¹u
     L, S = lam_arr.size, sq.size
     out = {k: np.zeros((L, S, trials)) for k in ("full", "raw", "gate", "paper", "err", "pt")}
     for si in range(S):
         b = q[si] @ Z.T
         for li, lam in enumerate(lam_arr):
             gaps = gap_decomposition(b, s, float(lam), target)
-            r = b + float(lam) * s
+            r = first_order_scores(b, u, A, float(lam))
             q1 = one_step_update(Z, r, be)
             for k in ("full", "raw", "gate", "paper"):
                 out[k][li, si] = gaps[k].numpy()
@@ -397,3 +411,81 @@ def tail_slope(
         return np.asarray((xc * yc).sum(-1) / (xc * xc).sum(-1))
 
     return bootstrap_interval(pts, stat=slopes, n_boot=n_boot, seed=seed)
+
+
+@dataclass
+class OneStepSummary:
+    """Intervals of a :class:`OneStepResult`: what the chapter's figure and prose show.
+
+    Attributes
+    ----------
+    edges : numpy.ndarray, shape (K + 1,)
+        Bin edges in βΔ (full score gap times β).
+    binned : dict of str to numpy.ndarray, each of shape (K,)
+        Median one-step error per bin with its bootstrap 95 % interval (:func:`binned_quantile`).
+    sigma_index : int
+        Index of the σ_q level of the gap summaries.
+    gap_full, gap_paper : numpy.ndarray, shape (L, 3)
+        Mean full gap and mean paper's gap Δ_raw + λΔ_gate at that σ_q, per λ, with the
+        bootstrap 95 % interval (columns: estimate, low, high; n = trials).
+    paper_mean : numpy.ndarray, shape (L,)
+        Mean paper's gap per λ, linear in λ by definition (eq. ``eq-cg-gaps``).
+    """
+
+    edges: NDArray[np.float64]
+    binned: dict[str, NDArray[np.float64]]
+    sigma_index: int
+    gap_full: NDArray[np.float64]
+    gap_paper: NDArray[np.float64]
+    paper_mean: NDArray[np.float64]
+
+
+def summarize_one_step(
+    result: OneStepResult,
+    *,
+    edges: Sequence[float] | np.ndarray | None = None,
+    sigma_index: int = 1,
+    seed: int = 0,
+) -> OneStepSummary:
+    """Binned median errors and mean gaps, with bootstrap intervals, of a one-step run.
+
+    Parameters
+    ----------
+    result : OneStepResult
+        From :func:`one_step_experiment`.
+    edges : array_like, optional
+        Bin edges in βΔ (default: width 2 from −4 up past the largest βΔ).
+    sigma_index : int
+        Index of the σ_q level whose gaps are summarised against λ.
+    seed : int
+        Seed of the bootstrap resampling.
+
+    Returns
+    -------
+    OneStepSummary
+
+    Raises
+    ------
+    ValueError
+        If ``sigma_index`` is out of range (and as :func:`binned_quantile`).
+    """
+    S = result.sigma_q.size
+    if not isinstance(sigma_index, (int, np.integer)) or not 0 <= sigma_index < S:
+        raise ValueError(f"sigma_index must be an integer in [0, {S}), got {sigma_index!r}")
+    beta = float(result.params["beta"])
+    x = beta * result.delta_full.ravel()
+    e = np.arange(-4.0, x.max() + 2.0, 2.0) if edges is None else np.asarray(edges, np.float64)
+    binned = binned_quantile(x, result.error.ravel(), e, seed=seed)
+    si = int(sigma_index)
+    gaps = {
+        key: np.array([bootstrap_interval(v, seed=seed) for v in getattr(result, key)[:, si]])
+        for key in ("delta_full", "delta_paper")
+    }
+    return OneStepSummary(
+        edges=e,
+        binned=binned,
+        sigma_index=si,
+        gap_full=gaps["delta_full"],
+        gap_paper=gaps["delta_paper"],
+        paper_mean=result.delta_paper[:, si].mean(axis=-1),
+    )

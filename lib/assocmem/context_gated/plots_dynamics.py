@@ -287,9 +287,13 @@ def plot_hysteresis(result: HysteresisResult, *, level: float = 0.5, seed: int =
     )
     ax = axes[1, 0]
     up, down = result.jump_up(level), result.jump_down(level)
-    pred = np.clip(1 - lam**2 * float(result.params["beta"]) / int(result.params["N"]), 0, None)
     theory_line(
-        ax, lam, pred, color="k", marker="s", label="paper: $\\alpha_{crit}(1-\\lambda^2\\beta/N)$"
+        ax,
+        lam,
+        result.predicted,
+        color="k",
+        marker="s",
+        label="paper: $\\alpha_{crit}(1-\\lambda^2\\beta/N)$",
     )
     for vals, name, c in ((up, "jump up (from uniform)", 0), (down, "drop down (from winner)", 1)):
         est = np.array(

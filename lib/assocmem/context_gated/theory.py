@@ -1,18 +1,26 @@
 """Closed forms of the context-gated associative memory (gate matrix, thresholds, fixed points).
 
-Notation (Choraria et al. 2026, arXiv:2605.10970, §3): memories ζ^μ are the rows of ``memories``
-(shape (N, d)); G is their Gram matrix; W_h2 = G − diag(G) (= G − I for unit-norm memories);
-A(α) = I + α W_h2 = (1 − α) I + α G; u = W_h1 c are the context inputs to the gates and
-b_μ = ⟨ζ^μ, q⟩ the query–memory similarities.
+Notation (Choraria et al. 2026, arXiv:2605.10970, §3; chapter 5): memories ζ^μ are the rows of
+``memories`` (shape (N, d), or a batch of sets (..., N, d)); G is their Gram matrix;
+W_h2 = G − diag(G) (= G − I for unit-norm memories); A(α) = I + α W_h2 = (1 − α) I + α G
+(eq. ``eq-cg-A``); u = W_h1 c are the context inputs to the gates and b_μ = ⟨ζ^μ, q⟩ the
+query–memory similarities.
+
+This module is the one home of these formulas: the model, the experiments, the transitions and
+the figures call it rather than building W_h2, A(α), A(α)⁻¹u or the thresholds themselves
+(``tests/test_layout.py`` checks it).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import overload
 
 import numpy as np
 import torch
+from numpy.typing import NDArray
 from scipy.special import expit
 
 from assocmem._validate import check_int, check_real
@@ -22,12 +30,18 @@ __all__ = [
     "gram",
     "competition_matrix",
     "gate_matrix",
+    "competition_spectrum",
+    "gate_eigenvalues",
+    "gate_inverse",
     "eta_min",
     "alpha_crit",
+    "alpha_crit_of_spectrum",
     "coupled_alpha_crit",
+    "coupled_gain",
     "contraction_constant",
     "retrieval_threshold",
     "retrieval_bound",
+    "gate_fixed_point",
     "first_order_scores",
     "FixedPoint",
     "self_consistent_fixed_point",
@@ -42,27 +56,28 @@ def as_memories(
     dtype: torch.dtype = torch.float64,
     device: torch.device | str | None = None,
 ) -> torch.Tensor:
-    """Validate a memory matrix and return it as a torch tensor.
+    """Validate one memory set (N, d) or a batch of sets (..., N, d); return a torch tensor.
 
     Parameters
     ----------
-    memories : array_like, shape (N, d)
-        One stored pattern ζ^μ per row, N >= 2, finite.
+    memories : array_like, shape (..., N, d)
+        One stored pattern ζ^μ per row, N >= 2, finite; leading axes index memory sets.
     normalize : bool
         Rescale every row to unit Euclidean norm (rows must then be non-zero).
     dtype, device
-        Output dtype and device (``device=None`` keeps the input's device, CPU for numpy).
+        Output dtype (default float64, the book's theory precision) and device (``device=None``
+        keeps the input's device, CPU for numpy).
 
     Returns
     -------
-    torch.Tensor, shape (N, d)
+    torch.Tensor, shape (..., N, d)
 
     Raises
     ------
     TypeError
         If ``memories`` is not a numpy array or torch tensor.
     ValueError
-        If it is not 2-D, has fewer than 2 rows, contains non-finite entries, or has a zero row
+        If it has fewer than 2 axes or 2 rows, contains non-finite entries, or has a zero row
         while ``normalize`` is set.
     """
     if isinstance(memories, np.ndarray):
@@ -72,70 +87,108 @@ def as_memories(
     else:
         raise TypeError(f"memories must be a numpy array or torch tensor, got {type(memories)}")
     z = z.to(dtype=dtype, device=device if device is not None else z.device)
-    if z.ndim != 2:
-        raise ValueError(f"memories must have shape (N, d), got shape {tuple(z.shape)}")
-    if z.shape[0] < 2 or z.shape[1] < 1:
+    if z.ndim < 2:
+        raise ValueError(f"memories must have shape (N, d) or (..., N, d), got {tuple(z.shape)}")
+    if z.shape[-2] < 2 or z.shape[-1] < 1:
         raise ValueError(f"memories needs N >= 2 rows and d >= 1 columns, got {tuple(z.shape)}")
     if not bool(torch.isfinite(z).all()):
         raise ValueError("memories contains non-finite entries (nan or inf)")
     if normalize:
-        norms = z.norm(dim=1, keepdim=True)
+        norms = z.norm(dim=-1, keepdim=True)
         if bool((norms == 0).any()):
             raise ValueError("memories has a zero row; it cannot be normalised to unit norm")
         z = z / norms
     return z
 
 
-def gram(memories: np.ndarray | torch.Tensor) -> torch.Tensor:
-    """Gram matrix G_ij = ⟨ζ^i, ζ^j⟩ of the memories (paper §3.1.2).
+def _one_set(z: torch.Tensor, name: str) -> None:
+    if z.ndim != 2:
+        raise ValueError(
+            f"{name} takes one memory set of shape (N, d), got {tuple(z.shape)}; for a batch "
+            "use alpha_crit_of_spectrum(*competition_spectrum(memories)) or gate_eigenvalues"
+        )
+
+
+def gram(
+    memories: np.ndarray | torch.Tensor,
+    *,
+    dtype: torch.dtype = torch.float64,
+    device: torch.device | str | None = None,
+) -> torch.Tensor:
+    """Gram matrix G_ij = ⟨ζ^i, ζ^j⟩ of the memories (paper §3.1.2), batched over memory sets.
 
     Parameters
     ----------
-    memories : array_like, shape (N, d)
+    memories : array_like, shape (..., N, d)
         Stored patterns ζ^μ (rows), N >= 2, finite.
+    dtype, device
+        As :func:`as_memories` (default float64, the input's device).
 
     Returns
     -------
-    torch.Tensor, shape (N, N), float64
+    torch.Tensor, shape (..., N, N), ``dtype``
 
     Raises
     ------
     TypeError, ValueError
         As :func:`as_memories`.
     """
-    z = as_memories(memories)
-    return z @ z.T
+    z = as_memories(memories, dtype=dtype, device=device)
+    return z @ z.mT
 
 
-def competition_matrix(memories: np.ndarray | torch.Tensor) -> torch.Tensor:
+def competition_matrix(
+    memories: np.ndarray | torch.Tensor,
+    *,
+    dtype: torch.dtype = torch.float64,
+    device: torch.device | str | None = None,
+) -> torch.Tensor:
     """Gate self-synapse W_h2: off-diagonal Gram entries, zero diagonal (paper §3.1.2 (ii)).
 
+    The matrix of the competition term h_2 of the energy (eq. ``eq-cg-energy``).
+
     Parameters
     ----------
-    memories : array_like, shape (N, d)
+    memories : array_like, shape (..., N, d)
         Stored patterns ζ^μ (rows), N >= 2, finite.
+    dtype, device
+        As :func:`as_memories`.
 
     Returns
     -------
-    torch.Tensor, shape (N, N), float64
+    torch.Tensor, shape (..., N, N), ``dtype``
         G − diag(G); equal to G − I for unit-norm memories.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`as_memories`.
     """
-    g = gram(memories)
-    return g - torch.diag(torch.diag(g))
+    g = gram(memories, dtype=dtype, device=device)
+    return g - torch.diag_embed(torch.diagonal(g, dim1=-2, dim2=-1))
 
 
-def gate_matrix(memories: np.ndarray | torch.Tensor, alpha: float) -> torch.Tensor:
-    """A(α) = I + α W_h2, the matrix of the linear gate dynamics τ_s ṡ = u − A(α) s.
+def gate_matrix(
+    memories: np.ndarray | torch.Tensor,
+    alpha: float,
+    *,
+    dtype: torch.dtype = torch.float64,
+    device: torch.device | str | None = None,
+) -> torch.Tensor:
+    """A(α) = I + α W_h2 (eq. ``eq-cg-A``), the matrix of the gate dynamics τ_s ṡ = u − A(α) s.
 
     Parameters
     ----------
-    memories : array_like, shape (N, d)
+    memories : array_like, shape (..., N, d)
+        Stored patterns ζ^μ (rows), N >= 2, finite.
     alpha : float
         Competition strength, >= 0.
+    dtype, device
+        As :func:`as_memories`.
 
     Returns
     -------
-    torch.Tensor, shape (N, N), float64
+    torch.Tensor, shape (..., N, N), ``dtype``
 
     Raises
     ------
@@ -147,8 +200,99 @@ def gate_matrix(memories: np.ndarray | torch.Tensor, alpha: float) -> torch.Tens
     Paper Thm 3.3 / App. C.2: A(α) = (1 − α) I + α G for unit-norm memories.
     """
     a = check_real("alpha", alpha, low=0.0, strict=False)
-    w2 = competition_matrix(memories)
-    return torch.eye(w2.shape[0], dtype=w2.dtype) + a * w2
+    w2 = competition_matrix(memories, dtype=dtype, device=device)
+    return torch.eye(w2.shape[-1], dtype=w2.dtype, device=w2.device) + a * w2
+
+
+def competition_spectrum(
+    memories: np.ndarray | torch.Tensor,
+    *,
+    dtype: torch.dtype = torch.float64,
+    device: torch.device | str | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Eigenpairs (ω_k, v_k) of W_h2, batched over memory sets (the modes of eq. ``eq-cg-A``).
+
+    Parameters
+    ----------
+    memories : array_like, shape (..., N, d)
+        Stored patterns ζ^μ (rows), N >= 2, finite.
+    dtype, device
+        As :func:`as_memories`; the decomposition runs on ``device``.
+
+    Returns
+    -------
+    omega : torch.Tensor, shape (..., N)
+        Eigenvalues of W_h2 in ascending order (ω_k = μ_k − 1 for unit-norm memories, with μ_k
+        the eigenvalues of G).
+    eigvecs : torch.Tensor, shape (..., N, N)
+        Matching orthonormal eigenvectors (columns); they are also the eigenvectors of A(α).
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`as_memories`.
+    """
+    omega, eigvecs = torch.linalg.eigh(competition_matrix(memories, dtype=dtype, device=device))
+    return omega, eigvecs
+
+
+def gate_eigenvalues(omega: torch.Tensor, alpha: float | torch.Tensor) -> torch.Tensor:
+    """Eigenvalues η_k(α) = 1 + α ω_k of A(α) from those of W_h2 (paper Eq. 31).
+
+    For unit-norm memories this is η_k = 1 − α(1 − μ_k), the form of chapter 5 (below
+    eq. ``eq-cg-A``, leading to eq. ``eq-cg-alpha-crit``).
+
+    Parameters
+    ----------
+    omega : torch.Tensor, shape (..., N)
+        Eigenvalues of W_h2 (:func:`competition_spectrum`).
+    alpha : float or torch.Tensor broadcastable against ``omega``
+        Competition strength(s) α >= 0.
+
+    Returns
+    -------
+    torch.Tensor, broadcast shape of ``alpha`` and ``omega``
+    """
+    return 1.0 + alpha * omega
+
+
+def gate_inverse(
+    omega: torch.Tensor,
+    eigvecs: torch.Tensor,
+    alpha: float | Sequence[float] | np.ndarray,
+    *,
+    sqrt: bool = False,
+) -> torch.Tensor:
+    """A(α)⁻¹ = Σ_k v_k v_kᵀ / η_k(α) (or its square root) from the spectrum of W_h2.
+
+    The spectral form of the inverse in eqs. ``eq-cg-fixed-point`` and ``eq-cg-contraction``,
+    for many memory sets and a grid of α at once.
+
+    Parameters
+    ----------
+    omega, eigvecs : torch.Tensor, shapes (..., N) and (..., N, N)
+        Eigenpairs of W_h2 (:func:`competition_spectrum`).
+    alpha : float or 1-D sequence of float
+        Competition strength(s); a sequence of A values adds a leading axis of length A. Every
+        η_k(α) must be > 0 (α < α_crit) for the result to be the inverse.
+    sqrt : bool
+        Return the symmetric square root A(α)^{-1/2} instead.
+
+    Returns
+    -------
+    torch.Tensor, shape (..., N, N) or (A, ..., N, N), dtype of ``omega``
+    """
+    if isinstance(alpha, (int, float, np.integer, np.floating)):
+        a: float | torch.Tensor = check_real("alpha", alpha, low=0.0)
+        om, v = omega, eigvecs
+    else:
+        a = torch.as_tensor(np.asarray(alpha, dtype=np.float64), dtype=omega.dtype)
+        a = a.to(omega.device).view(-1, *([1] * omega.ndim))
+        om, v = omega.unsqueeze(0), eigvecs.unsqueeze(0)
+    inv = 1.0 / gate_eigenvalues(om, a)
+    if sqrt:
+        inv = inv.sqrt()
+    return (v * inv.unsqueeze(-2)) @ v.mT
 
 
 def eta_min(memories: np.ndarray | torch.Tensor, alpha: float) -> float:
@@ -157,7 +301,7 @@ def eta_min(memories: np.ndarray | torch.Tensor, alpha: float) -> float:
     Parameters
     ----------
     memories : array_like, shape (N, d)
-        Stored patterns ζ^μ (rows), N >= 2, finite.
+        One set of stored patterns ζ^μ (rows), N >= 2, finite.
     alpha : float
         Competition strength α >= 0.
 
@@ -169,21 +313,40 @@ def eta_min(memories: np.ndarray | torch.Tensor, alpha: float) -> float:
     Raises
     ------
     ValueError
-        As :func:`gate_matrix`.
+        As :func:`gate_matrix`, or for a batch of memory sets.
 
     Notes
     -----
-    Paper Eq. (32), App. C.2.
+    Paper Eq. (32), App. C.2; it reaches 0 at α_crit (eq. ``eq-cg-alpha-crit``).
     """
+    _one_set(as_memories(memories), "eta_min")
     return float(torch.linalg.eigvalsh(gate_matrix(memories, alpha))[0])
 
 
+def alpha_crit_of_spectrum(omega: torch.Tensor) -> torch.Tensor:
+    """α_crit = −1/ω_min from the eigenvalues of W_h2, per memory set (eq. ``eq-cg-alpha-crit``).
+
+    Parameters
+    ----------
+    omega : torch.Tensor, shape (..., N)
+        Eigenvalues of W_h2 in ascending order (:func:`competition_spectrum`).
+
+    Returns
+    -------
+    torch.Tensor, shape (...)
+        −1/ω_min, which is 1/(1 − μ_min(G)) for unit-norm memories; ``inf`` where ω_min >= 0.
+    """
+    w = omega[..., 0]
+    return torch.where(w < 0, -1.0 / torch.where(w < 0, w, -1.0), math.inf)
+
+
 def alpha_crit(memories: np.ndarray | torch.Tensor) -> float:
-    """Critical competition strength of the isolated gate subsystem (paper Eq. 33).
+    """Critical competition strength of the isolated gate subsystem (eq. ``eq-cg-alpha-crit``).
 
     Parameters
     ----------
     memories : array_like, shape (N, d)
+        One memory set (for a batch, :func:`alpha_crit_of_spectrum`).
 
     Returns
     -------
@@ -195,13 +358,14 @@ def alpha_crit(memories: np.ndarray | torch.Tensor) -> float:
     Raises
     ------
     ValueError
-        As :func:`as_memories`.
+        As :func:`as_memories`, or for a batch of memory sets.
 
     Notes
     -----
-    Thm 3.3 / Thm C.1 of the paper; the N > d statement is quoted on p.18.
+    Paper Eq. 33, Thm 3.3 / Thm C.1; the N > d statement is quoted on p.18.
     """
     z = as_memories(memories)
+    _one_set(z, "alpha_crit")
     n, d = z.shape
     norms = z.norm(dim=1)
     if n > d and bool(torch.allclose(norms, torch.ones_like(norms), atol=1e-10)):
@@ -212,15 +376,35 @@ def alpha_crit(memories: np.ndarray | torch.Tensor) -> float:
     return -1.0 / lam_min
 
 
-def coupled_alpha_crit(alpha_c: float, lam: float, beta: float, N: int) -> float:
+def _check_nonneg(name: str, x: float | NDArray[np.float64], *, strict: bool = False) -> None:
+    arr = np.asarray(x, dtype=np.float64)
+    if not np.all(np.isfinite(arr)) or np.any(arr <= 0 if strict else arr < 0):
+        raise ValueError(f"{name} must be finite and {'>' if strict else '>='} 0, got {x!r}")
+
+
+@overload
+def coupled_alpha_crit(alpha_c: float, lam: float, beta: float, N: int) -> float: ...
+@overload
+def coupled_alpha_crit(
+    alpha_c: float | NDArray[np.float64], lam: Sequence[float] | NDArray[np.float64],
+    beta: float, N: int,
+) -> NDArray[np.float64]: ...  # fmt: skip
+def coupled_alpha_crit(
+    alpha_c: float | NDArray[np.float64],
+    lam: float | Sequence[float] | NDArray[np.float64],
+    beta: float,
+    N: int,
+) -> float | NDArray[np.float64]:
     """Predicted shift of the transition by retrieval feedback, α_crit^λ = α_crit (1 − λ²β/N).
+
+    Eq. ``eq-cg-coupled-crit`` of chapter 5.
 
     Parameters
     ----------
-    alpha_c : float
-        Gate-only critical point (> 0).
-    lam : float
-        Coupling λ >= 0.
+    alpha_c : float or array_like
+        Gate-only critical point(s) (> 0), broadcast against ``lam``.
+    lam : float or array_like
+        Coupling(s) λ >= 0.
     beta : float
         Inverse temperature > 0.
     N : int
@@ -228,7 +412,7 @@ def coupled_alpha_crit(alpha_c: float, lam: float, beta: float, N: int) -> float
 
     Returns
     -------
-    float
+    float, or numpy.ndarray of the broadcast shape when ``alpha_c`` or ``lam`` is an array
         The predicted threshold; 0.0 when λ²β >= N (uniform state unstable for all α > 0).
 
     Raises
@@ -241,22 +425,66 @@ def coupled_alpha_crit(alpha_c: float, lam: float, beta: float, N: int) -> float
     Theorem C.2 (App. C.3, "preliminary"); the display is garbled in the extracted PDF and was
     rebuilt from the derivation (digest §4.4). The paper says it is only qualitatively right.
     """
-    ac = check_real("alpha_c", alpha_c, low=0.0, strict=True)
-    la = check_real("lam", lam, low=0.0, strict=False)
     be = check_real("beta", beta, low=0.0, strict=True)
     check_int("N", N, 2)
-    return max(0.0, ac * (1.0 - la**2 * be / N))
+    if np.ndim(alpha_c) == 0 and np.ndim(lam) == 0:
+        ac = check_real("alpha_c", alpha_c, low=0.0, strict=True)
+        la = check_real("lam", lam, low=0.0, strict=False)
+        return max(0.0, ac * (1.0 - la**2 * be / N))
+    ac_a = np.asarray(alpha_c, dtype=np.float64)
+    la_a = np.asarray(lam, dtype=np.float64)
+    _check_nonneg("alpha_c", ac_a, strict=True)
+    _check_nonneg("lam", la_a)
+    return np.asarray(np.maximum(0.0, ac_a * (1.0 - la_a**2 * be / N)), dtype=np.float64)
+
+
+def coupled_gain(
+    lam: float | NDArray[np.float64], beta: float, N: int, eta: float | NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Loop gain λ²β/(N η) of the score map at the uniform state (paper Thm C.2, Eq. 53).
+
+    The uniform retrieval state loses stability where it exceeds 1, which gives
+    eq. ``eq-cg-coupled-crit`` with η = η_min(α).
+
+    Parameters
+    ----------
+    lam : float or array_like
+        Coupling(s) λ >= 0.
+    beta : float
+        Inverse temperature > 0.
+    N : int
+        Number of memories >= 2.
+    eta : float or array_like
+        Eigenvalue(s) η of A(α) (> 0), broadcast against ``lam``; η_min = 1 − α for unit-norm
+        memories with N > d.
+
+    Returns
+    -------
+    numpy.ndarray, float64, the broadcast shape of ``lam`` and ``eta``
+
+    Raises
+    ------
+    ValueError
+        On out-of-range arguments.
+    """
+    be = check_real("beta", beta, low=0.0, strict=True)
+    check_int("N", N, 2)
+    la = np.asarray(lam, dtype=np.float64)
+    et = np.asarray(eta, dtype=np.float64)
+    _check_nonneg("lam", la)
+    _check_nonneg("eta", et, strict=True)
+    return np.asarray(la**2 * be / (N * et), dtype=np.float64)
 
 
 def contraction_constant(
     memories: np.ndarray | torch.Tensor, alpha: float, lam: float, beta: float
 ) -> float:
-    """Lipschitz constant βλ²/(2η_min(α)) of the self-consistent map Φ (Thm 3.4, Lemma C.4).
+    """Lipschitz constant βλ²/(2η_min(α)) of the self-consistent map Φ (eq. ``eq-cg-contraction``).
 
     Parameters
     ----------
     memories : array_like, shape (N, d)
-        Stored patterns ζ^μ (rows), N >= 2, finite.
+        One set of stored patterns ζ^μ (rows), N >= 2, finite.
     alpha : float
         Competition strength α >= 0.
     lam : float
@@ -274,6 +502,10 @@ def contraction_constant(
     ------
     ValueError
         If α < 0, λ < 0 or β <= 0.
+
+    Notes
+    -----
+    Paper Thm 3.4, Lemma C.4.
     """
     la = check_real("lam", lam, low=0.0, strict=False)
     be = check_real("beta", beta, low=0.0, strict=True)
@@ -284,14 +516,14 @@ def contraction_constant(
 
 
 def retrieval_threshold(N: int, beta: float, eps: float) -> float:
-    """Gap Δ needed for P(μ) >= 1 − ε: (1/β) ln((1 − ε)(N − 1)/ε) (paper Thm 3.1).
+    """Gap Δ needed for P(μ) >= 1 − ε: (1/β) ln((1 − ε)(N − 1)/ε) (eq. ``eq-cg-threshold``).
 
     Parameters
     ----------
     N : int
         Number of memories, >= 2.
     beta : float
-        Inverse temperature, > 0.
+        Inverse temperature, > 0 (``beta=1`` gives the threshold of βΔ).
     eps : float
         Allowed error probability, in (0, 1).
 
@@ -304,6 +536,10 @@ def retrieval_threshold(N: int, beta: float, eps: float) -> float:
     ------
     ValueError
         On out-of-range arguments.
+
+    Notes
+    -----
+    Paper Thm 3.1.
     """
     check_int("N", N, 2)
     be = check_real("beta", beta, low=0.0, strict=True)
@@ -314,7 +550,7 @@ def retrieval_threshold(N: int, beta: float, eps: float) -> float:
 
 
 def retrieval_bound(delta: np.ndarray | float, N: int, beta: float) -> np.ndarray:
-    """Lower bound P(μ) >= 1/(1 + (N − 1) e^{−βΔ}) on the target probability (Eq. 22).
+    """Lower bound P(μ) >= 1/(1 + (N − 1) e^{−βΔ}) on the target probability (eq-cg-threshold).
 
     Parameters
     ----------
@@ -333,6 +569,10 @@ def retrieval_bound(delta: np.ndarray | float, N: int, beta: float) -> np.ndarra
     ------
     ValueError
         On out-of-range arguments.
+
+    Notes
+    -----
+    Paper Eq. 22 (proof of Thm 3.1); chapter 5, eq. ``eq-cg-threshold``.
     """
     check_int("N", N, 2)
     be = check_real("beta", beta, low=0.0, strict=True)
@@ -341,10 +581,47 @@ def retrieval_bound(delta: np.ndarray | float, N: int, beta: float) -> np.ndarra
     return np.asarray(expit(be * dl - np.log(N - 1)), dtype=np.float64)
 
 
+def gate_fixed_point(u: torch.Tensor, A: torch.Tensor) -> torch.Tensor:
+    """Gate fixed point s* = A(α)⁻¹ u of τ_s ṡ = u − A(α) s (eq. ``eq-cg-A``; paper Eq. 34).
+
+    Parameters
+    ----------
+    u : torch.Tensor, shape (..., N)
+        Context input to the gates, u = W_h1 c.
+    A : torch.Tensor, shape (N, N) or (..., N, N)
+        Gate matrix A(α) (:func:`gate_matrix`), positive definite; float64 or float32.
+
+    Returns
+    -------
+    torch.Tensor, shape (..., N), dtype and device of ``u``
+
+    Raises
+    ------
+    ValueError
+        If the shapes do not match.
+
+    Notes
+    -----
+    The inverse is taken once in float64 and cast to the dtype of ``u`` (so a float32 batch gets
+    a float64-accurate A⁻¹); s* = u A⁻ᵀ row by row.
+    """
+    if A.ndim < 2 or A.shape[-1] != A.shape[-2] or u.shape[-1] != A.shape[-1]:
+        raise ValueError(
+            f"u must have shape (..., N) and A (..., N, N), got {tuple(u.shape)}, {tuple(A.shape)}"
+        )
+    M = torch.linalg.inv(A.to(torch.float64)).to(dtype=u.dtype, device=u.device)
+    if M.ndim == 2:
+        return u @ M.mT
+    return (M @ u.unsqueeze(-1)).squeeze(-1)
+
+
 def first_order_scores(
     b: torch.Tensor, u: torch.Tensor, A: torch.Tensor, lam: float | torch.Tensor
 ) -> torch.Tensor:
     """First-order retrieval scores r = b + λ A(α)⁻¹ u (no retrieval→gate feedback).
+
+    The first two terms of eq. ``eq-cg-fixed-point`` (paper Eq. 5): query evidence plus the
+    context bias of the gates at their fixed point :func:`gate_fixed_point`.
 
     Parameters
     ----------
@@ -352,26 +629,30 @@ def first_order_scores(
         Query–memory similarities.
     u : torch.Tensor, shape (..., N)
         Context input to the gates, u = W_h1 c.
-    A : torch.Tensor, shape (N, N)
+    A : torch.Tensor, shape (N, N) or (..., N, N)
         Gate matrix A(α), positive definite.
     lam : float or torch.Tensor broadcastable to (..., 1)
         Coupling λ.
 
     Returns
     -------
-    torch.Tensor, shape (..., N)
+    torch.Tensor, shape (..., N), dtype of ``b``
+
+    Raises
+    ------
+    ValueError
+        If the shapes do not match.
 
     Notes
     -----
-    The first two terms of Eq. (5) / the score S(μ, q) of the proof of Thm 3.1 with s = A⁻¹u.
+    Also the score S(μ, q) of the proof of Thm 3.1 with s = A⁻¹u (paper Eq. 19).
     """
-    if b.shape != u.shape or b.shape[-1] != A.shape[0]:
+    if b.shape != u.shape or b.shape[-1] != A.shape[-1]:
         raise ValueError(
-            f"b and u must have the same shape (..., N) with N = {A.shape[0]}, "
+            f"b and u must have the same shape (..., N) with N = {A.shape[-1]}, "
             f"got {tuple(b.shape)} and {tuple(u.shape)}"
         )
-    s = torch.linalg.solve(A, u.unsqueeze(-1)).squeeze(-1)
-    return b + lam * s
+    return b + lam * gate_fixed_point(u, A)
 
 
 @dataclass
@@ -426,7 +707,7 @@ def self_consistent_fixed_point(
     max_iter: int = 500,
     tol: float = 1e-10,
 ) -> FixedPoint:
-    """Iterate the self-consistent map Φ of Eq. (6) in score space to its fixed point.
+    """Iterate the self-consistent map Φ of Eq. (6) to its fixed point (eq. ``eq-cg-fixed-point``).
 
     r^{k+1} = (1 − ω) r^k + ω [b + λA⁻¹u + λ²A⁻¹ softmax(β r^k)], with damping ω in (0, 1].
 
@@ -460,9 +741,9 @@ def self_consistent_fixed_point(
 
     Notes
     -----
-    Paper Thm 3.4 (Eq. 5–6). When βλ²/(2η_min) < 1, Φ is a contraction and the iteration converges
-    to the unique fixed point from any start; otherwise it may have several fixed points and the
-    one reached depends on r0 (see chapter 5).
+    Paper Thm 3.4 (Eq. 5–6). When βλ²/(2η_min) < 1 (eq. ``eq-cg-contraction``), Φ is a
+    contraction and the iteration converges to the unique fixed point from any start; otherwise
+    it may have several fixed points and the one reached depends on r0 (see chapter 5).
     """
     la = check_real("lam", lam, low=0.0, strict=False)
     be = check_real("beta", beta, low=0.0, strict=True)
@@ -481,7 +762,7 @@ def self_consistent_fixed_point(
     if em <= 0:
         raise ValueError(f"A must be positive definite (alpha < alpha_crit); eta_min = {em:.3g}")
     M = torch.linalg.inv(A)
-    bias = b + la * (u @ M.T)
+    bias = first_order_scores(b, u, A, la)
     r = bias.clone() if r0 is None else r0.to(b)
     residual = torch.full(b.shape[:-1], math.inf, dtype=b.dtype, device=b.device)
     it = 0
@@ -509,7 +790,7 @@ def self_consistent_fixed_point(
 def decompose_fixed_point(
     b: torch.Tensor, u: torch.Tensor, A: torch.Tensor, p: torch.Tensor, *, lam: float
 ) -> dict[str, torch.Tensor]:
-    """Three-term decomposition of r* (paper p.5, below Thm 3.4, Eq. 5).
+    """Three-term decomposition of r* (eq. ``eq-cg-fixed-point``; paper p.5, Eq. 5).
 
     Parameters
     ----------
@@ -536,4 +817,4 @@ def decompose_fixed_point(
     """
     la = check_real("lam", lam, low=0.0, strict=False)
     M = torch.linalg.inv(A)
-    return {"query": b, "context": la * (u @ M.T), "feedback": la**2 * (p @ M.T)}
+    return {"query": b, "context": la * gate_fixed_point(u, A), "feedback": la**2 * (p @ M.T)}

@@ -1,4 +1,8 @@
-"""Gate-only and coupled gate–retrieval phase transitions (paper Thm 3.3, Thm C.2; Fig. 3)."""
+"""Gate-only and coupled gate–retrieval phase transitions (paper Thm 3.3, Thm C.2; Fig. 3).
+
+Chapter 5, eqs. ``eq-cg-alpha-crit`` and ``eq-cg-coupled-crit``; W_h2, its spectrum, A(α)⁻¹ and
+the thresholds come from :mod:`assocmem.context_gated.theory`.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +16,13 @@ from tqdm.auto import tqdm
 
 from assocmem._validate import check_int, check_real
 from assocmem.context_gated.experiments import sample_clustered_memories
-from assocmem.context_gated.theory import coupled_alpha_crit
+from assocmem.context_gated.theory import (
+    alpha_crit_of_spectrum,
+    competition_spectrum,
+    coupled_alpha_crit,
+    gate_eigenvalues,
+    gate_inverse,
+)
 from assocmem.device import get_device, make_generator
 from assocmem.stats import first_crossing
 
@@ -37,8 +47,10 @@ def gate_state(
 ) -> torch.Tensor:
     """Gate state of the isolated gate subsystem (λ = 0), fixed point or transient (Thm 3.3).
 
-    With ω_k, v_k the eigenpairs of W_h2 and η_k = 1 + αω_k the eigenvalues of A(α):
-    if η_min > ``eta_floor`` the fixed point s* = Σ_k (c_k/η_k) v_k (Eq. 34), c_k = v_kᵀu;
+    With ω_k, v_k the eigenpairs of W_h2 and η_k = 1 + αω_k the eigenvalues of A(α)
+    (:func:`~assocmem.context_gated.theory.gate_eigenvalues`):
+    if η_min > ``eta_floor`` the fixed point s* = A⁻¹u = Σ_k (c_k/η_k) v_k (Eq. 34; chapter 5,
+    below eq. ``eq-cg-A``), c_k = v_kᵀu;
     otherwise the exact transient of τ_s ṡ = u − A s at t = t_end (Eq. 37/39),
     a_k(t) = a_k(0) e^{−η_k t} + c_k t φ(η_k t) with φ(x) = (1 − e^{−x})/x.
 
@@ -64,7 +76,7 @@ def gate_state(
     torch.Tensor, shape (..., N)
     """
     al = check_real("alpha", alpha, low=0.0, strict=False)
-    eta = 1.0 + al * eigvals
+    eta = gate_eigenvalues(eigvals, al)
     cc = (eigvecs.mT @ u.unsqueeze(-1)).squeeze(-1)
     a0 = torch.zeros_like(cc) if s0 is None else (eigvecs.mT @ s0.unsqueeze(-1)).squeeze(-1)
     x = eta * t_end
@@ -110,15 +122,12 @@ def _alpha_grid(alphas: Sequence[float] | np.ndarray) -> np.ndarray:
 def _clustered_competition(
     N: int, d: int, trials: int, g: torch.Generator, dev: torch.device
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Eigenpairs of the competition matrix W_h2 = G - diag(G) of clustered memory sets.
+    """Eigenpairs of the competition matrix W_h2 of clustered memory sets (drawn on the CPU).
 
     Returns the ascending eigenvalues (trials, N) and eigenvectors (trials, N, N) on ``dev``.
     """
     Z = sample_clustered_memories(N, d, trials=trials, seed=g)
-    G = Z @ Z.mT
-    W2 = G - torch.diag_embed(torch.diagonal(G, dim1=-2, dim2=-1))
-    evals, evecs = torch.linalg.eigh(W2.to(dev))
-    return evals, evecs
+    return competition_spectrum(Z, device=dev)
 
 
 def gate_transition(
@@ -135,7 +144,7 @@ def gate_transition(
     device: str | torch.device | None = None,
     progress: bool = True,
 ) -> GateTransitionResult:
-    """Peak gate probability vs α for the isolated gate subsystem (paper Fig. 3a–c, App. D.2).
+    """Peak gate probability vs α of the isolated gate subsystem (eq-cg-alpha-crit; Fig. 3a–c).
 
     Per trial: a fresh clustered memory set (:func:`sample_clustered_memories`), uniform context
     u = (1/N)·1, λ = 0 and a random initial gate state s(0) ~ N(0, σ_init² I); the gate state is
@@ -189,9 +198,7 @@ def gate_transition(
     dev = get_device(device)
     g = make_generator(seed)
     evals, evecs = _clustered_competition(N, d, trials, g, dev)
-    ac = np.where(evals[:, 0].cpu().numpy() < 0, -1.0 / evals[:, 0].cpu().numpy(), np.inf)
-    if N > d:
-        ac = np.ones(trials)
+    ac = np.ones(trials) if N > d else alpha_crit_of_spectrum(evals).cpu().numpy()
     u = torch.full((trials, N), 1.0 / N, dtype=torch.float64, device=dev)
     s0 = (si * torch.randn(trials, N, generator=g, dtype=torch.float64)).to(dev)
     peak = np.zeros((a.size, trials))
@@ -269,7 +276,7 @@ def coupled_transition(
     device: str | torch.device | None = None,
     progress: bool = True,
 ) -> CoupledTransitionResult:
-    """Coupled gate–retrieval transition by fixed-point iteration (paper Fig. 3d, App. D.3).
+    """Coupled gate–retrieval transition by fixed-point iteration (eq-cg-coupled-crit; Fig. 3d).
 
     Quasi-static gates, uniform context u = (1/N)·1, uninformative query (b = 0):
     r ← λA⁻¹u + λ²A⁻¹softmax(βr) from r⁰ ~ N(0, σ_init² I), at most ``max_iter`` iterations or
@@ -331,13 +338,10 @@ def coupled_transition(
     dev = get_device(device)
     g = make_generator(seed)
     evals, evecs = _clustered_competition(N, d, trials, g, dev)
-    ac_trial = 1.0 if N > d else float((-1.0 / evals[:, 0].clamp(max=-1e-300)).min())
+    ac_trial = 1.0 if N > d else float(alpha_crit_of_spectrum(evals).min())
     if np.any(a >= ac_trial):
         raise ValueError(f"alphas must lie below alpha_crit = {ac_trial:.4g} (A(alpha) > 0)")
-    # M[a, t] = A(α_a)^{-1} for trial t, via the eigen-decomposition
-    at = torch.as_tensor(a, dtype=torch.float64, device=dev).view(-1, 1, 1)
-    inv_eta = 1.0 / (1.0 + at * evals.unsqueeze(0))  # (A, T, N)
-    M = (evecs.unsqueeze(0) * inv_eta.unsqueeze(-2)) @ evecs.mT.unsqueeze(0)  # (A, T, N, N)
+    M = gate_inverse(evals, evecs, a)  # (A, T, N, N): A(α_a)^{-1} of trial t
     u = torch.full((N,), 1.0 / N, dtype=torch.float64, device=dev)
     Mu = M @ u  # (A, T, N)
     r0 = sigma_init * torch.randn(trials, N, generator=g, dtype=torch.float64).to(dev)
@@ -360,7 +364,7 @@ def coupled_transition(
         pg[li] = torch.softmax(be * s, dim=-1).amax(-1).cpu().numpy()
         pr[li] = p.amax(-1).cpu().numpy()
         conv[li] = (res < tol).double().mean(-1).cpu().numpy()
-    pred = np.array([coupled_alpha_crit(ac_trial, float(la), be, N) for la in lam_arr])
+    pred = coupled_alpha_crit(ac_trial, lam_arr, be, N)
     meas = np.array([_onset(a, pg[li].mean(-1), lv) for li in range(L)])
     params = {
         "N": N,

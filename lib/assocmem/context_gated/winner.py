@@ -21,9 +21,18 @@ import torch
 
 from assocmem._validate import check_int, check_real
 from assocmem.context_gated.experiments import sample_clustered_memories
-from assocmem.context_gated.theory import as_memories
+from assocmem.context_gated.theory import (
+    as_memories,
+    competition_spectrum,
+    coupled_alpha_crit,
+    coupled_gain,
+    gate_inverse,
+    gate_matrix,
+    gram,
+    retrieval_threshold,
+)
 from assocmem.device import make_generator
-from assocmem.stats import first_crossing
+from assocmem.stats import bootstrap_interval, first_crossing
 
 __all__ = [
     "winner_fraction_crossing",
@@ -53,8 +62,7 @@ def critical_projector(memories: np.ndarray | torch.Tensor, *, rtol: float = 1e-
     torch.Tensor, shape (N, N), float64
         For unit-norm memories with N > d, the projector onto ker G (rank N − d).
     """
-    z = as_memories(memories)
-    evals, evecs = torch.linalg.eigh(z @ z.T)
+    evals, evecs = torch.linalg.eigh(gram(memories))
     tol = rtol * max(1.0, float(evals.abs().max()))
     v = evecs[:, evals <= evals[0] + tol]
     return v @ v.T
@@ -80,8 +88,9 @@ def scale_for_winner(direction: torch.Tensor, beta: float, delta: float) -> torc
     Notes
     -----
     max_i softmax(β x v)_i is non-decreasing in x for x >= 0 (the leader's log-odds over each rival
-    grow linearly), so bisection on x brackets the crossing. By Thm 3.1's bound,
-    x* gap(v) lies between (1/β) ln((1 − δ)/δ) and (1/β) ln((1 − δ)(N − 1)/δ).
+    grow linearly), so bisection on x brackets the crossing. By Thm 3.1's bound
+    (eq. ``eq-cg-threshold``), x* gap(v) lies between (1/β) ln((1 − δ)/δ) and
+    (1/β) ln((1 − δ)(N − 1)/δ). Used for the x* of eq. ``eq-cg-tstar``.
     """
     be = check_real("beta", beta, low=0.0, strict=True)
     dl = check_real("delta", delta, low=0.0, strict=True)
@@ -91,7 +100,8 @@ def scale_for_winner(direction: torch.Tensor, beta: float, delta: float) -> torc
     n = v.shape[-1]
     if dl >= 1 - 1 / n:
         raise ValueError(f"delta must lie in (0, 1 - 1/N), got {delta!r}")
-    hi = torch.where(gap > 0, math.log((1 - dl) * (n - 1) / dl) / (be * gap.clamp(min=1e-300)),
+    beta_gap = retrieval_threshold(n, 1.0, dl)  # βΔ of eq-cg-threshold at ε = δ
+    hi = torch.where(gap > 0, beta_gap / (be * gap.clamp(min=1e-300)),
                      torch.full_like(gap, math.inf))  # fmt: skip
     lo = torch.zeros_like(gap)
     ok = torch.isfinite(hi)
@@ -151,7 +161,7 @@ def predicted_winner_time(
     Notes
     -----
     Paper Thm 3.3 (ii), Eq. 47 (κ not recovered; the O(1) term is dropped). Reconstruction, see
-    chapter 5.
+    chapter 5, eq. ``eq-cg-tstar``.
     """
     al = np.atleast_1d(np.asarray(alphas, dtype=np.float64))
     if al.ndim != 1 or not np.all(np.isfinite(al)) or np.any(al < 0):
@@ -161,7 +171,7 @@ def predicted_winner_time(
     ts = check_real("tau_s", tau_s, low=0.0, strict=True)
     z = as_memories(memories)
     n = z.shape[0]
-    mu_min = float(torch.linalg.eigvalsh(z @ z.T)[0])
+    mu_min = float(torch.linalg.eigvalsh(gram(z))[0])
     gamma = al * (1 - mu_min) - 1
     xi = critical_projector(z) @ u.to(torch.float64)
     srt = xi.sort(descending=True).values
@@ -174,7 +184,7 @@ def predicted_winner_time(
         ok = ~zero & (arg > 0)
         t_k[zero] = ts * x
         t_k[ok] = ts * np.log(arg[ok]) / gamma[ok]
-    kappa = math.log((1 - dl) * (n - 1) / dl)
+    kappa = retrieval_threshold(n, 1.0, dl)  # our κ: the βΔ of eq-cg-threshold at ε = δ
     t47 = np.full(al.shape, math.nan)
     pos = gamma > 0
     if gap > 0:
@@ -207,6 +217,27 @@ class WinnerTimeResult:
     t_eq47: np.ndarray
     winner_match: np.ndarray
     params: dict = field(default_factory=dict)
+
+    def median_times(self, *, seed: int = 0) -> np.ndarray:
+        """Median measured t* per α over the memory sets, with a bootstrap 95 % interval.
+
+        Parameters
+        ----------
+        seed : int
+            Seed of the resampling of memory sets.
+
+        Returns
+        -------
+        numpy.ndarray, shape (A, 3)
+            Columns: median, low, high; NaN rows where some set did not reach winner-take-all
+            by t_max (the median is then not measured).
+        """
+        out = np.full((self.alphas.size, 3), np.nan)
+        for i in np.nonzero(np.all(np.isfinite(self.t_measured), axis=1))[0]:
+            out[i] = bootstrap_interval(
+                self.t_measured[i], stat=lambda v: np.median(v, axis=1), seed=seed
+            )
+        return out
 
 
 def winner_time_experiment(
@@ -255,6 +286,10 @@ def winner_time_experiment(
     ------
     TypeError, ValueError
         On out-of-range arguments.
+
+    Notes
+    -----
+    Measures the t* that eq. ``eq-cg-tstar`` predicts (:func:`predicted_winner_time`).
     """
     a = np.asarray(alphas, dtype=np.float64)
     if a.ndim != 1 or a.size == 0 or not np.all(np.isfinite(a)) or np.any(a < 0):
@@ -267,8 +302,6 @@ def winner_time_experiment(
     tm = check_real("t_max", t_max, low=0.0, strict=True)
     h = check_real("dt", dt, low=0.0, strict=True)
     Z = sample_clustered_memories(N, d, trials=T, seed=make_generator(seed))
-    G = Z @ Z.mT
-    W2 = G - torch.diag_embed(torch.diagonal(G, dim1=-2, dim2=-1))
     u = torch.full((N,), 1.0 / N, dtype=torch.float64)
     level = math.log((1 - dl) / dl)
     n_steps = int(math.ceil(tm / h))
@@ -283,7 +316,7 @@ def winner_time_experiment(
         winners_pred[t] = int(pr["winner"][0])
     for ai, al in enumerate(a):
         aug = torch.zeros(T, N + 1, N + 1, dtype=torch.float64)
-        aug[:, :N, :N] = -(torch.eye(N, dtype=torch.float64) + float(al) * W2)
+        aug[:, :N, :N] = -gate_matrix(Z, float(al))
         aug[:, :N, N] = u
         prop = torch.linalg.matrix_exp(h * aug)  # exact one-step propagator
         x = torch.zeros(T, N + 1, 1, dtype=torch.float64)
@@ -396,8 +429,9 @@ def map_jacobian_radius(
     -----
     M D (D = diag p − ppᵀ, positive semi-definite) is similar to M^{1/2} D M^{1/2}, so its
     eigenvalues are real and >= 0 and the radius is the largest eigenvalue of the symmetric
-    matrix λ²β M^{1/2} D M^{1/2}. At p = 1/N with M 1 ∝ 1 it is λ²β/(N η_min^⊥), the gain
-    behind Thm C.2.
+    matrix λ²β M^{1/2} D M^{1/2}. The map is that of eq. ``eq-cg-fixed-point``; at p = 1/N with
+    M 1 ∝ 1 the radius is λ²β/(N η_min^⊥), the gain behind Thm C.2 and
+    eq. ``eq-cg-coupled-crit`` (:func:`~assocmem.context_gated.theory.coupled_gain`).
     """
     la = check_real("lam", lam, low=0.0)
     be = check_real("beta", beta, low=0.0, strict=True)
@@ -429,6 +463,8 @@ class HysteresisResult:
     converged : numpy.ndarray, shape (L, A)
         Fraction of (sweep, set) iterations that met the tolerance.
     params : dict
+    predicted : numpy.ndarray, shape (L,)
+        The paper's α_crit(1 − λ²β/N) with α_crit = 1 (eq. ``eq-cg-coupled-crit``).
     """
 
     alphas: np.ndarray
@@ -440,12 +476,40 @@ class HysteresisResult:
     gain_formula: np.ndarray
     converged: np.ndarray
     params: dict = field(default_factory=dict)
+    predicted: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     def jump_up(self, level: float = 0.5) -> np.ndarray:
         """First α of each upward sweep with p_max >= level, shape (L, T) (NaN if none)."""
         hit = self.up >= level
         first = np.argmax(hit, axis=1)
         return np.where(hit.any(axis=1), self.alphas[first], np.nan)
+
+    def jump_intervals(self, level: float = 0.5, *, seed: int = 0) -> dict[str, np.ndarray]:
+        """Mean jump points over the memory sets, with bootstrap 95 % intervals.
+
+        Parameters
+        ----------
+        level : float
+            Winner-state level of :meth:`jump_up` and :meth:`jump_down`.
+        seed : int
+            Seed of the resampling of memory sets.
+
+        Returns
+        -------
+        dict with keys ``"up"`` and ``"down"``, each a numpy.ndarray of shape (L, 4)
+            Columns: mean α of the jump (from :meth:`jump_up`, resp. the drop of
+            :meth:`jump_down`), low, high, and n, the number of sets with a finite point (the
+            first three are NaN when n = 0).
+        """
+        out = {}
+        for name, pts in (("up", self.jump_up(level)), ("down", self.jump_down(level))):
+            rows = []
+            for v in pts:
+                ok = np.isfinite(v)
+                est = bootstrap_interval(v[ok], seed=seed) if ok.any() else (np.nan,) * 3
+                rows.append((*est, float(ok.sum())))
+            out[name] = np.array(rows, dtype=np.float64)
+        return out
 
     def jump_down(self, level: float = 0.5) -> np.ndarray:
         """Smallest α down to which each downward sweep stays >= level, shape (L, T).
@@ -494,7 +558,8 @@ def hysteresis_sweep(
 ) -> HysteresisResult:
     """Follow the coupled fixed point up and down in α to test for a first-order transition.
 
-    The map of App. D.3, r ← λA⁻¹u + λ²A⁻¹softmax(βr) with u = (1/N)·1 and b = 0, on clustered
+    The map of App. D.3 (eq. ``eq-cg-fixed-point``), r ← λA⁻¹u + λ²A⁻¹softmax(βr) with
+    u = (1/N)·1 and b = 0, on clustered
     memory sets (as :func:`~assocmem.context_gated.transitions.coupled_transition`). Three
     protocols per (λ, set):
 
@@ -552,14 +617,10 @@ def hysteresis_sweep(
     si = check_real("sigma_init", sigma_init, low=0.0)
     g = make_generator(seed)
     Z = sample_clustered_memories(N, d, trials=T, seed=g)
-    G = Z @ Z.mT
-    W2 = G - torch.diag_embed(torch.diagonal(G, dim1=-2, dim2=-1))
-    ev, V = torch.linalg.eigh(W2)
+    ev, V = competition_spectrum(Z)
     u = torch.full((N,), 1.0 / N, dtype=torch.float64)
-    at = torch.as_tensor(a, dtype=torch.float64).view(-1, 1, 1)
-    inv = 1.0 / (1.0 + at * ev.unsqueeze(0))  # (A, T, N) eigenvalues of A(α)⁻¹
-    Ms = (V.unsqueeze(0) * inv.unsqueeze(-2)) @ V.mT.unsqueeze(0)  # (A, T, N, N)
-    Mh = (V.unsqueeze(0) * inv.sqrt().unsqueeze(-2)) @ V.mT.unsqueeze(0)
+    Ms = gate_inverse(ev, V, a)  # (A, T, N, N): A(α)⁻¹ per α and set
+    Mh = gate_inverse(ev, V, a, sqrt=True)  # its square root, for map_jacobian_radius
     Mu_all = Ms @ u  # (A, T, N)
     r_start = si * torch.randn(T, N, generator=g, dtype=torch.float64)
     fresh_starts = si * torch.randn(a.size, T, N, generator=g, dtype=torch.float64)
@@ -587,7 +648,8 @@ def hysteresis_sweep(
             r, ok_down[ai] = _iterate(r, Mu_all[ai], Ms[ai], lam_f, be, mi, tl)
             down[li, ai] = torch.softmax(be * r, dim=-1).amax(-1).numpy()
         conv[li] = torch.stack([ok_up, ok_f, ok_down]).double().mean((0, 2)).numpy()
-    gain = lam_arr[:, None] ** 2 * be / (N * (1 - a[None, :]))
+    gain = coupled_gain(lam_arr[:, None], be, N, 1 - a[None, :])  # η_min = 1 − α (N > d)
+    pred = coupled_alpha_crit(1.0, lam_arr, be, N)  # α_crit = 1 (N > d)
     params = {"N": N, "d": d, "beta": be, "trials": T, "max_iter": mi, "tol": tl,
               "sigma_init": si, "seed": seed}  # fmt: skip
-    return HysteresisResult(a, lam_arr, up, down, fresh, rad, gain, conv, params)
+    return HysteresisResult(a, lam_arr, up, down, fresh, rad, gain, conv, params, pred)
