@@ -33,7 +33,7 @@ import torch
 
 try:  # the layout after the move into assocmem.linear
     from assocmem.linear.load import pairs_for_load
-    from assocmem.linear.problems import sample_problems
+    from assocmem.linear.sampling import sample_problems
     from assocmem.linear.training import train_memory
 except ImportError:  # the flat layout before it
     from assocmem.problems import pairs_for_load, sample_problems

@@ -25,7 +25,7 @@ import time
 import numpy as np
 from assocmem.linear.load import pairs_for_load
 from assocmem.linear.lp import lp_decide
-from assocmem.linear.problems import sample_problem
+from assocmem.linear.sampling import sample_problem
 
 
 def _cpu(f):  # type: ignore[no-untyped-def]

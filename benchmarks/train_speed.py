@@ -48,7 +48,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
 
 from assocmem.device import configure_threads, describe_device, get_device  # noqa: E402
 from assocmem.linear.load import pairs_for_load  # noqa: E402
-from assocmem.linear.problems import MemoryProblem, dp_memory_bytes, sample_problems  # noqa: E402
+from assocmem.linear.problems import MemoryProblem  # noqa: E402
+from assocmem.linear.sampling import dp_memory_bytes, sample_problems  # noqa: E402
 from assocmem.linear.sweeps import capacity_sweep  # noqa: E402
 from assocmem.linear.training import train_memory, training_flops  # noqa: E402
 

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 from assocmem.linear.hebbian import recall_probability, score_densities, score_moments, threshold
-from assocmem.linear.problems import simulate_scores
+from assocmem.linear.scores import simulate_scores
 
 
 @pytest.mark.parametrize("embedding", ["gaussian", "spherical"])

@@ -17,7 +17,8 @@ from assocmem.linear.implicit_bias import (
 )
 from assocmem.linear.load import pairs_for_load
 from assocmem.linear.lp import constraint_margins, constraint_matrix
-from assocmem.linear.problems import MemoryProblem, sample_problem, sample_problems
+from assocmem.linear.problems import MemoryProblem
+from assocmem.linear.sampling import sample_problem, sample_problems
 from assocmem.stats import mean_interval
 from scipy.stats import t as student_t
 

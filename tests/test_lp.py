@@ -21,13 +21,8 @@ from assocmem.linear.lp import (
     lp_size,
     max_margin_linf,
 )
-from assocmem.linear.problems import (
-    MemoryProblem,
-    all_recalled,
-    sample_problem,
-    sample_problems,
-    score_matrix,
-)
+from assocmem.linear.problems import MemoryProblem, all_recalled, score_matrix
+from assocmem.linear.sampling import sample_problem, sample_problems
 from assocmem.linear.training import train_memory
 
 

@@ -18,8 +18,9 @@ from assocmem.linear.partial_storage import (
     subset_problem,
     subset_sweep,
 )
-from assocmem.linear.problems import recall_accuracy, sample_problem
+from assocmem.linear.problems import recall_accuracy
 from assocmem.linear.replica import expected_cost
+from assocmem.linear.sampling import sample_problem
 
 
 def test_cheapest_constant_costs_is_budget_over_cost() -> None:

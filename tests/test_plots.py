@@ -32,7 +32,7 @@ from assocmem.linear.plots_rank import (  # noqa: E402
     plot_rank_truncation,
     plot_singular_values,
 )
-from assocmem.linear.problems import sample_problem, sample_problems  # noqa: E402
+from assocmem.linear.sampling import sample_problem, sample_problems  # noqa: E402
 from assocmem.linear.spectra import singular_values  # noqa: E402
 from assocmem.linear.sweeps import COLUMNS, mechanism_scores, transition_comparison  # noqa: E402
 from assocmem.linear.training import hebbian_memory, train_memory  # noqa: E402

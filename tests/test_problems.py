@@ -11,15 +11,12 @@ from assocmem.linear.load import load_for_pairs, pairs_for_load
 from assocmem.linear.problems import (
     MemoryProblem,
     all_recalled,
-    check_memory,
-    dp_memory_bytes,
     recall_accuracy,
-    sample_problem,
-    sample_problems,
     score_matrix,
-    score_statistics,
     stack_problems,
 )
+from assocmem.linear.sampling import check_memory, dp_memory_bytes, sample_problem, sample_problems
+from assocmem.linear.scores import score_statistics
 
 
 @pytest.mark.parametrize("d", [2, 8, 64])

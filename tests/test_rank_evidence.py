@@ -19,7 +19,7 @@ from assocmem.linear.plots_rank import (  # noqa: E402
     plot_rank_success,
     plot_singular_values,
 )
-from assocmem.linear.problems import all_recalled, sample_problems, score_matrix  # noqa: E402
+from assocmem.linear.problems import all_recalled, score_matrix  # noqa: E402
 from assocmem.linear.rank_evidence import (  # noqa: E402
     _crossings_down,
     bootstrap_transitions,
@@ -30,6 +30,7 @@ from assocmem.linear.rank_evidence import (  # noqa: E402
     truncate_rank,
     truncated_hebbian_sweep,
 )
+from assocmem.linear.sampling import sample_problems  # noqa: E402
 from assocmem.linear.spectra import (  # noqa: E402
     critical_load,
     hebbian_critical_load,

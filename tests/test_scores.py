@@ -7,13 +7,9 @@ import math
 import numpy as np
 import pytest
 import torch
-from assocmem.linear.problems import (
-    MemoryProblem,
-    sample_problem,
-    sample_problems,
-    score_statistics,
-    spread_summary,
-)
+from assocmem.linear.problems import MemoryProblem
+from assocmem.linear.sampling import sample_problem, sample_problems
+from assocmem.linear.scores import score_statistics, spread_summary
 from assocmem.linear.training import hebbian_memory
 
 

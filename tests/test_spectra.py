@@ -11,7 +11,8 @@ import pytest
 import torch
 from assocmem.linear.finite_size import finite_size_capacity_estimate, finite_size_critical_load
 from assocmem.linear.load import load_for_pairs, pairs_for_load
-from assocmem.linear.problems import all_recalled, sample_problem, sample_problems
+from assocmem.linear.problems import all_recalled
+from assocmem.linear.sampling import sample_problem, sample_problems
 from assocmem.linear.spectra import (
     critical_load,
     critical_load_marchenko_pastur,

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from assocmem.linear.finite_size import predicted_transition
 from assocmem.linear.load import load_for_pairs, pairs_for_load
-from assocmem.linear.problems import sample_problem
+from assocmem.linear.sampling import sample_problem
 from assocmem.linear.spectra import singular_values
 from assocmem.linear.sweeps import (
     COLUMNS,

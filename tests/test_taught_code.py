@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from assocmem.linear.problems import MemoryProblem, sample_problem, sample_problems, score_matrix
+from assocmem.linear.problems import MemoryProblem, score_matrix
+from assocmem.linear.sampling import sample_problem, sample_problems
 from assocmem.linear.training import _forward, cross_entropy_loss_and_grad, train_memory
 
 ROOT = Path(__file__).resolve().parents[1]

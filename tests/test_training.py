@@ -8,14 +8,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 from assocmem.linear.load import pairs_for_load
-from assocmem.linear.problems import (
-    MemoryProblem,
-    all_recalled,
-    recall_accuracy,
-    sample_problem,
-    sample_problems,
-    score_matrix,
-)
+from assocmem.linear.problems import MemoryProblem, all_recalled, recall_accuracy, score_matrix
+from assocmem.linear.sampling import sample_problem, sample_problems
 from assocmem.linear.training import (
     _BatchAdam,
     _forward,

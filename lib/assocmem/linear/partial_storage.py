@@ -43,8 +43,9 @@ from scipy import stats
 from assocmem._validate import check_int, check_p, check_positive, check_samples
 from assocmem.linear.finite_size import finite_size_capacity_estimate, predicted_transition
 from assocmem.linear.load import load_for_pairs, pairs_for_load
-from assocmem.linear.problems import MemoryProblem, sample_problem, stack_problems
+from assocmem.linear.problems import MemoryProblem, stack_problems
 from assocmem.linear.replica import sample_cost_solutions
+from assocmem.linear.sampling import sample_problem
 from assocmem.linear.training import train_memory
 
 
@@ -307,7 +308,7 @@ def subset_sweep(
 ) -> pd.DataFrame:
     """Train memories on a random subset of the inputs, sized by the random-subset fraction.
 
-    At each load the problem of seed ``s`` (:func:`assocmem.linear.problems.sample_problem`,
+    At each load the problem of seed ``s`` (:func:`assocmem.linear.sampling.sample_problem`,
     the same instances as :func:`assocmem.linear.sweeps.capacity_sweep`) keeps
     ``n = round(share * f * p)`` inputs, ``f`` from :func:`random_subset_fraction`; every output
     stays in the softmax (:func:`subset_problem`). Trained by cross-entropy and Adam at the

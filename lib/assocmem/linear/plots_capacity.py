@@ -25,12 +25,7 @@ from assocmem.linear.finite_size import (
     finite_size_capacity_expansion,
     shortcut_capacity,
 )
-from assocmem.linear.problems import (
-    MemoryProblem,
-    recalled,
-    score_matrix,
-    score_statistics,
-)
+from assocmem.linear.problems import MemoryProblem, recalled, score_matrix
 from assocmem.linear.replica import (
     cost,
     cost_solution,
@@ -38,6 +33,7 @@ from assocmem.linear.replica import (
     rs_interpolants,
     rs_q_grid,
 )
+from assocmem.linear.scores import score_statistics
 from assocmem.linear.spectra import (
     quarter_circle_pdf,
     singular_values,

@@ -25,10 +25,7 @@ from assocmem.linear.hebbian import (
 )
 from assocmem.linear.load import load_for_pairs
 from assocmem.linear.plots_capacity import wilson_yerr
-from assocmem.linear.problems import (
-    simulate_scores,
-    spread_summary,
-)
+from assocmem.linear.scores import simulate_scores, spread_summary
 from assocmem.linear.sweeps import success_by_load
 from assocmem.plotting import (
     clipped_yerr,

@@ -35,12 +35,8 @@ import torch
 
 from assocmem._validate import check_int, check_positive, check_real, seed_list
 from assocmem.linear.load import load_for_pairs, pairs_for_load
-from assocmem.linear.problems import (
-    MemoryProblem,
-    recalled,
-    sample_problems,
-    target_competitor_scores,
-)
+from assocmem.linear.problems import MemoryProblem, recalled, target_competitor_scores
+from assocmem.linear.sampling import sample_problems
 from assocmem.linear.spectra import singular_values, spectrum_ks_distance
 from assocmem.linear.sweeps import COLUMNS, GROUP_COLUMNS, stored_spectra
 from assocmem.linear.training import hebbian_memory, train_memory
@@ -445,7 +441,7 @@ def train_max_margin(
     Parameters
     ----------
     problem : MemoryProblem
-        A batched OP instance (:func:`assocmem.linear.problems.sample_problems`), B problems.
+        A batched OP instance (:func:`assocmem.linear.sampling.sample_problems`), B problems.
     rank : int
         ``m`` in ``1..d``; ``m = d`` is the unconstrained maximum-margin memory.
     init : torch.Tensor, shape (B, d, d), optional

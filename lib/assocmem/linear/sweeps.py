@@ -33,13 +33,9 @@ from assocmem._validate import check_int, seed_list
 from assocmem.linear.finite_size import predicted_transition
 from assocmem.linear.load import load_for_pairs, pairs_at_load, pairs_for_load
 from assocmem.linear.lp import lp_feasible
-from assocmem.linear.problems import (
-    all_recalled,
-    recall_accuracy,
-    sample_problem,
-    sample_problems,
-    score_statistics,
-)
+from assocmem.linear.problems import all_recalled, recall_accuracy
+from assocmem.linear.sampling import sample_problem, sample_problems
+from assocmem.linear.scores import score_statistics
 from assocmem.linear.spectra import singular_values
 from assocmem.linear.training import hebbian_memory, train_memory
 from assocmem.stats import first_crossing

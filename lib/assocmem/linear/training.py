@@ -621,7 +621,7 @@ def train_memory(
     Parameters
     ----------
     problems : MemoryProblem or sequence of MemoryProblem
-        One problem, a batched problem (:func:`assocmem.linear.problems.sample_problems`) or a
+        One problem, a batched problem (:func:`assocmem.linear.sampling.sample_problems`) or a
         list of problems with equal ``p``, ``d`` and kind; all train together as one (B, d, d)
         computation.
     rank : int or None

@@ -1,0 +1,186 @@
+"""Score statistics of linear memories: targets against their strongest competitors.
+
+:func:`score_statistics` measures, for a given memory ``W`` on its problem, the target score
+``u_mu^T W e_mu`` and the largest competitor score of every input in units of
+``sigma_W = ||W||_F / d``; :func:`spread_summary` condenses them to a few numbers;
+:func:`simulate_scores` samples Hebbian memories (float64, Gaussian or spherical embeddings) and
+returns their target and non-target scores, the simulation the Hebbian theory of
+:mod:`assocmem.linear.hebbian` is checked against.
+
+Source: digest of arXiv:2605.10795, §6 (units sigma_W) and §9 (observables); reconstruction,
+see chapter 3.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import torch
+
+from assocmem.device import get_device
+from assocmem.linear.problems import MemoryProblem, target_competitor_scores
+
+
+def score_statistics(W: torch.Tensor | np.ndarray, problem: MemoryProblem) -> dict[str, Any]:
+    """Target scores and per-input maximum competitor scores in units of sigma_W = ||W||_F / d.
+
+    Parameters
+    ----------
+    W : torch.Tensor or numpy.ndarray, shape (d, d) or (B, d, d)
+        Memory matrix or a batch of them (a batch of W on one problem, or paired with a batched
+        problem of the same batch size).
+    problem : MemoryProblem
+        OP or DP, unbatched or batched (see :mod:`assocmem.linear.problems`).
+
+    Returns
+    -------
+    dict
+        ``target`` : ndarray float64, shape (p,) or (B, p) -- ``u_mu^T W e_mu / sigma_W``;
+        ``max_competitor`` : same shape -- ``max_nu`` competitor score ``/ sigma_W`` (OP: the other
+        targets; DP: the private competitors); ``gap`` = target - max_competitor (> 0 means
+        recalled); ``competitor`` : ndarray float64, shape (p * (p-1),) or (B, p * (p-1)) -- all
+        competitor scores ``/ sigma_W``, input by input (row ``mu`` of
+        :func:`~assocmem.linear.problems.target_competitor_scores`, flattened); ``sigma_w`` :
+        float or ndarray (B,) -- ``||W||_F / d`` in the units of the scores; ``p`` and ``d``
+        (int).
+
+    Raises
+    ------
+    TypeError
+        If ``problem`` is not a MemoryProblem or ``W`` is not a tensor/array.
+    ValueError
+        If shapes do not match or some W is identically zero (no scale).
+
+    Notes
+    -----
+    Source: digest §6 (units sigma_W) and §9 (observables); reconstruction, see chapter 3.
+    """
+    if not isinstance(problem, MemoryProblem):
+        raise TypeError(f"problem must be a MemoryProblem, got {type(problem).__name__}")
+    if isinstance(W, np.ndarray):
+        W = torch.from_numpy(W)
+    if not isinstance(W, torch.Tensor):
+        raise TypeError(f"W must be a torch tensor or numpy array, got {type(W).__name__}")
+    tgt, comp = target_competitor_scores(W, problem)  # validates shapes
+    Wd = W.to(dtype=torch.float64)
+    sigma = torch.linalg.matrix_norm(Wd).cpu() / problem.d  # (,) or (B,)
+    if torch.any(sigma == 0):
+        raise ValueError("W is identically zero (for some batch entry): scores have no scale")
+    scale = sigma.to(tgt.device).unsqueeze(-1)
+    if tgt.dim() > scale.dim() or (tgt.dim() == 2 and scale.dim() == 1):
+        scale = scale.reshape(*scale.shape, *([1] * (tgt.dim() - scale.dim())))
+    t = tgt.double() / scale
+    m = comp.max(-1).values.double() / scale
+    c = comp.double() / scale.unsqueeze(-1)
+    sig = sigma.numpy()
+    return {
+        "target": t.cpu().numpy(),
+        "max_competitor": m.cpu().numpy(),
+        "gap": (t - m).cpu().numpy(),
+        "competitor": c.reshape(*c.shape[:-2], -1).cpu().numpy(),
+        "sigma_w": float(sig) if sig.ndim == 0 else sig,
+        "p": problem.p,
+        "d": problem.d,
+    }
+
+
+def spread_summary(stats: dict[str, Any]) -> dict[str, float]:
+    """Summary numbers of :func:`score_statistics` output (all inputs and batch entries pooled).
+
+    Parameters
+    ----------
+    stats : dict
+        Output of :func:`score_statistics`.
+
+    Returns
+    -------
+    dict of float
+        ``target_mean``, ``target_std``, ``max_competitor_mean``, ``max_competitor_std``,
+        ``gap_mean``, ``gap_std``, ``extreme_value_level`` = sqrt(2 log p) and ``recalled`` (the
+        fraction of inputs with a positive gap).
+
+    Raises
+    ------
+    KeyError
+        If a field of :func:`score_statistics` is missing.
+    """
+    t = np.ravel(stats["target"])
+    m = np.ravel(stats["max_competitor"])
+    g = np.ravel(stats["gap"])
+    return {
+        "target_mean": float(t.mean()),
+        "target_std": float(t.std(ddof=1)),
+        "max_competitor_mean": float(m.mean()),
+        "max_competitor_std": float(m.std(ddof=1)),
+        "gap_mean": float(g.mean()),
+        "gap_std": float(g.std(ddof=1)),
+        "extreme_value_level": math.sqrt(2.0 * math.log(int(stats["p"]))),
+        "recalled": float(np.mean(g > 0)),
+    }
+
+
+def simulate_scores(
+    p: int,
+    d: int,
+    *,
+    embedding: str = "gaussian",
+    n_instances: int = 1,
+    seed: int = 0,
+    device: str | torch.device | None = "cpu",
+) -> dict[str, torch.Tensor]:
+    """Sample Hebbian memories and return their target and non-target scores.
+
+    Parameters
+    ----------
+    p : int
+        Number of associations, >= 2.
+    d : int
+        Embedding dimension, >= 1.
+    embedding : {"gaussian", "spherical"}
+        Law of the embeddings (``"leading"`` has no sampler).
+    n_instances : int
+        Independent memories, >= 1.
+    seed : int
+        Seed of the torch generator (same seed -> same scores).
+    device : str, torch.device or None
+        Where to compute (see :func:`assocmem.device.get_device`); results are on the CPU.
+
+    Returns
+    -------
+    dict of torch.Tensor (float64, CPU)
+        ``target`` of shape (n_instances, p); ``nontarget`` of shape (n_instances, p, p - 1)
+        (row mu holds the scores of the p - 1 wrong outputs for input mu); ``sigma_w``, shape
+        (n_instances,), = ||W||_F / d.
+
+    Raises
+    ------
+    ValueError
+        If a size is out of range or the embedding is unknown or ``"leading"``.
+
+    Notes
+    -----
+    The Hebbian memory of chapter 3, eq. ``eq-hebb``, and its scores.
+    """
+    for name, val, lo in (("p", p, 2), ("d", d, 1), ("n_instances", n_instances, 1)):
+        if isinstance(val, bool) or not isinstance(val, (int, np.integer)) or val < lo:
+            raise ValueError(f"{name} must be an integer >= {lo}, got {val!r}")
+    if embedding not in ("gaussian", "spherical"):
+        raise ValueError(f"embedding must be 'gaussian' or 'spherical', got {embedding!r}")
+    dev = get_device(device)
+    gen = torch.Generator(device="cpu").manual_seed(int(seed))
+    e = torch.randn(n_instances, p, d, generator=gen, dtype=torch.float64).to(dev)
+    u = torch.randn(n_instances, p, d, generator=gen, dtype=torch.float64).to(dev)
+    if embedding == "gaussian":
+        e, u = e / math.sqrt(d), u / math.sqrt(d)
+    else:
+        e = e / e.norm(dim=-1, keepdim=True)
+        u = u / u.norm(dim=-1, keepdim=True)
+    w = u.transpose(1, 2) @ e  # sum_mu u_mu e_mu^T, shape (n, d, d)
+    s = e @ w.transpose(1, 2) @ u.transpose(1, 2)  # S[mu, nu] = u_nu^T W e_mu
+    eye = torch.eye(p, dtype=torch.bool, device=dev)
+    target = torch.diagonal(s, dim1=1, dim2=2)
+    nontarget = s[:, ~eye].reshape(n_instances, p, p - 1)
+    sigma_w = w.pow(2).sum(dim=(1, 2)).sqrt() / d
+    return {"target": target.cpu(), "nontarget": nontarget.cpu(), "sigma_w": sigma_w.cpu()}
