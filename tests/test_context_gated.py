@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 import math
+import re
+from pathlib import Path
 
 import matplotlib
 import numpy as np
@@ -18,12 +21,14 @@ from assocmem.context_gated.experiments import (  # noqa: E402
     sample_memories,
     separation_experiment,
 )
+from assocmem.context_gated.fixed_point import fixed_point_trial  # noqa: E402
 from assocmem.context_gated.model import ContextGatedMemory, State  # noqa: E402
 from assocmem.context_gated.plots import (  # noqa: E402
-    draw_fixed_point,
     plot_architecture,
     plot_coupled_transition,
+    plot_fixed_point_trial,
     plot_separation,
+    plot_trajectory,
 )
 from assocmem.context_gated.theory import (  # noqa: E402
     alpha_crit,
@@ -477,8 +482,12 @@ def test_architecture_figure_names_layers_and_hypersynapses() -> None:
     matplotlib.pyplot.close(fig)
 
 
-def test_draw_fixed_point_draws_three_terms_and_reports_uniqueness() -> None:
-    fig = draw_fixed_point(lam=0.5, noise=1.0)
+def test_fixed_point_trial_figure_draws_three_terms_and_reports_uniqueness() -> None:
+    trial = fixed_point_trial(lam=0.5, noise=1.0)
+    assert trial.unique and trial.converged and trial.terms is not None and trial.p is not None
+    r = sum(trial.terms.values())
+    torch.testing.assert_close(trial.p, torch.softmax(3.5 * r, dim=-1))  # r* is a fixed point
+    fig = plot_fixed_point_trial(trial)
     left, right = fig.axes
     assert left.get_ylabel() == "contribution to $r^*_\\nu$"
     assert right.get_ylabel() == "retrieval probability $p^*_\\nu$"
@@ -487,9 +496,27 @@ def test_draw_fixed_point_draws_three_terms_and_reports_uniqueness() -> None:
     title = fig._suptitle.get_text()
     assert "unique (contraction)" in title and "converged" in title and "NOT" not in title
     matplotlib.pyplot.close(fig)
-    fig = draw_fixed_point(alpha=0.9, lam=1.0)  # beyond the contraction bound
+    fig = plot_fixed_point_trial(fixed_point_trial(alpha=0.9, lam=1.0))  # beyond the bound
     assert "uniqueness not guaranteed" in fig._suptitle.get_text()
     matplotlib.pyplot.close(fig)
+    above = fixed_point_trial(alpha=1.2)  # A(α) indefinite: nothing to decompose
+    assert above.terms is None and math.isinf(above.contraction)
+    fig = plot_fixed_point_trial(above)
+    assert "not positive definite" in " ".join(_texts(fig))
+    matplotlib.pyplot.close(fig)
+
+
+def test_trajectory_records_the_retrieval_activation_the_figure_draws() -> None:
+    m = _model()
+    g = torch.Generator().manual_seed(3)
+    q = torch.randn(2, m.d, generator=g, dtype=torch.float64)
+    traj = m.integrate(m.initial_state(q, q), t_end=1.0, dt=0.1)
+    assert traj.states is not None and traj.retrieval is not None
+    torch.testing.assert_close(traj.retrieval, torch.softmax(m.beta * traj.states.r, dim=-1))
+    fig = plot_trajectory(traj, target=0)
+    assert len(fig.axes[1].get_lines()) == m.N
+    matplotlib.pyplot.close(fig)
+    assert m.integrate(m.initial_state(q, q), t_end=0.5, record_states=False).retrieval is None
 
 
 def test_separation_and_coupled_plots_draw_one_curve_per_lambda() -> None:
@@ -517,3 +544,63 @@ def test_separation_and_coupled_plots_draw_one_curve_per_lambda() -> None:
     assert len(left.get_lines()) >= 2 + 2  # a curve and a predicted vertical line per lambda
     assert len(right.get_lines()) >= 2  # theory line and simulation points
     matplotlib.pyplot.close(fig)
+
+
+# --------------------------------------------------------------------------- docstrings
+#: The labelled equation of chapter 5 that each public function of context_gated implements.
+EQUATION_OF = {
+    "theory.competition_matrix": "eq-cg-energy",
+    "theory.gate_matrix": "eq-cg-A",
+    "theory.competition_spectrum": "eq-cg-A",
+    "theory.gate_eigenvalues": "eq-cg-A",
+    "theory.gate_fixed_point": "eq-cg-A",
+    "theory.gate_inverse": "eq-cg-fixed-point",
+    "theory.first_order_scores": "eq-cg-fixed-point",
+    "theory.self_consistent_fixed_point": "eq-cg-fixed-point",
+    "theory.decompose_fixed_point": "eq-cg-fixed-point",
+    "theory.contraction_constant": "eq-cg-contraction",
+    "theory.retrieval_threshold": "eq-cg-threshold",
+    "theory.retrieval_bound": "eq-cg-threshold",
+    "theory.eta_min": "eq-cg-alpha-crit",
+    "theory.alpha_crit": "eq-cg-alpha-crit",
+    "theory.alpha_crit_of_spectrum": "eq-cg-alpha-crit",
+    "theory.coupled_alpha_crit": "eq-cg-coupled-crit",
+    "theory.coupled_gain": "eq-cg-coupled-crit",
+    "model.ContextGatedMemory": "eq-cg-dynamics",
+    "model.ContextGatedMemory.energy_terms": "eq-cg-energy",
+    "model.ContextGatedMemory.energy": "eq-cg-energy",
+    "model.ContextGatedMemory.currents": "eq-cg-dynamics",
+    "model.ContextGatedMemory.rhs": "eq-cg-dynamics",
+    "model.ContextGatedMemory.integrate": "eq-cg-dynamics",
+    "experiments.relax_gate_retrieval": "eq-cg-dynamics",
+    "experiments.separation_experiment": "eq-cg-gaps",
+    "onestep.top_gap": "eq-cg-gaps",
+    "onestep.gap_decomposition": "eq-cg-gaps",
+    "onestep.one_step_update": "eq-cg-mhn",
+    "onestep.one_step_error_bound": "eq-cg-one-step",
+    "transitions.gate_state": "eq-cg-A",
+    "transitions.gate_transition": "eq-cg-alpha-crit",
+    "transitions.coupled_transition": "eq-cg-coupled-crit",
+    "winner.scale_for_winner": "eq-cg-tstar",
+    "winner.predicted_winner_time": "eq-cg-tstar",
+    "winner.winner_time_experiment": "eq-cg-tstar",
+    "winner.map_jacobian_radius": "eq-cg-fixed-point",
+    "winner.hysteresis_sweep": "eq-cg-fixed-point",
+    "fixed_point.fixed_point_trial": "eq-cg-fixed-point",
+}
+
+
+def test_docstrings_name_the_equation_they_implement() -> None:
+    """A function that implements a labelled equation of chapter 5 names its label."""
+    page = (Path(__file__).resolve().parents[1] / "book" / "05_context_gated_memory.md").read_text()
+    labels = set(re.findall(r"\$\$ \((eq-[\w-]+)\)", page))
+    assert labels == set(EQUATION_OF.values()), "every labelled equation has a home, and only those"
+    missing = []
+    for name, label in EQUATION_OF.items():
+        module, *attrs = name.split(".")
+        obj = importlib.import_module(f"assocmem.context_gated.{module}")
+        for a in attrs:
+            obj = getattr(obj, a)
+        if label not in (obj.__doc__ or ""):
+            missing.append(f"{name}: {label}")
+    assert not missing, "docstrings that do not name their equation:\n" + "\n".join(missing)

@@ -18,6 +18,7 @@ from assocmem.context_gated.onestep import (
     one_step_error_bound,
     one_step_experiment,
     one_step_update,
+    summarize_one_step,
     tail_slope,
     top_gap,
 )
@@ -284,18 +285,51 @@ def test_winner_fraction_crossing_on_a_hand_made_result() -> None:
     assert lo <= est <= hi
 
 
+def test_summaries_are_the_bootstrap_intervals_of_the_results() -> None:
+    one = one_step_experiment(sigma_q=(0.5, 1.0), lambdas=(0.0, 2.0), trials=200, seed=1)
+    sm = summarize_one_step(one, sigma_index=1, seed=4)
+    for li in range(2):
+        assert tuple(sm.gap_full[li]) == bootstrap_interval(one.delta_full[li, 1], seed=4)
+        assert tuple(sm.gap_paper[li]) == bootstrap_interval(one.delta_paper[li, 1], seed=4)
+    # the paper's gap is linear in λ: its mean is Δ̄_raw + λ Δ̄_gate
+    np.testing.assert_allclose(
+        sm.paper_mean, one.delta_raw[0, 1].mean() + one.lambdas * one.delta_gate[0, 1].mean()
+    )
+    x = 3.5 * one.delta_full.ravel()
+    ref = binned_quantile(x, one.error.ravel(), sm.edges, seed=4)
+    for key, val in sm.binned.items():
+        np.testing.assert_array_equal(val, ref[key])
+    assert sm.edges[0] == -4.0 and sm.edges[-1] >= x.max()
+    with pytest.raises(ValueError, match="sigma_index"):
+        summarize_one_step(one, sigma_index=2)
+    wt = winner_time_experiment([0.9, 2.0], trials=6, t_max=40.0, seed=1)
+    med = wt.median_times(seed=2)
+    assert np.all(np.isnan(med[0]))  # α < α_crit: no set reaches winner-take-all
+    assert tuple(med[1]) == bootstrap_interval(
+        wt.t_measured[1], stat=lambda v: np.median(v, axis=1), seed=2
+    )
+    h = hysteresis_sweep(np.linspace(0.0, 0.9, 6), (0.3, 2.0), trials=3, seed=2)
+    jumps = h.jump_intervals(seed=1)
+    assert np.all(np.isnan(jumps["up"][0, :3])) and jumps["up"][0, 3] == 0  # no jump at λ = 0.3
+    up = h.jump_up()[1]
+    ok = np.isfinite(up)
+    assert jumps["up"][1, 3] == ok.sum() > 0
+    assert tuple(jumps["up"][1, :3]) == bootstrap_interval(up[ok], seed=1)
+    np.testing.assert_array_equal(h.predicted, [1 - 0.09 * 5 / 50, 1 - 4 * 5 / 50])
+
+
 def test_dynamics_plots_draw() -> None:
     one = one_step_experiment(sigma_q=(0.5, 1.0), lambdas=(0.0, 2.0), trials=200, seed=1)
-    fig = plot_one_step(one, gap_sigma_index=1)
+    fig = plot_one_step(one, summarize_one_step(one, sigma_index=1))
     assert fig.axes[0].get_yscale() == "log"
     assert fig.axes[1].get_xlabel() == "coupling $\\lambda$"
     plt.close(fig)
     wt = winner_time_experiment([0.9, 1.5, 2.0], trials=5, t_max=40.0, seed=1)
-    fig = plot_winner_time(wt, horizons=(20.0, 40.0))
+    fig = plot_winner_time(wt, wt.median_times(), horizons=(20.0, 40.0))
     assert len(fig.axes) == 2
     plt.close(fig)
     h = hysteresis_sweep(np.linspace(0.0, 0.9, 6), (1.0, 2.0), trials=3, seed=2)
-    fig = plot_hysteresis(h)
+    fig = plot_hysteresis(h, h.jump_intervals())
     assert len(fig.axes) == 4
     assert [t.get_text() for t in fig.legends[0].get_texts()] == ["λ = 1", "λ = 2"]
     plt.close(fig)

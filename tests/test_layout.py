@@ -146,6 +146,7 @@ def test_top_level_holds_only_shared_modules() -> None:
 
 # --------------------------------------------------------------- chapter 5: one home per equation
 CG = LIB / "context_gated"
+CHAPTER_5 = LIB.parents[1] / "book" / "05_context_gated_memory.md"
 #: Calls that build or read a matrix diagonal: with a subtraction they retype W_h2 = G − diag(G).
 _DIAG = {"diag", "diagonal", "diag_embed", "diagflat"}
 
@@ -214,6 +215,17 @@ def test_context_gated_formulas_live_only_in_theory(path: str) -> None:
     assert not found, f"context_gated/{path} retypes a theory formula:\n" + "\n".join(found)
 
 
+def test_chapter_five_calls_the_library_for_its_formulas() -> None:
+    """The page's code cells call theory.py for W_h2, A(α) and the thresholds (eq-cg-...)."""
+    cells = re.findall(r"```\{code-cell\}[^\n]*\n(.*?)```", CHAPTER_5.read_text(), flags=re.S)
+    assert len(cells) > 10  # the code cells were found
+    found = []
+    for i, cell in enumerate(cells):
+        code = "\n".join(line for line in cell.splitlines() if not line.startswith(":"))
+        found += [f"cell {i}, {f}" for f in _retyped_formulas(ast.parse(code))]
+    assert not found, "chapter 5 retypes a theory formula:\n" + "\n".join(found)
+
+
 @pytest.mark.parametrize(
     "snippet",
     [
@@ -235,3 +247,25 @@ def test_context_gated_formulas_live_only_in_theory(path: str) -> None:
 )
 def test_the_formula_check_catches_handmade_copies(snippet: str) -> None:
     assert _retyped_formulas(ast.parse(snippet)), snippet
+
+
+#: What a figure may not do: draw random numbers, or compute the model (it receives results).
+_FIGURE_BANS = {
+    "randn", "rand", "randint", "normal", "choice", "permutation", "shuffle", "default_rng",
+    "make_generator", "manual_seed", "bootstrap_interval", "binned_quantile", "tail_slope",
+    "softmax", "gate_matrix", "competition_matrix", "gram", "self_consistent_fixed_point",
+    "decompose_fixed_point", "contraction_constant", "first_order_scores", "gate_fixed_point",
+    "noisy_cue", "sample_memories", "sample_clustered_memories", "inv", "solve", "eigh",
+    "eigvalsh",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("path", sorted(p.name for p in CG.glob("plots*.py")))
+def test_context_gated_figures_take_results(path: str) -> None:
+    """A figure draws numbers it receives: no random draws, no model computation."""
+    tree = ast.parse((CG / path).read_text())
+    bad = [f"line {n.lineno}: {_call_name(n)}(...)" for n in ast.walk(tree)
+           if _call_name(n) in _FIGURE_BANS]  # fmt: skip
+    bad += [f"line {n.lineno}: .random" for n in ast.walk(tree)
+            if isinstance(n, ast.Attribute) and n.attr == "random"]  # fmt: skip
+    assert not bad, f"context_gated/{path} computes inside a figure:\n" + "\n".join(sorted(bad))

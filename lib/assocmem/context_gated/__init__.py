@@ -2,13 +2,20 @@
 
 Import from the modules (the package re-exports nothing). They import downward only:
 
-- :mod:`.theory` — A(α), α_crit, η_min, contraction constant, retrieval threshold and bound,
-  first-order scores, the self-consistent map (Eq. 6) and the three-term decomposition of r*
-  (torch/scipy only).
+- :mod:`.theory` — the one home of the chapter's formulas, batched over memory sets (..., N, d):
+  Gram matrix, W_h2, A(α), its spectrum and inverse, α_crit, η_min, the coupled threshold and
+  gain, contraction constant, retrieval threshold and bound, gate fixed point and first-order
+  scores, the self-consistent map (Eq. 6) and the three-term decomposition of r* (torch/scipy).
 - :mod:`.model` — :class:`~.model.ContextGatedMemory` (four layers, four hypersynapses, energy,
   currents, Eqs. 1–4, batched fixed-step integrator with clamping options).
-- :mod:`.experiments` — memory sampling, the noisy cue ζ + σε/√d (:func:`~.experiments.noisy_cue`)
-  and the separation experiment (Fig. 2).
+- :mod:`.experiments` — memory sampling, the noisy cue ζ + σε/√d (:func:`~.experiments.noisy_cue`),
+  relaxation of the clamped gate–retrieval dynamics and the separation experiment (Fig. 2).
+- :mod:`.onestep` — one-step retrieval, the paper's gap vs the full gap (Cor. 3.2, Thm 3.1), and
+  their bootstrap summaries.
+- :mod:`.fixed_point` — one noisy trial at its self-consistent fixed point (the explorer's numbers).
 - :mod:`.transitions` — gate-only and coupled phase transitions (Fig. 3).
-- :mod:`.plots` — the architecture figure and the chapter's figures (all return a Figure).
+- :mod:`.winner` — time to winner-take-all t*(α) (Thm 3.3 (ii)) and the hysteresis sweep of the
+  coupled map.
+- :mod:`.plots`, :mod:`.plots_dynamics` — the figures (all return a Figure; they draw results,
+  compute no model quantity and draw no random numbers).
 """

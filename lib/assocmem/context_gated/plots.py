@@ -1,4 +1,9 @@
-"""Figures of chapter 5 (all return a matplotlib Figure; none calls plt.show())."""
+"""Figures of chapter 5 (all return a matplotlib Figure; none calls plt.show()).
+
+A figure receives results and draws them: it computes no model quantity and draws no random
+numbers (the experiments and :mod:`~assocmem.context_gated.theory` do; ``tests/test_layout.py``
+checks it). Theory curves are drawn by calling the theory's functions.
+"""
 
 from __future__ import annotations
 
@@ -9,18 +14,11 @@ import torch
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
-from assocmem.context_gated.experiments import SeparationResult, noisy_cue, sample_memories
+from assocmem.context_gated.experiments import SeparationResult
+from assocmem.context_gated.fixed_point import FixedPointTrial
 from assocmem.context_gated.model import Trajectory
-from assocmem.context_gated.theory import (
-    contraction_constant,
-    decompose_fixed_point,
-    gate_matrix,
-    retrieval_bound,
-    retrieval_threshold,
-    self_consistent_fixed_point,
-)
+from assocmem.context_gated.theory import retrieval_bound, retrieval_threshold
 from assocmem.context_gated.transitions import CoupledTransitionResult, GateTransitionResult
-from assocmem.device import make_generator
 from assocmem.plotting import (
     color,
     finish,
@@ -39,7 +37,8 @@ __all__ = [
     "plot_gate_transition",
     "plot_coupled_transition",
     "plot_fixed_point_terms",
-    "draw_fixed_point",
+    "plot_fixed_point_trial",
+    "even_subsample",
 ]
 
 
@@ -138,17 +137,16 @@ def plot_architecture() -> Figure:
     return finish(fig)
 
 
-def plot_trajectory(traj: Trajectory, *, target: int | None = None, beta: float = 1.0) -> Figure:
+def plot_trajectory(traj: Trajectory, *, target: int | None = None) -> Figure:
     """Energy along integrated trajectories, and the retrieval distribution.
 
     Parameters
     ----------
     traj : Trajectory
-        From :meth:`ContextGatedMemory.integrate` with ``record_states=True``.
+        From :meth:`ContextGatedMemory.integrate`; the second panel (r̂(t) = softmax(β r(t)) of
+        trial 0, ``traj.retrieval``) needs ``record_states=True``.
     target : int, optional
         Memory index whose probability r̂_μ(t) is drawn in the second panel.
-    beta : float
-        Inverse temperature used for r̂ = softmax(β r).
 
     Returns
     -------
@@ -168,8 +166,8 @@ def plot_trajectory(traj: Trajectory, *, target: int | None = None, beta: float 
     axes[0].set_xlabel("time $t$ / $\\tau$")
     axes[0].set_ylabel("total energy $E$")
     axes[0].set_title("energy descends to a fixed point")
-    if traj.states is not None:
-        p = torch.softmax(beta * traj.states.r[:, 0], dim=-1).detach().cpu().numpy()
+    if traj.retrieval is not None:
+        p = traj.retrieval[:, 0].detach().cpu().numpy()
         for mu in range(p.shape[1]):
             lw = 2.2 if mu == target else 0.6
             c = color(1) if mu == target else "0.6"
@@ -252,13 +250,21 @@ def plot_separation(
     return fig
 
 
+def even_subsample(n: int, k: int) -> np.ndarray:
+    """At most ``k`` indices spread evenly over range(n), for scatter plots of many trials.
+
+    Deterministic: the trials are independent draws already, so every k-th one is as fair a
+    sample as a random one, and a figure draws no random numbers.
+    """
+    return np.unique(np.linspace(0, n - 1, num=min(k, n)).round().astype(np.int64))
+
+
 def plot_gap_scatter(
     result: SeparationResult,
     *,
     eps: float = 0.05,
     max_points: int = 4000,
     xlim: tuple[float, float] = (-3.0, 6.0),
-    seed: int = 0,
 ) -> Figure:
     """Target probability vs score gap Δ with the bound and the threshold (paper Fig. 2c).
 
@@ -268,23 +274,21 @@ def plot_gap_scatter(
     eps : float
         Error level of the threshold line (paper: 0.05 → 1.95 for N = 50, β = 3.5).
     max_points : int
-        Points drawn per λ (random subsample).
+        Points drawn per λ: every k-th trial, evenly over the σ_q levels (the trials are
+        independent draws already, so no random subsample is needed).
     xlim : tuple of float
         Range of Δ shown (gaps with strong feedback reach hundreds; they sit at p = 0 or 1).
-    seed : int
-        Subsampling seed.
 
     Returns
     -------
     Figure
     """
     N, beta = int(result.params["N"]), float(result.params["beta"])
-    rng = np.random.default_rng(seed)
     fig, ax = new_figure()
     for li, lam in enumerate(result.lambdas):
         d = result.delta[li].ravel()
         p = result.target_prob[li].ravel()
-        k = rng.choice(d.size, size=min(max_points, d.size), replace=False)
+        k = even_subsample(d.size, max_points)
         ax.scatter(
             d[k],
             p[k],
@@ -476,67 +480,41 @@ def plot_fixed_point_terms(
     return finish(fig)
 
 
-def draw_fixed_point(
-    alpha: float = 0.1,
-    lam: float = 0.5,
-    beta: float = 3.5,
-    noise: float = 1.0,
-    sigma_c: float = 0.3,
-    N: int = 50,
-    d: int = 10,
-    seed: int = 0,
-) -> Figure:
-    """Explorer view: the self-consistent fixed point of one noisy retrieval trial.
-
-    Memories from :func:`sample_memories`; target μ = 0; q = ζ⁰ + noise·ε, c = ζ⁰ + σ_c η with
-    ε, η ~ N(0, I_d/d) (:func:`noisy_cue`, query first); fixed point of Eq. (6) iterated from
-    the first-order scores (paper Thm 3.4).
+def plot_fixed_point_trial(trial: FixedPointTrial) -> Figure:
+    """Explorer view: the three terms of r* and p* of one trial, with the uniqueness verdict.
 
     Parameters
     ----------
-    alpha, lam, beta : float
-        Competition α >= 0, coupling λ >= 0, inverse temperature β > 0.
-    noise : float
-        Query noise σ_q >= 0.
-    sigma_c : float
-        Context noise σ_c >= 0.
-    N, d : int
-        Memories and dimension.
-    seed : int
-        Seed of the memories and of both noise draws.
+    trial : FixedPointTrial
+        From :func:`~assocmem.context_gated.fixed_point.fixed_point_trial`.
 
     Returns
     -------
     Figure
+        The bars of :func:`plot_fixed_point_terms` under a title with α, λ, β, σ_q, the
+        contraction constant (eq. ``eq-cg-contraction``) and whether the iteration converged;
+        a message instead when α >= α_crit.
     """
-    g = make_generator(seed)
-    Z = sample_memories(N, d, seed=g)
-    q = noisy_cue(Z[0], noise, seed=g)
-    c = noisy_cue(Z[0], sigma_c, seed=g)
-    A = gate_matrix(Z, alpha)
-    L = contraction_constant(Z, alpha, lam, beta)
-    if not np.isfinite(L):
+    pr = trial.params
+    if trial.terms is None or trial.p is None:
         fig, ax = new_figure()
         ax.text(
             0.5,
             0.5,
-            rf"$\alpha$ = {alpha:g} $\geq \alpha_{{crit}}$: $A(\alpha)$ is not positive definite,"
-            "\n"
-            "the gate subsystem has no stable fixed point",
+            rf"$\alpha$ = {pr['alpha']:g} $\geq \alpha_{{crit}}$: $A(\alpha)$ is not positive "
+            "definite,\nthe gate subsystem has no stable fixed point",
             ha="center",
             va="center",
         )
         ax.set_axis_off()
         return finish(fig)
-    fp = self_consistent_fixed_point(Z @ q, Z @ c, A, lam=lam, beta=beta, max_iter=2000)
-    terms = decompose_fixed_point(Z @ q, Z @ c, A, fp.p, lam=lam)
-    fig = plot_fixed_point_terms(terms, fp.p, target=0)
-    state = "unique (contraction)" if L < 1 else "uniqueness not guaranteed"
+    fig = plot_fixed_point_terms(trial.terms, trial.p, target=trial.target)
+    state = "unique (contraction)" if trial.unique else "uniqueness not guaranteed"
     return finish(
         fig,
-        title=rf"$\alpha$={alpha:g}, $\lambda$={lam:g}, $\beta$={beta:g}, "
-        rf"$\sigma_q$={noise:g}"
+        title=rf"$\alpha$={pr['alpha']:g}, $\lambda$={pr['lam']:g}, $\beta$={pr['beta']:g}, "
+        rf"$\sigma_q$={pr['noise']:g}"
         "\n"
-        rf"$\beta\lambda^2/(2\eta_{{\min}})$ = {L:.2f}: "
-        f"{state}; iteration {'converged' if bool(fp.converged.all()) else 'NOT converged'}",
+        rf"$\beta\lambda^2/(2\eta_{{\min}})$ = {trial.contraction:.2f}: "
+        f"{state}; iteration {'converged' if trial.converged else 'NOT converged'}",
     )

@@ -1,4 +1,8 @@
-"""Figures of chapter 5's one-step, winner-time and hysteresis measurements (return a Figure)."""
+"""Figures of chapter 5's one-step, winner-time and hysteresis measurements (return a Figure).
+
+Like :mod:`~assocmem.context_gated.plots`, a figure receives results (and their bootstrap
+summaries, made by the experiment modules) and draws them; it draws no random numbers.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,8 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure
 
-from assocmem.context_gated.onestep import OneStepResult, binned_quantile, one_step_error_bound
+from assocmem.context_gated.onestep import OneStepResult, OneStepSummary, one_step_error_bound
+from assocmem.context_gated.plots import even_subsample
 from assocmem.context_gated.winner import HysteresisResult, WinnerTimeResult
 from assocmem.plotting import (
     color,
@@ -19,18 +24,13 @@ from assocmem.plotting import (
     sim_points,
     theory_line,
 )
-from assocmem.stats import bootstrap_interval, wilson_interval
+from assocmem.stats import wilson_interval
 
 __all__ = ["plot_one_step", "plot_winner_time", "plot_hysteresis"]
 
 
 def plot_one_step(
-    result: OneStepResult,
-    *,
-    edges: Sequence[float] | np.ndarray | None = None,
-    gap_sigma_index: int = 1,
-    max_points: int = 3000,
-    seed: int = 0,
+    result: OneStepResult, summary: OneStepSummary, *, max_points: int = 3000
 ) -> Figure:
     """One-step error against βΔ with the bound (Cor. 3.2), and the two gaps against λ.
 
@@ -38,27 +38,24 @@ def plot_one_step(
     ----------
     result : OneStepResult
         From :func:`~assocmem.context_gated.onestep.one_step_experiment`.
-    edges : array_like, optional
-        Bin edges in βΔ for the medians (default: width 2 from −4).
-    gap_sigma_index : int
-        Index of the σ_q level whose gaps are drawn against λ in the right panel.
+    summary : OneStepSummary
+        Its intervals, from :func:`~assocmem.context_gated.onestep.summarize_one_step`: the binned
+        medians (left) and the mean gaps at ``summary.sigma_index`` (right).
     max_points : int
-        Scatter points drawn (random subsample).
-    seed : int
-        Subsampling and bootstrap seed.
+        Trials drawn in the scatter (every k-th trial, evenly spread).
 
     Returns
     -------
     Figure
     """
-    N, beta = int(result.params["N"]), float(result.params["beta"])
+    N = int(result.params["N"])
+    beta = float(result.params["beta"])
     x = beta * result.delta_full.ravel()
     y = result.error.ravel()
-    e = np.arange(-4.0, x.max() + 2.0, 2.0) if edges is None else np.asarray(edges)
+    e = summary.edges
     fig, axes = new_figure(1, 2, height=3.4)
     ax = axes[0]
-    rng = np.random.default_rng(seed)
-    k = rng.choice(x.size, size=min(max_points, x.size), replace=False)
+    k = even_subsample(x.size, max_points)
     ax.scatter(
         x[k],
         np.maximum(y[k], 1e-17),
@@ -68,7 +65,7 @@ def plot_one_step(
         label="trials",
         rasterized=True,
     )
-    b = binned_quantile(x, y, e, seed=seed)
+    b = summary.binned
     ok = np.isfinite(b["value"])
     sim_points(
         ax,
@@ -102,13 +99,10 @@ def plot_one_step(
     ax.legend(fontsize=8, loc="lower left", title="simulation: grey, blue", title_fontsize=8)
     ax = axes[1]
     lam = result.lambdas
-    si = gap_sigma_index
-    for key, name, c in (
-        ("delta_full", "full gap $r_\\mu-\\max_\\nu r_\\nu$", 0),
-        ("delta_paper", "paper's $\\Delta_{raw}+\\lambda\\Delta_{gate}$", 1),
+    for est, name, c in (
+        (summary.gap_full, "full gap $r_\\mu-\\max_\\nu r_\\nu$", 0),
+        (summary.gap_paper, "paper's $\\Delta_{raw}+\\lambda\\Delta_{gate}$", 1),
     ):
-        vals = getattr(result, key)[:, si]
-        est = np.array([bootstrap_interval(v, seed=seed) for v in vals])
         sim_points(
             ax,
             lam,
@@ -118,24 +112,25 @@ def plot_one_step(
             color=color(c),
             markersize=4,
         )
-    raw = result.delta_raw[0, si].mean()
-    gate = result.delta_gate[0, si].mean()
     theory_line(
         ax,
         lam,
-        raw + lam * gate,
+        summary.paper_mean,
         color=color(1),
         linestyle=":",
         label="$\\bar\\Delta_{raw}+\\lambda\\bar\\Delta_{gate}$ (linear in $\\lambda$)",
     )
     ax.set_xlabel("coupling $\\lambda$")
-    ax.set_ylabel(f"mean gap at $\\sigma_q$ = {result.sigma_q[si]:g}")
+    ax.set_ylabel(f"mean gap at $\\sigma_q$ = {result.sigma_q[summary.sigma_index]:g}")
     ax.legend(fontsize=8, loc="upper left")
     return finish(fig)
 
 
 def plot_winner_time(
-    result: WinnerTimeResult, *, horizons: Sequence[float] = (25.0, 50.0, 100.0), seed: int = 0
+    result: WinnerTimeResult,
+    medians: np.ndarray,
+    *,
+    horizons: Sequence[float] = (25.0, 50.0, 100.0),
 ) -> Figure:
     """t*(α) measured vs predicted (Thm 3.3 (ii)), and the λ = 0 transition by horizon.
 
@@ -143,10 +138,12 @@ def plot_winner_time(
     ----------
     result : WinnerTimeResult
         From :func:`~assocmem.context_gated.winner.winner_time_experiment`.
+    medians : numpy.ndarray, shape (A, 3)
+        Median t* per α with its bootstrap interval, from
+        :meth:`~assocmem.context_gated.winner.WinnerTimeResult.median_times` (NaN rows are not
+        drawn).
     horizons : sequence of float
         Horizons t_h of the right panel: fraction of memory sets with t* <= t_h.
-    seed : int
-        Bootstrap seed.
 
     Returns
     -------
@@ -156,13 +153,8 @@ def plot_winner_time(
     T = result.t_measured.shape[1]
     fig, axes = new_figure(1, 2, height=3.4)
     ax = axes[0]
-    done = np.all(np.isfinite(result.t_measured), axis=1)
-    med = np.full(a.size, np.nan)
-    lo, hi = med.copy(), med.copy()
-    for i in np.nonzero(done)[0]:
-        med[i], lo[i], hi[i] = bootstrap_interval(
-            result.t_measured[i], stat=lambda v: np.median(v, axis=1), seed=seed
-        )
+    med, lo, hi = np.asarray(medians, dtype=np.float64).T
+    done = np.isfinite(med)
     pred = np.median(result.t_predicted, axis=1)
     eq47 = np.median(result.t_eq47, axis=1)
     sel = np.isfinite(pred) & (a > 1)
@@ -219,17 +211,21 @@ def plot_winner_time(
     return finish(fig)
 
 
-def plot_hysteresis(result: HysteresisResult, *, level: float = 0.5, seed: int = 0) -> Figure:
+def plot_hysteresis(
+    result: HysteresisResult, jumps: dict[str, np.ndarray], *, level: float = 0.5
+) -> Figure:
     """Winner fraction up and down in α, the uniform branch's gain, and the transition points.
 
     Parameters
     ----------
     result : HysteresisResult
         From :func:`~assocmem.context_gated.winner.hysteresis_sweep`.
+    jumps : dict of str to numpy.ndarray
+        Mean jump points with intervals, from
+        :meth:`~assocmem.context_gated.winner.HysteresisResult.jump_intervals` at the same
+        ``level``.
     level : float
         A memory set is in the winner state when max_μ p*_μ >= level.
-    seed : int
-        Bootstrap seed.
 
     Returns
     -------
@@ -286,7 +282,6 @@ def plot_hysteresis(result: HysteresisResult, *, level: float = 0.5, seed: int =
         "markers: measured (mean over sets)\ndashed: $\\lambda^2\\beta/(N(1-\\alpha))$", fontsize=9
     )
     ax = axes[1, 0]
-    up, down = result.jump_up(level), result.jump_down(level)
     theory_line(
         ax,
         lam,
@@ -295,15 +290,11 @@ def plot_hysteresis(result: HysteresisResult, *, level: float = 0.5, seed: int =
         marker="s",
         label="paper: $\\alpha_{crit}(1-\\lambda^2\\beta/N)$",
     )
-    for vals, name, c in ((up, "jump up (from uniform)", 0), (down, "drop down (from winner)", 1)):
-        est = np.array(
-            [
-                bootstrap_interval(v[np.isfinite(v)], seed=seed)
-                if np.isfinite(v).any()
-                else (np.nan, np.nan, np.nan)
-                for v in vals
-            ]
-        )
+    for key, name, c in (
+        ("up", "jump up (from uniform)", 0),
+        ("down", "drop down (from winner)", 1),
+    ):
+        est = jumps[key]
         sim_points(
             ax,
             lam,
