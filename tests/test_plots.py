@@ -33,9 +33,11 @@ from assocmem.linear.plots_rank import (  # noqa: E402
     plot_singular_values,
 )
 from assocmem.linear.sampling import sample_problem, sample_problems  # noqa: E402
+from assocmem.linear.scores import mechanism_scores  # noqa: E402
 from assocmem.linear.spectra import singular_values  # noqa: E402
-from assocmem.linear.sweeps import COLUMNS, mechanism_scores, transition_comparison  # noqa: E402
+from assocmem.linear.sweeps import COLUMNS  # noqa: E402
 from assocmem.linear.training import hebbian_memory, train_memory  # noqa: E402
+from assocmem.linear.transitions import transition_comparison  # noqa: E402
 from matplotlib.container import ErrorbarContainer  # noqa: E402
 
 

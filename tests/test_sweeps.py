@@ -9,21 +9,19 @@ import pandas as pd
 import pytest
 from assocmem.linear.finite_size import predicted_transition
 from assocmem.linear.load import load_for_pairs, pairs_for_load
+from assocmem.linear.measured_spectra import stored_spectra
 from assocmem.linear.sampling import sample_problem
+from assocmem.linear.scores import mechanism_scores
 from assocmem.linear.spectra import singular_values
-from assocmem.linear.sweeps import (
-    COLUMNS,
+from assocmem.linear.sweeps import COLUMNS, capacity_sweep
+from assocmem.linear.tables import instance_agreement, success_by_load
+from assocmem.linear.training import hebbian_memory, train_memory
+from assocmem.linear.transitions import (
     accuracy_crossing,
-    capacity_sweep,
-    instance_agreement,
-    mechanism_scores,
-    stored_spectra,
-    success_by_load,
     transition_comparison,
     transition_load,
     transition_loads,
 )
-from assocmem.linear.training import hebbian_memory, train_memory
 
 Z95 = 1.959963984540054  # standard normal 97.5 % quantile
 

@@ -38,7 +38,8 @@ from assocmem.linear.spectra import (
     quarter_circle_pdf,
     singular_values,
 )
-from assocmem.linear.sweeps import GROUP_COLUMNS, success_by_load
+from assocmem.linear.sweeps import GROUP_COLUMNS
+from assocmem.linear.tables import success_by_load
 from assocmem.plotting import (
     clipped_yerr,
     color,
@@ -57,7 +58,7 @@ def wilson_yerr(curve: pd.DataFrame) -> np.ndarray:
     Parameters
     ----------
     curve : pandas.DataFrame
-        Rows of :func:`assocmem.linear.sweeps.success_by_load` (columns ``fraction``,
+        Rows of :func:`assocmem.linear.tables.success_by_load` (columns ``fraction``,
         ``ci_low``, ``ci_high``).
 
     Returns
@@ -327,7 +328,7 @@ def plot_finite_size_capacity(
     n_samples, seed
         Monte Carlo settings, as in :func:`assocmem.linear.finite_size.finite_size_capacity`.
     measured : pandas.DataFrame, optional
-        Output of :func:`assocmem.linear.sweeps.transition_comparison`: measured transitions
+        Output of :func:`assocmem.linear.transitions.transition_comparison`: measured transitions
         drawn as markers with 95 % error bars (``95% low``/``95% high``; +- 1.96 ``measured +-``
         where those are missing) at ``(p at measured, measured alpha_c)``, one colour per ``d``,
         circles for labels without ``DP`` and squares for those with it, open markers for labels

@@ -26,7 +26,7 @@ from assocmem.linear.hebbian import (
 from assocmem.linear.load import load_for_pairs
 from assocmem.linear.plots_capacity import wilson_yerr
 from assocmem.linear.scores import simulate_scores, spread_summary
-from assocmem.linear.sweeps import success_by_load
+from assocmem.linear.tables import success_by_load
 from assocmem.plotting import (
     clipped_yerr,
     color,
@@ -222,7 +222,7 @@ def plot_mechanism(
     ----------
     stats : dict
         ``{"hebbian": stats, "trained": stats}`` as from
-        :func:`assocmem.linear.sweeps.mechanism_scores`.
+        :func:`assocmem.linear.scores.mechanism_scores`.
     rs : dict, optional
         Output of :func:`assocmem.linear.mechanism.optimal_mechanism` (draws of the RS target level
         ``level`` and of the pushed-down competitor maximum ``max_competitor``), drawn as theory

@@ -28,7 +28,7 @@ from assocmem.linear.spectra import (
     truncated_second_moment,
     truncation_point,
 )
-from assocmem.linear.sweeps import success_by_load
+from assocmem.linear.tables import success_by_load
 from assocmem.plotting import color, finish, new_figure, sim_points, theory_line
 
 

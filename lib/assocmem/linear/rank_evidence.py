@@ -35,10 +35,11 @@ import torch
 
 from assocmem._validate import check_int, check_positive, check_real, seed_list
 from assocmem.linear.load import load_for_pairs, pairs_for_load
+from assocmem.linear.measured_spectra import stored_spectra
 from assocmem.linear.problems import MemoryProblem, recalled, target_competitor_scores
 from assocmem.linear.sampling import sample_problems
 from assocmem.linear.spectra import singular_values, spectrum_ks_distance
-from assocmem.linear.sweeps import COLUMNS, GROUP_COLUMNS, stored_spectra
+from assocmem.linear.sweeps import COLUMNS, GROUP_COLUMNS
 from assocmem.linear.training import hebbian_memory, train_memory
 from assocmem.stats import first_crossing
 
@@ -130,7 +131,7 @@ def truncated_hebbian_sweep(
         :data:`assocmem.linear.sweeps.COLUMNS`: ``method = "hebbian"``, ``problem = "op"``,
         ``rank = m``, ``kappa = m / d``, ``factored = False``, ``accuracy`` (fraction recalled),
         ``recalled_all``, ``steps = 0``, ``seconds`` (wall time per instance, all ranks). It
-        feeds :func:`assocmem.linear.sweeps.success_by_load` and :func:`bootstrap_transitions`.
+        feeds :func:`assocmem.linear.tables.success_by_load` and :func:`bootstrap_transitions`.
 
     Raises
     ------
@@ -219,7 +220,7 @@ def bootstrap_transitions(
     """Crossing of 1/2 by the fraction stored, with a percentile bootstrap over instances.
 
     The crossing is the first downward crossing of 1/2, linearly interpolated in the actual load
-    (the estimator of :func:`assocmem.linear.sweeps.transition_load`). Each bootstrap draw
+    (the estimator of :func:`assocmem.linear.transitions.transition_load`). Each bootstrap draw
     resamples the seeds with replacement, one draw of seeds for all loads and all groups at once
     (instances with the same seed share their inputs across loads, and groups of one table may
     share instances), and recomputes every crossing.
@@ -617,7 +618,7 @@ def spectrum_causes(
         Load of the larger-``d`` instances (required with ``large_d``).
     load : float, optional
         Actual load (a value of the table's ``load`` column) whose stored memories are used;
-        default the load :func:`assocmem.linear.sweeps.stored_spectra` picks.
+        default the load :func:`assocmem.linear.measured_spectra.stored_spectra` picks.
     device : str, torch.device or None
         Where to train.
 

@@ -5,7 +5,8 @@
 ``sigma_W = ||W||_F / d``; :func:`spread_summary` condenses them to a few numbers;
 :func:`simulate_scores` samples Hebbian memories (float64, Gaussian or spherical embeddings) and
 returns their target and non-target scores, the simulation the Hebbian theory of
-:mod:`assocmem.linear.hebbian` is checked against.
+:mod:`assocmem.linear.hebbian` is checked against; :func:`mechanism_scores` measures the
+Hebbian and the trained memory on the same problems.
 
 Source: digest of arXiv:2605.10795, §6 (units sigma_W) and §9 (observables); reconstruction,
 see chapter 3.
@@ -14,13 +15,17 @@ see chapter 3.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 import torch
 
+from assocmem._validate import seed_list
 from assocmem.device import get_device
 from assocmem.linear.problems import MemoryProblem, target_competitor_scores
+from assocmem.linear.sampling import sample_problems
+from assocmem.linear.training import hebbian_memory, train_memory
 
 
 def score_statistics(W: torch.Tensor | np.ndarray, problem: MemoryProblem) -> dict[str, Any]:
@@ -184,3 +189,56 @@ def simulate_scores(
     nontarget = s[:, ~eye].reshape(n_instances, p, p - 1)
     sigma_w = w.pow(2).sum(dim=(1, 2)).sqrt() / d
     return {"target": target.cpu(), "nontarget": nontarget.cpu(), "sigma_w": sigma_w.cpu()}
+
+
+def mechanism_scores(
+    p: int,
+    d: int,
+    *,
+    seeds: int | Iterable[int] = 1,
+    steps: int = 3000,
+    lr: float = 0.05,
+    decoupled: bool = False,
+    device: str | torch.device | None = None,
+) -> dict[str, dict[str, Any]]:
+    """Score statistics of the Hebbian and of the trained memory on the same problems.
+
+    The trained W runs the whole budget (no early stop) instead of stopping at the first perfect
+    step.
+
+    Parameters
+    ----------
+    p, d : int
+        Problem size.
+    seeds : int or iterable of int
+        Problems, pooled in the returned statistics (an int n means range(n)).
+    steps, lr : int, float
+        Training budget and Adam step size.
+    decoupled : bool
+        Original (False) or decoupled (True) problem.
+    device : str, torch.device or None
+        Where to compute.
+
+    Returns
+    -------
+    dict
+        ``{"hebbian": stats, "trained": stats}`` with ``stats`` from :func:`score_statistics`
+        (batched over seeds), plus ``stats["accuracy"]`` (mean over inputs and seeds).
+
+    Raises
+    ------
+    TypeError, ValueError
+        Bad sizes or seeds.
+
+    Notes
+    -----
+    Observables of the digest of arXiv:2605.10795, §6 (reconstruction); see chapter 3.
+    """
+    batch = sample_problems(p, d, seed_list(seeds), decoupled=decoupled, device=device)
+    res = train_memory(batch, steps=steps, lr=lr, early_stop=False, device=device)
+    out: dict[str, dict[str, Any]] = {}
+    for name, w in (("hebbian", hebbian_memory(batch)), ("trained", res.weights)):
+        st = score_statistics(w, batch)
+        st["accuracy"] = float(np.mean(st["gap"] > 0))
+        out[name] = st
+    return out

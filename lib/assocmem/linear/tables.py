@@ -1,0 +1,131 @@
+"""Reading capacity-sweep tables: validation, fraction stored per load, instance agreement.
+
+The tables are those of :func:`assocmem.linear.sweeps.capacity_sweep` (one row per instance,
+the columns :data:`assocmem.linear.sweeps.COLUMNS`, one experiment per value of
+:data:`assocmem.linear.sweeps.GROUP_COLUMNS`). :func:`check_table` checks one;
+:func:`success_by_load` gives the fraction stored at each load with its Wilson interval;
+:func:`instance_agreement` counts, instance by instance, where training and the exact LP agree.
+The load where the fraction crosses 1/2 is estimated in :mod:`assocmem.linear.transitions`.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+from scipy.stats import binomtest
+
+from assocmem.linear.sweeps import COLUMNS, GROUP_COLUMNS
+
+__all__ = ["check_table", "success_by_load", "instance_agreement"]
+
+
+def check_table(table: object) -> pd.DataFrame:
+    """Check that ``table`` is a non-empty DataFrame with the columns of a sweep table.
+
+    The columns are those of :func:`~.sweeps.capacity_sweep` (:data:`~.sweeps.COLUMNS`).
+    """
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError(f"table must be a pandas.DataFrame, got {type(table).__name__}")
+    if len(table) == 0:
+        raise ValueError("table is empty")
+    missing = [c for c in COLUMNS if c not in table.columns]
+    if missing:
+        raise ValueError(f"table lacks the columns {missing} of capacity_sweep's output")
+    for c in [*GROUP_COLUMNS, "alpha", "load", "p", "seed", "recalled_all"]:
+        if table[c].isna().any():
+            raise ValueError(f"table column {c!r} has missing values")
+    dup = table.duplicated([*GROUP_COLUMNS, "alpha", "seed"])
+    if dup.any():
+        raise ValueError(
+            f"table repeats {int(dup.sum())} (experiment, alpha, seed) rows: the same instance "
+            "would count twice (concatenated the same sweep twice?)"
+        )
+    return table
+
+
+def success_by_load(table: pd.DataFrame) -> pd.DataFrame:
+    """Fraction of instances stored perfectly at each load, with its 95 % Wilson interval.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Output of :func:`~.sweeps.capacity_sweep` (or several concatenated), any number of groups.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (:data:`~.sweeps.GROUP_COLUMNS`, ``alpha``), sorted: the group columns,
+        ``alpha``, ``load`` (actual), ``p``, ``n`` (instances), ``stored`` (instances with
+        ``recalled_all``), ``fraction`` (= stored / n), ``ci_low``, ``ci_high`` (95 % Wilson
+        score interval of the fraction, :func:`scipy.stats.binomtest`), ``accuracy`` (mean
+        fraction recalled) and ``accuracy_sem`` (its standard error over instances; NaN for the
+        LP and for n = 1).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``table`` is not a non-empty table with the columns of
+        :func:`~.sweeps.capacity_sweep`, has missing values in them, or repeats an instance.
+    """
+    table = check_table(table)
+    keys = [*GROUP_COLUMNS, "alpha"]
+    out = (
+        table.groupby(keys, sort=True)
+        .agg(
+            load=("load", "first"),
+            p=("p", "first"),
+            n=("recalled_all", "size"),
+            stored=("recalled_all", "sum"),
+            accuracy=("accuracy", "mean"),
+            accuracy_sem=("accuracy", "sem"),
+        )
+        .reset_index()
+    )
+    out["stored"] = out["stored"].astype(int)
+    out["fraction"] = out["stored"] / out["n"]
+    cis = [binomtest(int(k), int(n)).proportion_ci(0.95, "wilson") for k, n in
+           zip(out["stored"], out["n"], strict=True)]  # fmt: skip
+    out["ci_low"] = [c.low for c in cis]
+    out["ci_high"] = [c.high for c in cis]
+    cols = [*keys, "load", "p", "n", "stored", "fraction", "ci_low", "ci_high", "accuracy",
+            "accuracy_sem"]  # fmt: skip
+    return out[cols]
+
+
+def instance_agreement(trained: pd.DataFrame, exact: pd.DataFrame) -> pd.DataFrame:
+    """Per-instance 2x2 count of a trained sweep against the exact LP on the same instances.
+
+    Parameters
+    ----------
+    trained, exact : pandas.DataFrame
+        :func:`~.sweeps.capacity_sweep` tables of one problem and one ``d`` each
+        (``method="train"`` and ``method="lp"``); instances are matched on (``alpha``,
+        ``seed``), which by the seeding rule are the same problems.
+
+    Returns
+    -------
+    pandas.DataFrame
+        2x2 counts (int): index ``LP stores`` / ``LP cannot store``, columns ``trained stored``
+        / ``trained not stored``. Off-diagonal ``(LP cannot store, trained stored)`` must be 0
+        (a stored W is itself a feasibility certificate); ``(LP stores, trained not stored)``
+        counts instances that training missed within its budget.
+
+    Raises
+    ------
+    TypeError
+        If an argument is not a DataFrame.
+    ValueError
+        If a table is not a sweep table, the two differ in problem or ``d``, or no instance is
+        shared.
+    """
+    a, b = check_table(trained), check_table(exact)
+    for col in ("problem", "d"):
+        if a[col].nunique() != 1 or b[col].nunique() != 1 or a[col].iloc[0] != b[col].iloc[0]:
+            raise ValueError(f"both tables must hold one and the same {col!r}")
+    m = a.merge(b, on=["alpha", "seed"], suffixes=("_t", "_lp"))
+    if len(m) == 0:
+        raise ValueError("the two tables share no (alpha, seed) instance")
+    out = pd.DataFrame(0, index=["LP stores", "LP cannot store"],
+                       columns=["trained stored", "trained not stored"])  # fmt: skip
+    for lp_ok, t_ok in zip(m["recalled_all_lp"], m["recalled_all_t"], strict=True):
+        out.iloc[0 if lp_ok else 1, 0 if t_ok else 1] += 1
+    return out
