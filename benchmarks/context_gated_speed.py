@@ -21,8 +21,9 @@ import time
 import numpy as np
 import torch
 from assocmem.context_gated.experiments import separation_experiment
+from assocmem.context_gated.hysteresis import hysteresis_sweep
 from assocmem.context_gated.onestep import one_step_experiment
-from assocmem.context_gated.winner import hysteresis_sweep, winner_time_experiment
+from assocmem.context_gated.winner import winner_time_experiment
 from assocmem.device import configure_threads, describe_device, get_device
 
 

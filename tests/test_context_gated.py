@@ -584,8 +584,8 @@ EQUATION_OF = {
     "winner.scale_for_winner": "eq-cg-tstar",
     "winner.predicted_winner_time": "eq-cg-tstar",
     "winner.winner_time_experiment": "eq-cg-tstar",
-    "winner.map_jacobian_radius": "eq-cg-fixed-point",
-    "winner.hysteresis_sweep": "eq-cg-fixed-point",
+    "hysteresis.map_jacobian_radius": "eq-cg-fixed-point",
+    "hysteresis.hysteresis_sweep": "eq-cg-fixed-point",
     "fixed_point.fixed_point_trial": "eq-cg-fixed-point",
 }
 

@@ -12,6 +12,11 @@ import numpy as np
 import pytest
 import torch
 from assocmem.context_gated.experiments import sample_clustered_memories, sample_memories
+from assocmem.context_gated.hysteresis import (
+    HysteresisResult,
+    hysteresis_sweep,
+    map_jacobian_radius,
+)
 from assocmem.context_gated.onestep import (
     binned_quantile,
     gap_decomposition,
@@ -29,11 +34,8 @@ from assocmem.context_gated.plots_dynamics import (
 )
 from assocmem.context_gated.theory import gate_matrix
 from assocmem.context_gated.winner import (
-    HysteresisResult,
     WinnerTimeResult,
     critical_projector,
-    hysteresis_sweep,
-    map_jacobian_radius,
     predicted_winner_time,
     scale_for_winner,
     winner_fraction_crossing,

@@ -14,8 +14,9 @@ Import from the modules (the package re-exports nothing). They import downward o
   their bootstrap summaries.
 - :mod:`.fixed_point` — one noisy trial at its self-consistent fixed point (the explorer's numbers).
 - :mod:`.transitions` — gate-only and coupled phase transitions (Fig. 3).
-- :mod:`.winner` — time to winner-take-all t*(α) (Thm 3.3 (ii)) and the hysteresis sweep of the
-  coupled map.
+- :mod:`.winner` — time to winner-take-all t*(α) of the gate subsystem (Thm 3.3 (ii)).
+- :mod:`.hysteresis` — the coupled fixed point followed up and down in α, the map's Jacobian
+  radius (Thm C.2, Fig. 3d).
 - :mod:`.plots`, :mod:`.plots_dynamics` — the figures (all return a Figure; they draw results,
   compute no model quantity and draw no random numbers).
 """

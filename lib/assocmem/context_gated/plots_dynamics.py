@@ -12,9 +12,10 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure
 
+from assocmem.context_gated.hysteresis import HysteresisResult
 from assocmem.context_gated.onestep import OneStepResult, OneStepSummary, one_step_error_bound
 from assocmem.context_gated.plots import even_subsample
-from assocmem.context_gated.winner import HysteresisResult, WinnerTimeResult
+from assocmem.context_gated.winner import WinnerTimeResult
 from assocmem.plotting import (
     color,
     finish,
@@ -219,10 +220,10 @@ def plot_hysteresis(
     Parameters
     ----------
     result : HysteresisResult
-        From :func:`~assocmem.context_gated.winner.hysteresis_sweep`.
+        From :func:`~assocmem.context_gated.hysteresis.hysteresis_sweep`.
     jumps : dict of str to numpy.ndarray
         Mean jump points with intervals, from
-        :meth:`~assocmem.context_gated.winner.HysteresisResult.jump_intervals` at the same
+        :meth:`~assocmem.context_gated.hysteresis.HysteresisResult.jump_intervals` at the same
         ``level``.
     level : float
         A memory set is in the winner state when max_μ p*_μ >= level.

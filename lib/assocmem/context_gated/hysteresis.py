@@ -1,0 +1,285 @@
+"""Hysteresis of the coupled gate–retrieval map: the fixed point followed up and down in α.
+
+A measurement of chapter 5 that goes beyond the paper's figures: :func:`hysteresis_sweep`
+follows the coupled gate–retrieval fixed point (eq-cg-fixed-point) up in α from the uniform
+state and down in α from a winner state (Thm C.2, Fig. 3d, eq-cg-coupled-crit), with the spectral
+radius of the map's Jacobian along the uniform branch (:func:`map_jacobian_radius`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from assocmem._validate import check_int, check_real
+from assocmem.context_gated.experiments import sample_clustered_memories
+from assocmem.context_gated.theory import (
+    competition_spectrum,
+    coupled_alpha_crit,
+    coupled_gain,
+    gate_inverse,
+)
+from assocmem.device import make_generator
+from assocmem.stats import bootstrap_interval
+
+__all__ = ["map_jacobian_radius", "HysteresisResult", "hysteresis_sweep"]
+
+
+def map_jacobian_radius(
+    M: torch.Tensor,
+    p: torch.Tensor,
+    *,
+    lam: float,
+    beta: float,
+    M_half: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """Spectral radius of the Jacobian λ²β M (diag p − p pᵀ) of the score map Φ at p.
+
+    Parameters
+    ----------
+    M : torch.Tensor, shape (..., N, N)
+        A(α)⁻¹, symmetric positive definite.
+    p : torch.Tensor, shape (..., N)
+        softmax(β r) at the point.
+    lam, beta : float
+        Coupling and inverse temperature.
+    M_half : torch.Tensor, shape (..., N, N), optional
+        The symmetric square root M^{1/2}, if already known (saves an eigen-decomposition).
+
+    Returns
+    -------
+    torch.Tensor, shape (...)
+        The spectral radius; < 1 means the fixed point is linearly stable under iteration.
+
+    Notes
+    -----
+    M D (D = diag p − ppᵀ, positive semi-definite) is similar to M^{1/2} D M^{1/2}, so its
+    eigenvalues are real and >= 0 and the radius is the largest eigenvalue of the symmetric
+    matrix λ²β M^{1/2} D M^{1/2}. The map is that of eq. ``eq-cg-fixed-point``; at p = 1/N with
+    M 1 ∝ 1 the radius is λ²β/(N η_min^⊥), the gain behind Thm C.2 and
+    eq. ``eq-cg-coupled-crit`` (:func:`~assocmem.context_gated.theory.coupled_gain`).
+    """
+    la = check_real("lam", lam, low=0.0)
+    be = check_real("beta", beta, low=0.0, strict=True)
+    if M_half is None:
+        ev, V = torch.linalg.eigh(M)
+        half = (V * ev.clamp(min=0).sqrt().unsqueeze(-2)) @ V.mT
+    else:
+        half = M_half
+    D = torch.diag_embed(p) - p.unsqueeze(-1) * p.unsqueeze(-2)
+    return la**2 * be * torch.linalg.eigvalsh(half @ D @ half)[..., -1].clamp(min=0)
+
+
+@dataclass
+class HysteresisResult:
+    """Output of :func:`hysteresis_sweep` (arrays of shape (L, A, T): λ x α x memory sets).
+
+    Attributes
+    ----------
+    alphas : numpy.ndarray, shape (A,), increasing
+    lambdas : numpy.ndarray, shape (L,)
+    up, down, fresh : numpy.ndarray, shape (L, A, T)
+        Peak retrieval probability max_μ p*_μ: continued upward from the uniform start, continued
+        downward from a winner state, and from a fresh 10⁻⁴-noise start at each α (the paper's
+        protocol).
+    radius_up : numpy.ndarray, shape (L, A, T)
+        Spectral radius of the map's Jacobian at the upward branch's point.
+    gain_formula : numpy.ndarray, shape (L, A)
+        λ²β/(N(1 − α)), the uniform-state gain of Thm C.2 (N > d).
+    converged : numpy.ndarray, shape (L, A)
+        Fraction of (sweep, set) iterations that met the tolerance.
+    params : dict
+    predicted : numpy.ndarray, shape (L,)
+        The paper's α_crit(1 − λ²β/N) with α_crit = 1 (eq. ``eq-cg-coupled-crit``).
+    """
+
+    alphas: np.ndarray
+    lambdas: np.ndarray
+    up: np.ndarray
+    down: np.ndarray
+    fresh: np.ndarray
+    radius_up: np.ndarray
+    gain_formula: np.ndarray
+    converged: np.ndarray
+    params: dict = field(default_factory=dict)
+    predicted: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    def jump_up(self, level: float = 0.5) -> np.ndarray:
+        """First α of each upward sweep with p_max >= level, shape (L, T) (NaN if none)."""
+        hit = self.up >= level
+        first = np.argmax(hit, axis=1)
+        return np.where(hit.any(axis=1), self.alphas[first], np.nan)
+
+    def jump_intervals(self, level: float = 0.5, *, seed: int = 0) -> dict[str, np.ndarray]:
+        """Mean jump points over the memory sets, with bootstrap 95 % intervals.
+
+        Parameters
+        ----------
+        level : float
+            Winner-state level of :meth:`jump_up` and :meth:`jump_down`.
+        seed : int
+            Seed of the resampling of memory sets.
+
+        Returns
+        -------
+        dict with keys ``"up"`` and ``"down"``, each a numpy.ndarray of shape (L, 4)
+            Columns: mean α of the jump (from :meth:`jump_up`, resp. the drop of
+            :meth:`jump_down`), low, high, and n, the number of sets with a finite point (the
+            first three are NaN when n = 0).
+        """
+        out = {}
+        for name, pts in (("up", self.jump_up(level)), ("down", self.jump_down(level))):
+            rows = []
+            for v in pts:
+                ok = np.isfinite(v)
+                est = bootstrap_interval(v[ok], seed=seed) if ok.any() else (np.nan,) * 3
+                rows.append((*est, float(ok.sum())))
+            out[name] = np.array(rows, dtype=np.float64)
+        return out
+
+    def jump_down(self, level: float = 0.5) -> np.ndarray:
+        """Smallest α down to which each downward sweep stays >= level, shape (L, T).
+
+        NaN if the downward sweep is below ``level`` already at the largest α; the smallest
+        grid α if it never drops.
+        """
+        out = np.full(self.down.shape[::2], np.nan)
+        for li in range(self.down.shape[0]):
+            for t in range(self.down.shape[2]):
+                above = self.down[li, :, t] >= level
+                if not above[-1]:
+                    continue
+                below = np.nonzero(~above)[0]
+                out[li, t] = self.alphas[below[-1] + 1] if below.size else self.alphas[0]
+        return out
+
+
+def _iterate(
+    r: torch.Tensor, Mu: torch.Tensor, M: torch.Tensor, lam: float, beta: float, max_iter: int,
+    tol: float,
+) -> tuple[torch.Tensor, torch.Tensor]:  # fmt: skip
+    res = torch.full(r.shape[:-1], math.inf, dtype=r.dtype)
+    for _ in range(max_iter):
+        p = torch.softmax(beta * r, dim=-1)
+        new = lam * Mu + lam**2 * (M @ p.unsqueeze(-1)).squeeze(-1)
+        res = (new - r).abs().amax(-1)
+        r = new
+        if bool((res < tol).all()):
+            break
+    return r, res < tol
+
+
+def hysteresis_sweep(
+    alphas: Sequence[float] | np.ndarray,
+    lambdas: Sequence[float] = (1.0, 1.5, 2.0, 2.5),
+    *,
+    N: int = 50,
+    d: int = 10,
+    beta: float = 5.0,
+    trials: int = 20,
+    max_iter: int = 500,
+    tol: float = 1e-8,
+    sigma_init: float = 1e-4,
+    seed: int = 0,
+) -> HysteresisResult:
+    """Follow the coupled fixed point up and down in α to test for a first-order transition.
+
+    The map of App. D.3 (eq. ``eq-cg-fixed-point``), r ← λA⁻¹u + λ²A⁻¹softmax(βr) with
+    u = (1/N)·1 and b = 0, on clustered
+    memory sets (as :func:`~assocmem.context_gated.transitions.coupled_transition`). Three
+    protocols per (λ, set):
+
+    - up: at the smallest α start from r ~ N(0, σ_init² I), then start each next α from the
+      previous fixed point;
+    - down: at the largest α start from the winner state r = λA⁻¹u + λ²A⁻¹e_w, with w the winner
+      of the upward sweep there (or the largest entry of A⁻¹u if that sweep ended uniform), then
+      continue downward;
+    - fresh: a new N(0, σ_init² I) start at every α (the paper's protocol).
+
+    Parameters
+    ----------
+    alphas : 1-D sequence of float
+        Increasing α values in [0, 1) (A(α) positive definite for N > d).
+    lambdas : 1-D sequence of float
+        Couplings λ > 0.
+    N, d : int
+        Memories and dimension; N > d.
+    beta : float
+        Inverse temperature (paper: 5).
+    trials : int
+        Memory sets (T).
+    max_iter, tol : int, float
+        Iteration cap and sup-norm tolerance per α.
+    sigma_init : float
+        Scale of the random starts.
+    seed : int
+        Seed of the memories and starts.
+
+    Returns
+    -------
+    HysteresisResult
+
+    Raises
+    ------
+    TypeError, ValueError
+        On out-of-range arguments (α not increasing in [0, 1), N <= d, λ <= 0).
+    """
+    a = np.asarray(alphas, dtype=np.float64)
+    if a.ndim != 1 or a.size < 2 or np.any(np.diff(a) <= 0) or a[0] < 0 or a[-1] >= 1:
+        raise ValueError("alphas must be increasing values in [0, 1), at least two")
+    lam_arr = np.asarray(lambdas, dtype=np.float64)
+    if lam_arr.ndim != 1 or lam_arr.size == 0 or not np.all(np.isfinite(lam_arr)):
+        raise ValueError("lambdas must be a non-empty 1-D sequence of finite values > 0")
+    if np.any(lam_arr <= 0):
+        raise ValueError("lambdas must be > 0 (λ = 0 has no retrieval feedback)")
+    N = check_int("N", N, 2)
+    d = check_int("d", d, 1)
+    if N <= d:
+        raise ValueError(f"hysteresis_sweep needs N > d (alpha_crit = 1), got N={N}, d={d}")
+    T = check_int("trials", trials, 1)
+    be = check_real("beta", beta, low=0.0, strict=True)
+    mi = check_int("max_iter", max_iter, 1)
+    tl = check_real("tol", tol, low=0.0, strict=True)
+    si = check_real("sigma_init", sigma_init, low=0.0)
+    g = make_generator(seed)
+    Z = sample_clustered_memories(N, d, trials=T, seed=g)
+    ev, V = competition_spectrum(Z)
+    u = torch.full((N,), 1.0 / N, dtype=torch.float64)
+    Ms = gate_inverse(ev, V, a)  # (A, T, N, N): A(α)⁻¹ per α and set
+    Mh = gate_inverse(ev, V, a, sqrt=True)  # its square root, for map_jacobian_radius
+    Mu_all = Ms @ u  # (A, T, N)
+    r_start = si * torch.randn(T, N, generator=g, dtype=torch.float64)
+    fresh_starts = si * torch.randn(a.size, T, N, generator=g, dtype=torch.float64)
+    L, A_ = lam_arr.size, a.size
+    up, down, fresh, rad = (np.zeros((L, A_, T)) for _ in range(4))
+    conv = np.zeros((L, A_))
+    for li, lam in enumerate(lam_arr):
+        lam_f = float(lam)
+        r = r_start.clone()
+        p_up = torch.zeros(A_, T, N, dtype=torch.float64)
+        ok_up = torch.zeros(A_, T, dtype=torch.bool)
+        for ai in range(A_):
+            r, ok_up[ai] = _iterate(r, Mu_all[ai], Ms[ai], lam_f, be, mi, tl)
+            p_up[ai] = torch.softmax(be * r, dim=-1)
+        up[li] = p_up.amax(-1).numpy()
+        rad[li] = map_jacobian_radius(Ms, p_up, lam=lam_f, beta=be, M_half=Mh).numpy()
+        rf, ok_f = _iterate(fresh_starts, Mu_all, Ms, lam_f, be, mi, tl)
+        fresh[li] = torch.softmax(be * rf, dim=-1).amax(-1).numpy()
+        p_top = p_up[-1]
+        w = torch.where(p_top.amax(-1) >= 0.5, p_top.argmax(-1), Mu_all[-1].argmax(-1))
+        e = torch.nn.functional.one_hot(w, N).to(torch.float64)
+        r = lam_f * Mu_all[-1] + lam_f**2 * (Ms[-1] @ e.unsqueeze(-1)).squeeze(-1)
+        ok_down = torch.zeros(A_, T, dtype=torch.bool)
+        for ai in range(A_ - 1, -1, -1):
+            r, ok_down[ai] = _iterate(r, Mu_all[ai], Ms[ai], lam_f, be, mi, tl)
+            down[li, ai] = torch.softmax(be * r, dim=-1).amax(-1).numpy()
+        conv[li] = torch.stack([ok_up, ok_f, ok_down]).double().mean((0, 2)).numpy()
+    gain = coupled_gain(lam_arr[:, None], be, N, 1 - a[None, :])  # η_min = 1 − α (N > d)
+    pred = coupled_alpha_crit(1.0, lam_arr, be, N)  # α_crit = 1 (N > d)
+    params = {"N": N, "d": d, "beta": be, "trials": T, "max_iter": mi, "tol": tl,
+              "sigma_init": si, "seed": seed}  # fmt: skip
+    return HysteresisResult(a, lam_arr, up, down, fresh, rad, gain, conv, params, pred)
