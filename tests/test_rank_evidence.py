@@ -1,5 +1,6 @@
-"""Tests of assocmem.linear.rank_evidence (chapter 4's truncated Hebbian memories, crossings
-bootstrapped over instances, max-margin memories) and of the chapter-4 figures' layout."""
+"""Tests of chapter 4's rank evidence: truncated Hebbian sweeps (assocmem.linear.sweeps), crossings
+bootstrapped over instances (.transitions), rank-m max-margin memories (.max_margin), spectrum
+summaries (.measured_spectra), and the chapter-4 figures' layout."""
 
 from __future__ import annotations
 
@@ -14,30 +15,31 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 from assocmem.linear.load import load_for_pairs  # noqa: E402
+from assocmem.linear.max_margin import (  # noqa: E402
+    normalized_margin,
+    train_max_margin,
+    truncate_rank,
+)
+from assocmem.linear.measured_spectra import spectrum_summary  # noqa: E402
 from assocmem.linear.plots_rank import (  # noqa: E402
     plot_critical_load,
     plot_rank_success,
     plot_singular_values,
 )
 from assocmem.linear.problems import all_recalled, score_matrix  # noqa: E402
-from assocmem.linear.rank_evidence import (  # noqa: E402
-    _crossings_down,
-    bootstrap_transitions,
-    normalized_margin,
-    spectrum_summary,
-    train_max_margin,
-    transition_ratio,
-    truncate_rank,
-    truncated_hebbian_sweep,
-)
 from assocmem.linear.sampling import sample_problems  # noqa: E402
 from assocmem.linear.spectra import (  # noqa: E402
     critical_load,
     hebbian_critical_load,
     small_kappa_limit,
 )
-from assocmem.linear.sweeps import COLUMNS  # noqa: E402
+from assocmem.linear.sweeps import COLUMNS, truncated_hebbian_sweep  # noqa: E402
 from assocmem.linear.training import hebbian_memory  # noqa: E402
+from assocmem.linear.transitions import (  # noqa: E402
+    _crossings_down,
+    bootstrap_transitions,
+    transition_ratio,
+)
 from assocmem.stats import first_crossing  # noqa: E402
 
 

@@ -1,21 +1,34 @@
 """Spectra of measured memories: singular values of stored and trained ``W`` against the theory.
 
 :func:`stored_spectra` pools the singular values of the memories a sweep stored near each
-group's transition.
+group's transition; :func:`spectrum_summary` measures the Kolmogorov-Smirnov distance of a batch
+of memories' top singular values to the truncated quarter circle of
+:mod:`assocmem.linear.spectra`; :func:`spectrum_causes` tests causes of a broad trained spectrum
+(longer training, a margin-maximising objective, the truncated Hebbian memory, a larger ``d``) on
+the instances of one rank-``m`` sweep group (chapter 4). Source: a reconstruction of the spectral
+argument of Giorlandino, Goldt & Maillard 2026 (arXiv:2605.10795; course digest section 7.2).
 """
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
+import torch
 
-from assocmem.linear.spectra import singular_values
+from assocmem._validate import check_int, check_real
+from assocmem.linear.load import pairs_for_load
+from assocmem.linear.max_margin import normalized_margin, train_max_margin, truncate_rank
+from assocmem.linear.problems import MemoryProblem
+from assocmem.linear.sampling import sample_problems
+from assocmem.linear.spectra import singular_values, spectrum_ks_distance
 from assocmem.linear.sweeps import GROUP_COLUMNS
 from assocmem.linear.tables import check_table
+from assocmem.linear.training import hebbian_memory, train_memory
 
-__all__ = ["stored_spectra"]
+__all__ = ["stored_spectra", "spectrum_summary", "spectrum_causes"]
 
 
 def stored_spectra(table: pd.DataFrame) -> pd.DataFrame:
@@ -59,4 +72,139 @@ def stored_spectra(table: pd.DataFrame) -> pd.DataFrame:
         rows.append(dict(zip(GROUP_COLUMNS, key, strict=True)) | {
             "kappa": float(g["kappa"].iloc[0]), "load": float(load), "n_memories": len(sel),
             "singular_values": s})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def spectrum_summary(
+    label: str, W: torch.Tensor, problem: MemoryProblem, rank: int
+) -> dict[str, Any]:
+    """Kolmogorov–Smirnov distance of a batch of memories' top singular values to the theory.
+
+    Parameters
+    ----------
+    label : str
+        Name of the memories (the ``memory`` entry of the result).
+    W : torch.Tensor, shape (B, d, d)
+        The memories, one per problem of ``problem``.
+    problem : MemoryProblem
+        The batched instances they store (for the margin and the recall check).
+    rank : int
+        ``m``: the top ``m`` singular values are compared with the truncated quarter circle at
+        ``kappa = m / d`` (the quarter circle for ``m = d``).
+
+    Returns
+    -------
+    dict
+        ``memory``, ``d``, ``m``, ``memories`` (B), ``values`` (n = B m), ``stored`` (memories
+        that recall every association), ``KS`` (pooled values, each matrix normalised to mean
+        square 1), ``KS 5 % level`` (``1.36 / sqrt(n)``, the level for n independent values)
+        and ``margin`` (mean :func:`~.max_margin.normalized_margin`).
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`assocmem.linear.spectra.singular_values` and
+        :func:`~.max_margin.normalized_margin`.
+    """
+    d = problem.d
+    s = singular_values(W, rank=rank)
+    marg = normalized_margin(W, problem)
+    return {"memory": label, "d": d, "m": rank, "memories": int(W.shape[0]),
+            "values": int(s.size), "stored": int(np.sum(marg > 0)),
+            "KS": spectrum_ks_distance(s, rank / d),
+            "KS 5 % level": 1.36 / math.sqrt(s.size),
+            "margin": float(np.mean(marg))}  # fmt: skip
+
+
+def spectrum_causes(
+    table: pd.DataFrame,
+    *,
+    n_memories: int = 6,
+    long_steps: int = 2000,
+    lr: float = 0.2,
+    margin_steps: int = 600,
+    margin_lr: float = 0.005,
+    beta: float = 300.0,
+    large_d: int | None = None,
+    large_alpha: float | None = None,
+    load: float | None = None,
+    device: str | torch.device | None = None,
+) -> pd.DataFrame:
+    """Test causes of a broad trained spectrum on the instances of one rank-``m`` sweep group.
+
+    On the stored memories at one load of the group (``load``, first ``n_memories`` seeds),
+    compare with the truncated quarter circle the singular values of: the trained ``Q R^T``
+    (stopped at first perfect recall); the same instances trained ``long_steps`` steps without
+    early stop (longer training); the trained memories continued by
+    :func:`~.max_margin.train_max_margin` (a margin-maximising objective at Gardner's
+    normalisation); the rank-``m`` truncated Hebbian memory (the weighted-Hebbian form the
+    spectral argument assumes, with equal weights); and, if ``large_d`` is given, ``Q R^T``
+    trained at ``large_d`` with the same ``kappa`` at load ``large_alpha`` (larger ``d``).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        One group of :func:`assocmem.linear.sweeps.capacity_sweep` (``rank`` set,
+        ``keep_weights=True``).
+    n_memories : int
+        Stored instances used (>= 1; fewer if fewer were stored).
+    long_steps, lr : int, float
+        Budget and Adam rate of the longer training (the sweep's rate).
+    margin_steps, margin_lr, beta
+        Passed to :func:`~.max_margin.train_max_margin` as ``steps``, ``lr``, ``beta``.
+    large_d : int, optional
+        A larger embedding dimension (>= 2) for the last row.
+    large_alpha : float, optional
+        Load of the larger-``d`` instances (required with ``large_d``).
+    load : float, optional
+        Actual load (a value of the table's ``load`` column) whose stored memories are used;
+        default the load :func:`assocmem.linear.measured_spectra.stored_spectra` picks.
+    device : str, torch.device or None
+        Where to train.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per memory, the fields of :func:`spectrum_summary`.
+
+    Raises
+    ------
+    ValueError
+        If the table is not one rank-constrained group with weights, nothing was stored, or
+        ``large_d`` comes without ``large_alpha``.
+    """
+    if "weights" not in table.columns or table[GROUP_COLUMNS].drop_duplicates().shape[0] != 1:
+        raise ValueError("table must be one sweep group made with keep_weights=True")
+    n_memories = check_int("n_memories", n_memories, 1)
+    d, m = int(table["d"].iloc[0]), int(table["rank"].iloc[0])
+    if load is None:
+        load = float(stored_spectra(table)["load"].iloc[0])
+    sel = table[np.isclose(table["load"], load) & table["recalled_all"]].sort_values("seed")
+    if len(sel) == 0:
+        raise ValueError("no memory of this group stored every association")
+    sel = sel.iloc[:n_memories]
+    p = int(sel["p"].iloc[0])
+    batch = sample_problems(p, d, [int(s) for s in sel["seed"]], device=device)
+    W0 = torch.as_tensor(np.stack(sel["weights"].to_list()), device=batch.device)
+    rows = [spectrum_summary("trained QR^T, first perfect step", W0, batch, m)]
+    longer = train_memory(batch, rank=m, steps=long_steps, lr=lr, early_stop=False)
+    rows.append(spectrum_summary(f"trained QR^T, {long_steps} steps", longer.weights, batch, m))
+    mm = train_max_margin(batch, m, init=W0, steps=margin_steps, lr=margin_lr, beta=beta)
+    rows.append(spectrum_summary("max-margin, from trained QR^T", mm.weights, batch, m))
+    heb = truncate_rank(hebbian_memory(batch), m)
+    rows.append(spectrum_summary("truncated Hebbian", heb, batch, m))
+    if large_d is not None:
+        if large_alpha is None:
+            raise ValueError("large_d needs large_alpha")
+        dl = check_int("large_d", large_d, 2)
+        ml = max(1, round(m / d * dl))
+        pl = pairs_for_load(check_real("large_alpha", large_alpha, low=0.0, strict=True), dl)
+        big = sample_problems(pl, dl, len(sel), device=device)
+        res = train_memory(big, rank=ml, steps=long_steps, lr=lr, patience=400)
+        ok = torch.as_tensor(np.asarray(res.perfect), device=big.device)
+        if bool(ok.any()):
+            idx = torch.nonzero(ok).ravel().tolist()
+            sub = sample_problems(pl, dl, idx, device=device)
+            rows.append(spectrum_summary("trained QR^T, first perfect step",
+                                         res.weights[ok], sub, ml))  # fmt: skip
     return pd.DataFrame(rows)

@@ -272,7 +272,7 @@ def plot_rank_success(
     table : pandas.DataFrame
         :func:`assocmem.linear.sweeps.capacity_sweep` output with ``rank`` set (one group per
         kappa, one d), joined with ``pandas.concat``, or
-        :func:`assocmem.linear.rank_evidence.truncated_hebbian_sweep` output.
+        :func:`assocmem.linear.sweeps.truncated_hebbian_sweep` output.
     predicted : dict of float -> float, optional
         ``{kappa: alpha}``: heuristic finite-size estimate
         (:func:`assocmem.linear.finite_size.finite_size_critical_load`), drawn dashed.

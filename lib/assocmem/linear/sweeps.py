@@ -3,7 +3,10 @@
 :func:`capacity_sweep` runs one storage method (cross-entropy training, the Hebbian rule or the
 exact LP) on one problem (OP or DP), with or without a rank constraint, over a grid of loads
 ``alpha = p log p / d^2`` and seeds, and returns a tidy ``pandas.DataFrame`` with one row per
-instance (columns :data:`COLUMNS`). Everything downstream reads that table:
+instance (columns :data:`COLUMNS`). :func:`truncated_hebbian_sweep` gives the same table for
+the Hebbian memory truncated to its top ``m`` singular values, on the same instances for every
+``m`` (its transition is predicted at ``alpha_c(kappa) / 4``,
+:func:`assocmem.linear.spectra.hebbian_critical_load`). Everything downstream reads that table:
 :mod:`assocmem.linear.tables` (fraction stored per load with its Wilson interval, instance
 agreement), :mod:`assocmem.linear.transitions` (the load where the fraction crosses 1/2, with its
 uncertainty; measured vs finite-size theory) and :mod:`assocmem.linear.measured_spectra`.
@@ -27,10 +30,10 @@ import pandas as pd
 import torch
 from tqdm.auto import tqdm
 
-from assocmem._validate import check_int, seed_list
+from assocmem._validate import check_int, check_real, seed_list
 from assocmem.linear.load import load_for_pairs, pairs_for_load
 from assocmem.linear.lp import lp_feasible
-from assocmem.linear.problems import all_recalled, recall_accuracy
+from assocmem.linear.problems import all_recalled, recall_accuracy, recalled
 from assocmem.linear.sampling import sample_problem, sample_problems
 from assocmem.linear.training import hebbian_memory, train_memory
 
@@ -39,6 +42,7 @@ __all__ = [
     "GROUP_COLUMNS",
     "METHODS",
     "capacity_sweep",
+    "truncated_hebbian_sweep",
 ]
 
 #: Storage methods of :func:`capacity_sweep`.
@@ -223,3 +227,80 @@ def capacity_sweep(
                 row["weights"] = W.detach().cpu().numpy()
             rows.append(row)
     return pd.DataFrame(rows, columns=list(COLUMNS) + (["weights"] if keep_weights else []))
+
+
+def truncated_hebbian_sweep(
+    d: int,
+    alphas: Iterable[float],
+    ranks: Iterable[int],
+    *,
+    seeds: int | Iterable[int] = 32,
+    device: str | torch.device | None = None,
+) -> pd.DataFrame:
+    """Perfect recall of the rank-``m`` truncated Hebbian memory against the load.
+
+    At each load the instances are ``sample_problems(pairs_for_load(alpha, d), d, seeds)`` (the
+    seeding rule of :func:`assocmem.linear.sweeps.capacity_sweep`); each is stored by the Hebbian
+    rule and truncated to every rank of ``ranks`` (one SVD per instance).
+
+    Parameters
+    ----------
+    d : int
+        Embedding dimension, >= 2.
+    alphas : iterable of float
+        Loads ``p log p / d^2``, each > 0, distinct.
+    ranks : iterable of int
+        Ranks ``m`` in ``1..d``, distinct; ``m = d`` is the plain Hebbian memory.
+    seeds : int or iterable of int
+        Instances per load (an int ``n`` means ``range(n)``).
+    device : str, torch.device or None
+        Where the problems and the SVDs live.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (alpha, rank, seed) with the columns of
+        :data:`assocmem.linear.sweeps.COLUMNS`: ``method = "hebbian"``, ``problem = "op"``,
+        ``rank = m``, ``kappa = m / d``, ``factored = False``, ``accuracy`` (fraction recalled),
+        ``recalled_all``, ``steps = 0``, ``seconds`` (wall time per instance, all ranks). It
+        feeds :func:`assocmem.linear.tables.success_by_load` and
+        :func:`~.transitions.bootstrap_transitions`.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Bad sizes, loads, ranks or seeds.
+
+    Notes
+    -----
+    Prediction tested with it: ``alpha_H(kappa) = alpha_c(kappa) / 4`` (reconstruction, digest
+    section 7.2; chapter 4).
+    """
+    d = check_int("d", d, 2)
+    alpha_list = [check_real("alpha", a, low=0.0, strict=True) for a in alphas]
+    if not alpha_list or len(set(alpha_list)) != len(alpha_list):
+        raise ValueError(f"alphas must be non-empty and distinct, got {alpha_list}")
+    rank_list = [check_int("rank", m, 1) for m in ranks]
+    if not rank_list or len(set(rank_list)) != len(rank_list) or max(rank_list) > d:
+        raise ValueError(f"ranks must be distinct integers in [1, {d}], got {rank_list}")
+    seeds_ = seed_list(seeds)
+    rows: list[dict[str, Any]] = []
+    for alpha in alpha_list:
+        p = pairs_for_load(alpha, d)
+        t0 = time.perf_counter()
+        batch = sample_problems(p, d, seeds_, device=device)
+        U, S, Vh = torch.linalg.svd(hebbian_memory(batch))
+        rec = {}
+        for m in rank_list:
+            Wm = (U[..., :m] * S[..., None, :m]) @ Vh[..., :m, :]
+            rec[m] = recalled(Wm, batch).cpu().numpy()
+        sec = (time.perf_counter() - t0) / len(seeds_)
+        base = {"method": "hebbian", "problem": "op", "d": d, "factored": False,
+                "alpha": alpha, "load": load_for_pairs(p, d), "p": p, "steps": 0,
+                "seconds": sec}  # fmt: skip
+        for m in rank_list:
+            for i, s in enumerate(seeds_):
+                rows.append(base | {"rank": m, "kappa": m / d, "seed": s,
+                                    "recalled_all": bool(rec[m][i].all()),
+                                    "accuracy": float(rec[m][i].mean())})  # fmt: skip
+    return pd.DataFrame(rows, columns=list(COLUMNS))

@@ -5,21 +5,24 @@ All read :func:`assocmem.linear.sweeps.capacity_sweep` tables. :func:`transition
 one estimator of the book, with a Jeffreys-posterior bootstrap); :func:`accuracy_crossing` the
 load where the mean accuracy drops below a level (criterion "typical", bootstrap over
 instances); :func:`transition_comparison` sets measured transitions against the finite-size
-prediction of :mod:`assocmem.linear.finite_size`.
+prediction of :mod:`assocmem.linear.finite_size`. :func:`bootstrap_transitions` gives the same
+crossing of 1/2 for every group of a table with a percentile bootstrap over instances (the seeds
+are resampled, jointly for every load and every group), and :func:`transition_ratio` the ratio of
+two such crossings with its interval (chapter 4).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from assocmem._validate import check_int
+from assocmem._validate import check_int, check_real
 from assocmem.linear.finite_size import predicted_transition
 from assocmem.linear.load import pairs_at_load
-from assocmem.linear.sweeps import GROUP_COLUMNS
+from assocmem.linear.sweeps import COLUMNS, GROUP_COLUMNS
 from assocmem.linear.tables import check_table, success_by_load
 from assocmem.stats import first_crossing
 
@@ -29,6 +32,10 @@ __all__ = [
     "transition_loads",
     "accuracy_crossing",
     "transition_comparison",
+    "BootstrapTransitions",
+    "bootstrap_transitions",
+    "RatioEstimate",
+    "transition_ratio",
 ]
 
 
@@ -274,3 +281,192 @@ def transition_comparison(tables: dict[str, pd.DataFrame], *, seed: int = 0) -> 
             "difference": diff, "difference / error": diff / math.hypot(t.stderr, pred_err),
         })  # fmt: skip
     return pd.DataFrame(rows)
+
+
+def _crossings_down(load: np.ndarray, frac: np.ndarray, level: float = 0.5) -> np.ndarray:
+    """First downward crossing of ``level`` along axis 0 of ``frac`` (n_loads, n), interpolated.
+
+    Vectorised :func:`assocmem.stats.first_crossing` (NaN where no pair straddles the level).
+    """
+    y0, y1 = frac[:-1], frac[1:]
+    hit = (y0 >= level) & (y1 < level)
+    first = np.argmax(hit, axis=0)
+    any_hit = hit.any(axis=0)
+    cols = np.arange(frac.shape[1])
+    a0, a1 = y0[first, cols], y1[first, cols]
+    x0, x1 = load[first], load[first + 1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x = x0 + (a0 - level) / (a0 - a1) * (x1 - x0)
+    return np.where(any_hit, x, np.nan)
+
+
+@dataclass(frozen=True)
+class BootstrapTransitions:
+    """Crossings of 1/2 of every group of a sweep table, with bootstrap draws over instances.
+
+    Attributes
+    ----------
+    summary : pandas.DataFrame
+        One row per group: :data:`assocmem.linear.sweeps.GROUP_COLUMNS`, ``kappa``, ``alpha_c``
+        (the crossing of the data), ``ci_low``, ``ci_high`` (percentile interval over the draws
+        that cross inside the grid), ``n`` (instances per load), ``n_loads`` and
+        ``draws_crossing`` (fraction of draws that cross inside the grid).
+    draws : numpy.ndarray, float64, shape (n_boot, n_groups)
+        The crossing in each bootstrap draw (NaN: no crossing in the grid), column ``j`` for
+        row ``j`` of ``summary``; the same resampled seeds for every group.
+    level : float
+        Coverage of the intervals.
+    """
+
+    summary: pd.DataFrame
+    draws: np.ndarray
+    level: float = 0.95
+    seeds: tuple[int, ...] = field(default=())
+
+
+def bootstrap_transitions(
+    table: pd.DataFrame, *, n_boot: int = 2000, level: float = 0.95, seed: int = 0
+) -> BootstrapTransitions:
+    """Crossing of 1/2 by the fraction stored, with a percentile bootstrap over instances.
+
+    The crossing is the first downward crossing of 1/2, linearly interpolated in the actual load
+    (the estimator of :func:`assocmem.linear.transitions.transition_load`). Each bootstrap draw
+    resamples the seeds with replacement, one draw of seeds for all loads and all groups at once
+    (instances with the same seed share their inputs across loads, and groups of one table may
+    share instances), and recomputes every crossing.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`assocmem.linear.sweeps.capacity_sweep` or :func:`~.sweeps.truncated_hebbian_sweep`
+        output; every group must hold every one of the same seeds at each of its loads.
+    n_boot : int
+        Bootstrap draws, >= 100.
+    level : float
+        Coverage of the percentile intervals, in (0, 1).
+    seed : int
+        Seed of the resampling.
+
+    Returns
+    -------
+    BootstrapTransitions
+
+    Raises
+    ------
+    TypeError
+        If ``table`` is not a DataFrame.
+    ValueError
+        If a column is missing, a group lacks a (load, seed) instance or repeats one, the groups
+        do not share one set of seeds, or ``n_boot``/``level`` is out of range.
+
+    Notes
+    -----
+    Efron & Tibshirani (1993), percentile interval; resampling unit: the instance seed.
+    """
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError(f"table must be a pandas.DataFrame, got {type(table).__name__}")
+    missing = [c for c in COLUMNS if c not in table.columns]
+    if missing or len(table) == 0:
+        raise ValueError(f"table must be a non-empty sweep table (missing {missing})")
+    nb = check_int("n_boot", n_boot, 100)
+    lv = check_real("level", level, low=0.0, strict=True)
+    if lv >= 1:
+        raise ValueError(f"level must lie in (0, 1), got {level!r}")
+    seeds = tuple(sorted(int(s) for s in table["seed"].unique()))
+    n = len(seeds)
+    rng = np.random.default_rng(check_int("seed", seed, 0))
+    idx = rng.integers(0, n, size=(nb, n))
+    rows, cols = [], []
+    for key, g in table.groupby(GROUP_COLUMNS, sort=True):
+        if g.duplicated(["alpha", "seed"]).any():
+            raise ValueError(f"group {key} repeats an (alpha, seed) instance")
+        ok = g.pivot(index="alpha", columns="seed", values="recalled_all")
+        if tuple(int(s) for s in ok.columns) != seeds or ok.isna().any().any():
+            raise ValueError(f"group {key} must hold every seed {seeds} at each of its loads")
+        loads = g.groupby("alpha")["load"].first().loc[ok.index].to_numpy(float)
+        order = np.argsort(loads)
+        loads = loads[order]
+        okm = ok.to_numpy(dtype=float)[order]  # (n_loads, n)
+        est = first_crossing(loads, okm.mean(axis=1))
+        boot = _crossings_down(loads, okm[:, idx].mean(axis=2))  # (nb,)
+        fin = boot[np.isfinite(boot)]
+        lo, hi = (np.quantile(fin, [0.5 - lv / 2, 0.5 + lv / 2]) if fin.size >= 2
+                  else (math.nan, math.nan))  # fmt: skip
+        rows.append(dict(zip(GROUP_COLUMNS, key, strict=True)) | {
+            "kappa": float(g["kappa"].iloc[0]), "alpha_c": est, "ci_low": float(lo),
+            "ci_high": float(hi), "n": n, "n_loads": len(loads),
+            "draws_crossing": fin.size / nb})  # fmt: skip
+        cols.append(boot)
+    return BootstrapTransitions(pd.DataFrame(rows), np.stack(cols, axis=1), lv, seeds)
+
+
+@dataclass(frozen=True)
+class RatioEstimate:
+    """Ratio of two crossings with its bootstrap interval (:func:`transition_ratio`).
+
+    Attributes
+    ----------
+    ratio : float
+        Ratio of the two crossings of the data.
+    ci_low, ci_high : float
+        Percentile interval of the ratio over the draws in which both cross inside the grid.
+    draws_used : float
+        Fraction of the draws in which both cross.
+    """
+
+    ratio: float
+    ci_low: float
+    ci_high: float
+    draws_used: float
+
+
+def _group_index(boot: BootstrapTransitions, kappa: float, method: str | None) -> int:
+    s = boot.summary
+    sel = np.isclose(s["kappa"].to_numpy(float), kappa, rtol=1e-9, atol=0.0)
+    if method is not None:
+        sel &= (s["method"] == method).to_numpy()
+    hits = np.flatnonzero(sel)
+    if hits.size != 1:
+        raise ValueError(f"{hits.size} groups have kappa = {kappa} (method {method}); need one")
+    return int(hits[0])
+
+
+def transition_ratio(
+    boot: BootstrapTransitions,
+    numerator: float,
+    denominator: float,
+    *,
+    method: str | None = None,
+) -> RatioEstimate:
+    """Ratio ``alpha(kappa_1) / alpha(kappa_2)`` of two crossings, with its bootstrap interval.
+
+    Parameters
+    ----------
+    boot : BootstrapTransitions
+        Output of :func:`bootstrap_transitions` holding both groups (the same resampled seeds
+        for both, so correlations between them are kept).
+    numerator, denominator : float
+        The rank ratios ``kappa`` of the two groups.
+    method : str, optional
+        Select groups of this method when the table holds several.
+
+    Returns
+    -------
+    RatioEstimate
+
+    Raises
+    ------
+    ValueError
+        If a ``kappa`` does not select exactly one group, or a crossing is missing.
+    """
+    i = _group_index(boot, float(numerator), method)
+    j = _group_index(boot, float(denominator), method)
+    a, b = boot.summary["alpha_c"].iloc[i], boot.summary["alpha_c"].iloc[j]
+    if not (math.isfinite(a) and math.isfinite(b)):
+        raise ValueError("both groups must cross 1/2 inside their load grids")
+    r = boot.draws[:, i] / boot.draws[:, j]
+    fin = r[np.isfinite(r)]
+    lv = boot.level
+    lo, hi = (np.quantile(fin, [0.5 - lv / 2, 0.5 + lv / 2]) if fin.size >= 2
+              else (math.nan, math.nan))  # fmt: skip
+    return RatioEstimate(float(a / b), float(lo), float(hi), fin.size / r.size)
