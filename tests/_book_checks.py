@@ -36,7 +36,7 @@ def library_version(root: Path = ROOT) -> str:
     text = (root / "lib" / "assocmem" / "__init__.py").read_text(encoding="utf-8")
     match = re.search(r'^__version__ = "([^"]+)"$', text, flags=re.M)
     if match is None:
-        raise ValueError("lib/assocmem/__init__.py sets no __version__ = \"...\"")
+        raise ValueError('lib/assocmem/__init__.py sets no __version__ = "..."')
     return match.group(1)
 
 

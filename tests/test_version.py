@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import importlib.metadata
 import re
-import tomllib
 
 import assocmem
 import pytest
+import tomllib
 from _book_checks import ROOT, library_version
 
 

@@ -2,9 +2,10 @@
 
 sphinx-thebe (which jupyter-book always loads, even with thebe off) registers its inline
 configuration script, ``const THEBE_JS_URL = ...``, in a way that lands twice in every page's
-``<head>`` (once with filename ``None``, once with ``""``); the second copy raises "Identifier 'THEBE_JS_URL' has already been declared" in the
-browser console. This extension drops exact duplicates (same file or same inline body, same
-attributes) from each page's script list, keeping the first.
+``<head>`` (once with filename ``None``, once with ``""``); the second copy raises "Identifier
+'THEBE_JS_URL' has already been declared" in the browser console. This extension drops exact
+duplicates (same file or same inline body, same attributes) from each page's script list, keeping
+the first.
 """
 
 from __future__ import annotations
