@@ -118,7 +118,7 @@ def test_llama3_runs_the_chapter_pipeline(llama: LanguageModel) -> None:
                              n_profile=4, progress=False)  # fmt: skip
     assert res.layers == [20, 24, 28, 32] and res.acc_sel[4].shape == (4, 3)
     assert res.probe is not None and res.probe.correct.shape == (33, 10)
-    lama = run_lama(llama, load_task("lama_p36", source="examples"), k=2, lambdas=[1.0],
-                    layers=[32], progress=False)  # fmt: skip
-    assert lama.n == 30 and lama.counts["capitals"] == 30
+    facts = load_task("lama_p36", source="examples")
+    lama = run_lama(llama, facts, k=2, lambdas=[1.0], layers=[32], progress=False)
+    assert lama.n == len(facts) == 100 and lama.counts["capitals"] == lama.n
     assert np.isfinite(lama.effect.prob).all()
