@@ -3,9 +3,9 @@
 Builds a randomly initialised ``LlamaForCausalLM`` with Llama-3-8B's exact configuration (32
 layers, d = 4096, GQA 32/8 heads, FFN 14336, vocabulary 128,256, rope theta 500000, untied) in
 bfloat16 on the GPU, with the real Llama-3 tokenizer, injects it into
-``load_model("llama-3-8b", loader=...)`` and runs the chapter's experiments with the Llama-3-8B
-sizes of ``python -m assocmem.llm``. The accuracies are meaningless (random weights); the times are
-those of the real model's forward passes and decoding.
+``load_model(PAPER_MODEL, loader=...)`` and runs the chapter's experiments with the registry's
+Llama-3-8B sizes (those of ``python -m assocmem.llm``). The accuracies are meaningless (random
+weights); the times are those of the real model's forward passes and decoding.
 
 Usage::
 
@@ -23,9 +23,10 @@ import time
 import numpy as np
 import torch
 from assocmem.llm.data import load_task
-from assocmem.llm.experiments import SIZES, run_classification, run_lama
+from assocmem.llm.experiments import run_classification, run_lama
 from assocmem.llm.models import load_model
 from assocmem.llm.prompts import make_split
+from assocmem.llm.registry import MODELS, PAPER_MODEL
 
 
 def main() -> None:
@@ -47,10 +48,10 @@ def main() -> None:
     with torch.device("cuda"):
         model = LlamaForCausalLM(cfg).to(torch.bfloat16).eval()
     tok = AutoTokenizer.from_pretrained(args.tokenizer)
-    lm = load_model("llama-3-8b", loader=lambda *_: (model, tok, "random-llama3-8b-shape"))
+    lm = load_model(PAPER_MODEL, loader=lambda *_: (model, tok, "random-llama3-8b-shape"))
     times: dict[str, float] = {"build": time.perf_counter() - t0}
     lambdas = np.logspace(-2, 1, 13)
-    for name, (n_ctx, n_sel, n_test) in SIZES["llama-3-8b"].items():
+    for name, (n_ctx, n_sel, n_test) in MODELS[PAPER_MODEL].sizes.items():
         t = time.perf_counter()
         task = load_task(name)
         split = make_split(task, n_ctx=n_ctx, n_sel=n_sel, n_test=n_test, n_pool=16, seed=0,

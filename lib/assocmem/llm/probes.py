@@ -50,7 +50,7 @@ def _w_u(lm: LanguageModel) -> torch.Tensor:
 
 def _normed(lm: LanguageModel, h: torch.Tensor) -> torch.Tensor:
     """RMSNorm_final(h) as float32 on the unembedding's device."""
-    norm = lm.base.norm
+    norm = lm.final_norm
     with torch.inference_mode():
         out = norm(h.to(device=norm.weight.device, dtype=norm.weight.dtype))
     return out.float().to(lm.unembedding.device)
@@ -62,7 +62,7 @@ def final_norm(lm: LanguageModel, h: torch.Tensor) -> torch.Tensor:
     Parameters
     ----------
     lm : LanguageModel
-        The model whose ``base.norm`` is applied.
+        The model whose final norm (:attr:`LanguageModel.final_norm`) is applied.
     h : torch.Tensor, shape (..., d)
         Residual-stream states.
 

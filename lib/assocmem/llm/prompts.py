@@ -38,7 +38,8 @@ import torch
 from tqdm.auto import tqdm
 
 from .data import Task
-from .models import MODELS, LanguageModel
+from .models import LanguageModel
+from .registry import MODELS
 
 __all__ = [
     "Split",
@@ -448,8 +449,8 @@ def _extract(
         assert isinstance(h, torch.Tensor)
         captured.append(h[torch.arange(h.shape[0], device=h.device), rows_now[0]].float().cpu())
 
-    handles = [base.embed_tokens.register_forward_hook(hook)]
-    handles += [layer.register_forward_hook(hook) for layer in base.layers]
+    handles = [lm.embedding.register_forward_hook(hook)]
+    handles += [block.register_forward_hook(hook) for block in lm.blocks]
     pad = lm.tokenizer.pad_token_id
     w_u = lm.unembedding
     cont = lm.word_continuation if targets is not None else None

