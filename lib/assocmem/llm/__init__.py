@@ -1,10 +1,18 @@
 """Context-gated retrieval inside a language model (chapter 6).
 
 Import from the modules (the package re-exports nothing). They import downward only:
-:mod:`.models` (registry, loading) and :mod:`.examples` (built-in example sets) ->
-:mod:`.data` (tasks) -> :mod:`.prompts` (templates, hidden-state extraction, cache) ->
-:mod:`.probes` (logit lens, N_eff, context vectors, additive score, LAMA) ->
-:mod:`.experiments` (per-task drivers) -> :mod:`.plots` (figures, table).
+
+- :mod:`.registry` -- the models, each described once: components, BOS rule, sizes, source.
+- :mod:`.loaders` -- weights and tokenizer from a registry source (GGUF in a package, the hub).
+- :mod:`.models` -- the wrapper the probes read (:class:`~.models.LanguageModel`), ``load_model``.
+- :mod:`.examples` -- small example sets written for this project (no data, no hub).
+- :mod:`.data` -- the tasks: local files, the hub at pinned revisions, or the examples.
+- :mod:`.prompts` -- query splits, prompts as token ids, batched hidden states, disk cache.
+- :mod:`.evaluation` -- rates with Wilson intervals, paired comparisons, linear probes.
+- :mod:`.probes` -- logit lens, N_eff, context vectors, additive score, LAMA.
+- :mod:`.experiments` -- one driver per task: every number and curve the page shows.
+- :mod:`.plots` -- the figures and the table.
+- :mod:`.__main__` -- ``python -m assocmem.llm``: every experiment on a chosen model.
 
 transformers is imported lazily, when a model is loaded; without it
 :func:`~.models.load_model` raises an ImportError naming ``pip install "assocmem[llm]"``.
