@@ -1,9 +1,19 @@
 """assocmem: the library behind the assocmem-book course on associative memory.
 
-Subpackages (import from the modules themselves; packages re-export nothing):
-``assocmem.linear`` (Part I, chapters 1-4), ``assocmem.context_gated`` (chapter 5) and
-``assocmem.llm`` (chapter 6); shared modules ``plotting``, ``widgets``, ``device`` and
-``_validate`` (input checks).
+Import from the modules themselves (packages re-export nothing). One subpackage per part:
+
+- :mod:`.linear` — Part I, chapters 1-4: the linear associative memory.
+- :mod:`.context_gated` — Part II, chapter 5: the context-gated associative memory.
+- :mod:`.llm` — Part II, chapter 6: context-gated retrieval inside a language model.
+
+Shared by both parts (they import no part):
+
+- :mod:`.plotting` — the one figure style: sizes, colours, theory lines, simulation markers.
+- :mod:`.stats` — crossings of measured curves, 95 % intervals, permutation tests.
+- :mod:`.widgets` — explorers: sliders in a live kernel, the default figure in the HTML.
+- :mod:`.device` — device and thread selection for the torch computations.
+- :mod:`.pages` — page helpers (``glue``) for the book build, Colab and plain Jupyter.
+- :mod:`._validate` — input checks shared by the modules (one home for each kind of check).
 """
 
 from __future__ import annotations

@@ -1,22 +1,30 @@
 """Part I: the linear associative memory (chapters 1-4).
 
-Import from the modules (the package re-exports nothing). They import downward only:
+Import from the modules (the package re-exports nothing). They import downward only, in this order:
 
 - :mod:`.load` — the load ``alpha = p log p / d^2`` and its inverse (numpy/scipy only).
-- :mod:`.problems` — OP/DP instances, score matrices, recall checks.
-- :mod:`.training` — the cross-entropy + Adam engine (full rank and ``W = Q R^T``, batched over
-  problems), its plain float64 reference of the loss and gradient, and the Hebbian rule.
+- :mod:`.problems` — the OP/DP instance (``MemoryProblem``), score matrices, recall checks.
+- :mod:`.sampling` — instances with i.i.d. ``N(0, I/d)`` embeddings, one seed each; memory checks.
+- :mod:`.training` — the cross-entropy + Adam engine (full rank and ``W = Q R^T``), Hebbian rule.
 - :mod:`.lp` — exact perfect-storage decisions with certificates (constraint generation).
 - :mod:`.implicit_bias` — normalised margins of trained memories against the max-margin optima.
-- Theory (numpy/scipy only): :mod:`.extremes` (Gaussian maxima) -> :mod:`.replica` (RS free
-  entropy, the q -> 1 cost) -> :mod:`.mechanism` (the optimal storage mechanism);
-  :mod:`.spectra` (quarter circle, ``alpha_c(kappa)``); :mod:`.hebbian` (Hebbian score
-  statistics and thresholds); :mod:`.finite_size` (``alpha_c(p)``, expansions, the rank
-  heuristic).
-- :mod:`.sweeps` — capacity sweeps -> one tidy DataFrame, transitions, instance agreement.
-- :mod:`.partial_storage` — how much can be stored above capacity (chapter 3).
-- :mod:`.rank_evidence` — truncated Hebbian memories, bootstrapped crossings, rank-constrained
-  max-margin memories (chapter 4).
-- Figures: :mod:`.plots_capacity` (chapters 1-2), :mod:`.plots_margin` (chapter 1's implicit
-  bias and spectral moments), :mod:`.plots_hebbian` (chapter 3), :mod:`.plots_rank` (chapter 4).
+- :mod:`.max_margin` — memories of rank at most ``m`` that maximise the margin (projected Adam).
+- :mod:`.scores` — score statistics: targets against competitors, Hebbian and trained memories.
+- :mod:`.extremes` — theory: maxima of Gaussians (expectations, expansions, order statistics).
+- :mod:`.replica` — theory: the replica-symmetric free entropy and the q -> 1 cost.
+- :mod:`.mechanism` — theory: the optimal storage mechanism.
+- :mod:`.spectra` — theory: quarter circle, its truncation, ``alpha_c(kappa)``.
+- :mod:`.hebbian` — theory: Hebbian score statistics, recall probabilities and thresholds.
+- :mod:`.finite_size` — theory: ``alpha_c(p)``, its expansions, the rank heuristic.
+- :mod:`.sweeps` — capacity sweeps and truncated-Hebbian sweeps -> one tidy DataFrame.
+- :mod:`.tables` — reading sweep tables: checks, fraction stored per load, instance agreement.
+- :mod:`.transitions` — where a success curve crosses 1/2: estimators, bootstrap, theory.
+- :mod:`.measured_spectra` — singular values of stored and trained memories against the theory.
+- :mod:`.partial_storage` — how much can be stored above capacity.
+- :mod:`.plots_capacity` — figures: success against load, spectra, scores, capacity (ch. 1-2).
+- :mod:`.plots_margin` — figures: implicit bias and spectral moments (chapter 1).
+- :mod:`.plots_hebbian` — figures: Hebbian scores, thresholds, recall, mechanism (chapter 3).
+- :mod:`.plots_rank` — figures: rank constraints and spectra (chapter 4).
+
+The theory modules import numpy and scipy only: no torch, no engine, no sweeps, no figures.
 """

@@ -1,0 +1,56 @@
+"""Package docstrings are the floor plan (DESIGN.md, library layout).
+
+For ``assocmem`` and each of its subpackages, the ``__init__.py`` docstring names every module of
+the package as ``:mod:`.name``` (``assocmem``'s also names its subpackages), and every module it
+names that way exists. Read from the source with ``ast``: nothing is imported.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+LIB = Path(__file__).resolve().parents[1] / "lib" / "assocmem"
+PACKAGES = ["assocmem", "assocmem.linear", "assocmem.context_gated", "assocmem.llm"]
+#: A member named in a floor plan: ``:mod:`.name``` or ``:mod:`~.name``` (relative to the package).
+_NAMED = re.compile(r":mod:`~?\.([\w.]+)`")
+
+
+def _directory(package: str) -> Path:
+    return LIB.joinpath(*package.split(".")[1:])
+
+
+def _members(package: str) -> tuple[set[str], set[str]]:
+    """(members that must be named, members that may be named) of ``package``."""
+    path = _directory(package)
+    modules = {f.stem for f in path.glob("*.py")} - {"__init__", "__main__"}
+    subpackages = {d.name for d in path.iterdir() if (d / "__init__.py").is_file()}
+    required = modules | subpackages
+    return required, required | ({"__main__"} if (path / "__main__.py").is_file() else set())
+
+
+def _named(package: str) -> set[str]:
+    doc = ast.get_docstring(ast.parse((_directory(package) / "__init__.py").read_text())) or ""
+    return set(_NAMED.findall(doc))
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_docstring_names_every_module(package: str) -> None:
+    required, _ = _members(package)
+    missing = sorted(required - _named(package))
+    assert not missing, f"{package}'s __init__ docstring does not name {missing}"
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_every_module_the_docstring_names_exists(package: str) -> None:
+    _, allowed = _members(package)
+    unknown = sorted(_named(package) - allowed)
+    assert not unknown, f"{package}'s __init__ docstring names {unknown}, which do not exist"
+
+
+def test_the_floor_plan_check_reads_names() -> None:
+    doc = "- :mod:`.load` — the load.\n- :mod:`~.sweeps` and :func:`~.sweeps.capacity_sweep`."
+    assert set(_NAMED.findall(doc)) == {"load", "sweeps"}
