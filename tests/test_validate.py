@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from assocmem._validate import as_float_array, seed_list
 from assocmem.linear.hebbian import recall_probability
-from assocmem.linear.problems import sample_problem
+from assocmem.linear.sampling import sample_problem
 from assocmem.linear.spectra import critical_load, spectrum_ks_distance
 
 
