@@ -119,6 +119,14 @@ def wilson_interval(
     E. B. Wilson (1927): centre (k + z²/2)/(n + z²), half-width
     z sqrt(k(n − k)/n + z²/4)/(n + z²) with z the (1 + level)/2 normal quantile; the same
     interval as ``scipy.stats.binomtest(k, n).proportion_ci(level, "wilson")``.
+
+    Examples
+    --------
+    No success in 10 trials: the interval is ``[0, z^2 / (n + z^2)]`` with ``z = 1.96``:
+
+    >>> low, high = wilson_interval(0, 10)
+    >>> float(low), round(float(high), 4)
+    (0.0, 0.2775)
     """
     lv = check_real("level", level, low=0.0, strict=True)
     if lv >= 1:

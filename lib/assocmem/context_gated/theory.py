@@ -198,6 +198,13 @@ def gate_matrix(
     Notes
     -----
     Paper Thm 3.3 / App. C.2: A(α) = (1 − α) I + α G for unit-norm memories.
+
+    Examples
+    --------
+    Two unit-norm memories with overlap 0.6: W_h2 has 0.6 off the diagonal, so A(1/2) has 0.3:
+
+    >>> gate_matrix(np.array([[1.0, 0.0], [0.6, 0.8]]), 0.5).tolist()
+    [[1.0, 0.3], [0.3, 1.0]]
     """
     a = check_real("alpha", alpha, low=0.0, strict=False)
     w2 = competition_matrix(memories, dtype=dtype, device=device)
@@ -363,6 +370,16 @@ def alpha_crit(memories: np.ndarray | torch.Tensor) -> float:
     Notes
     -----
     Paper Eq. 33, Thm 3.3 / Thm C.1; the N > d statement is quoted on p.18.
+
+    Examples
+    --------
+    Two unit-norm memories with overlap 0.6: the eigenvalues of W_h2 are ±0.6, so
+    α_crit = 1/0.6; with N = 3 > d = 2 it is exactly 1:
+
+    >>> round(alpha_crit(np.array([[1.0, 0.0], [0.6, 0.8]])), 12)
+    1.666666666667
+    >>> alpha_crit(np.array([[1.0, 0.0], [0.0, 1.0], [0.6, 0.8]]))
+    1.0
     """
     z = as_memories(memories)
     _one_set(z, "alpha_crit")

@@ -57,6 +57,17 @@ def expected_max(n: float) -> float:
     -----
     Source: the mean of a distribution with CDF ``Phi^n`` (exact; no approximation beyond the
     quadrature tolerance).
+
+    Examples
+    --------
+    The known closed forms ``E[max of 2] = 1/sqrt(pi)`` and ``E[max of 3] = 3 / (2 sqrt(pi))``:
+
+    >>> expected_max(1)
+    0.0
+    >>> round(expected_max(2), 10), round(1 / math.sqrt(math.pi), 10)
+    (0.5641895835, 0.5641895835)
+    >>> round(expected_max(3), 10), round(3 / (2 * math.sqrt(math.pi)), 10)
+    (0.8462843753, 0.8462843753)
     """
     n = check_real("n", n, low=1.0)
     loc = gumbel_location(n) if n >= 3 else 0.0

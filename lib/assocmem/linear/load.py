@@ -40,6 +40,13 @@ def load_for_pairs(p: int, d: int) -> float:
     -----
     Chapter 1, eq. ``eq-load``. Source: the load variable implied by ``p_c log p_c / d^2 = 1/2``
     (arXiv:2605.10795, abstract).
+
+    Examples
+    --------
+    ``p = d`` gives ``alpha = log(d) / d``:
+
+    >>> load_for_pairs(100, 100)  # log(100) / 100
+    0.04605170185988092
     """
     p = check_int("p", p, 2)
     d = check_int("d", d, 2)
@@ -74,6 +81,16 @@ def pairs_at_load(alpha: float, d: int) -> float:
     Chapter 1, eq. ``eq-load``, inverted. Source: inverse of the load variable
     ``alpha = p log p / d^2`` (arXiv:2605.10795, abstract): with ``p = e^w``,
     ``p log p = w e^w = x`` gives ``w = W0(x)`` and ``p = e^w = x / w``.
+
+    Examples
+    --------
+    At the capacity ``alpha = 1/2`` in ``d = 100``, ``p* log p* = 5000``:
+
+    >>> p_star = pairs_at_load(0.5, 100)
+    >>> round(p_star, 2), round(p_star * math.log(p_star), 9)
+    (754.58, 5000.0)
+    >>> round(pairs_at_load(load_for_pairs(100, 100), 100), 9)  # the inverse of the load
+    100.0
     """
     alpha = check_positive("alpha", alpha)
     d = check_int("d", d, 2)

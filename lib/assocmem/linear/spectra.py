@@ -491,6 +491,16 @@ def critical_load(kappa: ArrayLike) -> Any:
     Reconstruction of the paper's two-layer result (digest section 7.2): half the second moment of
     the quarter circle held by its top ``kappa`` fraction; chapter 4, eq. ``eq-alpha-kappa``,
     computed by its closed form, eq. ``eq-rank-closed-form``.
+
+    Examples
+    --------
+    Full rank gives the full-rank capacity 1/2; at ``kappa = 1/2``, ``x - sin x = pi/2`` has
+    ``x = 2.3099`` and ``(2x - sin 2x) / (4 pi) = 0.4469``:
+
+    >>> critical_load(1.0), critical_load(2.0)
+    (0.5, 0.5)
+    >>> round(critical_load(0.5), 4)
+    0.4469
     """
     if isinstance(kappa, (float, int)) and not isinstance(kappa, bool):
         # fast scalar path (math module, no array overhead): ~10 us per call

@@ -124,6 +124,17 @@ def effective_number(logits: torch.Tensor, kind: str = "entropy") -> torch.Tenso
     Notes
     -----
     The paper's N_eff formula was not recovered (digest §6.3); both are standard choices.
+
+    Examples
+    --------
+    Uniform logits over V = 4 tokens give V; a one-hot distribution gives 1:
+
+    >>> effective_number(torch.zeros(4)).item()
+    4.0
+    >>> effective_number(torch.zeros(4), kind="participation").item()
+    4.0
+    >>> effective_number(torch.tensor([0.0, -float("inf"), -float("inf")])).item()
+    1.0
     """
     logp = torch.log_softmax(logits.double(), dim=-1)
     p = logp.exp()
