@@ -1,7 +1,7 @@
 """Figures of chapter 5 (all return a matplotlib Figure; none calls plt.show()).
 
 A figure receives results and draws them: it computes no model quantity and draws no random
-numbers (the experiments and :mod:`~assocmem.context_gated.theory` do; ``tests/test_layout.py``
+numbers (the experiments and :mod:`~assocmem.context_gated.theory` do; ``tests/book/test_layout.py``
 checks it). Theory curves are drawn by calling the theory's functions.
 """
 

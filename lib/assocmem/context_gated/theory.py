@@ -8,7 +8,7 @@ query–memory similarities.
 
 This module is the one home of these formulas: the model, the experiments, the transitions and
 the figures call it rather than building W_h2, A(α), A(α)⁻¹u or the thresholds themselves
-(``tests/test_layout.py`` checks it).
+(``tests/book/test_layout.py`` checks it).
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from assocmem.llm.data import EXAMPLES_LABEL, TASKS, load_task
 
 DATA_DIR = Path(
     os.environ.get(
-        "ASSOCMEM_DATA_DIR", Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
+        "ASSOCMEM_DATA_DIR", Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
     )
 )
 HAVE_DATA = all((DATA_DIR / spec.local_path).is_file() for spec in TASKS.values())

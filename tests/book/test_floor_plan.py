@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-LIB = Path(__file__).resolve().parents[1] / "lib" / "assocmem"
+LIB = Path(__file__).resolve().parents[2] / "lib" / "assocmem"
 PACKAGES = ["assocmem", "assocmem.linear", "assocmem.context_gated", "assocmem.llm"]
 #: A member named in a floor plan: ``:mod:`.name``` or ``:mod:`~.name``` (relative to the package).
 _NAMED = re.compile(r":mod:`~?\.([\w.]+)`")

@@ -20,7 +20,7 @@ from assocmem.linear.problems import MemoryProblem, score_matrix
 from assocmem.linear.sampling import sample_problem, sample_problems
 from assocmem.linear.training import _forward, cross_entropy_loss_and_grad, train_memory
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _random_w(d: int, scale: float, seed: int = 0) -> np.ndarray:

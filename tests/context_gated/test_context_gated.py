@@ -592,7 +592,7 @@ EQUATION_OF = {
 
 def test_docstrings_name_the_equation_they_implement() -> None:
     """A function that implements a labelled equation of chapter 5 names its label."""
-    page = (Path(__file__).resolve().parents[1] / "book" / "05_context_gated_memory.md").read_text()
+    page = (Path(__file__).resolve().parents[2] / "book" / "05_context_gated_memory.md").read_text()
     labels = set(re.findall(r"\$\$ \((eq-[\w-]+)\)", page))
     assert labels == set(EQUATION_OF.values()), "every labelled equation has a home, and only those"
     missing = []

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "book" / "_ext"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "book" / "_ext"))
 from cache_by_library import library_hash  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 PAGE = """---
 jupytext:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-LIB = Path(__file__).resolve().parents[1] / "lib" / "assocmem"
+LIB = Path(__file__).resolve().parents[2] / "lib" / "assocmem"
 THEORY = ["extremes", "replica", "finite_size", "mechanism", "spectra", "hebbian", "load"]
 #: Optional heavy dependencies that may be imported lazily inside a function.
 LAZY_OK = ("transformers", "datasets", "gguf", "accelerate", "huggingface_hub", "IPython",

@@ -27,7 +27,7 @@ def _data_dir() -> Path:
     env = os.environ.get("ASSOCMEM_DATA_DIR")
     if env:
         return Path(env).expanduser()
-    return Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
+    return Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
 
 
 def test_tasks_and_sizes() -> None:

@@ -142,7 +142,7 @@ def _prepare(chapter: str, wheel: Path, out: Path) -> Path:
         )
         lines.append(f"{names} = {value}")
     injected = nbformat.v4.new_code_cell(
-        "# Injected by tests/test_colab_emulation.py: small sizes\n" + "\n".join(lines)
+        "# Injected by tests/book/test_colab_emulation.py: small sizes\n" + "\n".join(lines)
     )
     injected.metadata["tags"] = ["injected-parameters"]
     nb.cells.insert(params + 1, injected)

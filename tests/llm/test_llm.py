@@ -34,7 +34,7 @@ from assocmem.llm.registry import (
 
 DATA_DIR = Path(
     os.environ.get(
-        "ASSOCMEM_DATA_DIR", Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
+        "ASSOCMEM_DATA_DIR", Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
     )
 )
 HAVE_DATA = (DATA_DIR / "sst2" / "dev.tsv").is_file()
@@ -253,7 +253,7 @@ def test_example_sets_run_the_chapter_sizes_without_a_query_among_demonstrations
 
 def test_chapter_6_sizes_are_the_registry_table() -> None:
     """The page's parameters cell and the registry (read by the CLI) agree: sizes, batch budget."""
-    text = (Path(__file__).resolve().parents[1] / "book" / "06_transformers.md").read_text()
+    text = (Path(__file__).resolve().parents[2] / "book" / "06_transformers.md").read_text()
     cell = re.search(r"SIZES = \{.*?\n\}", text, flags=re.S)
     assert cell is not None
     sizes = {name: dict(spec.sizes) for name, spec in MODELS.items()}
@@ -302,7 +302,7 @@ def test_model_names_and_module_paths_are_written_only_in_the_registry() -> None
     Chapter 6's code (the llm package and its benchmarks) reaches a model's four components and
     its per-model settings through ``assocmem.llm.registry``; a second copy would drift.
     """
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     files = [*sorted((root / "lib" / "assocmem" / "llm").glob("*.py")),
              *sorted((root / "benchmarks").glob("llm_*.py"))]  # fmt: skip
     found = []

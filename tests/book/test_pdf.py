@@ -61,5 +61,5 @@ def test_the_figures_are_in_the_pdf(pdf_text):
     from pypdf import PdfReader
 
     images = sum(len(page.images) for page in PdfReader(PDF).pages)
-    # every chapter with code draws at least one figure (tests/test_html.py checks the HTML)
+    # every chapter with code draws at least one figure (tests/book/test_html.py checks the HTML)
     assert images >= 6, f"only {images} images in the PDF: were the chapters executed?"

@@ -22,7 +22,7 @@ from assocmem.llm.prompts import encode, make_split, prompt_states
 
 TOK_DIR = Path(
     os.environ.get("ASSOCMEM_LLAMA3_TOKENIZER",
-                   Path(__file__).resolve().parents[1] / ".." / "shared" / "llama3_tokenizer")
+                   Path(__file__).resolve().parents[2] / ".." / "shared" / "llama3_tokenizer")
 )  # fmt: skip
 pytestmark = pytest.mark.skipif(
     not (TOK_DIR / "tokenizer.json").is_file(), reason=f"Llama-3 tokenizer not in {TOK_DIR}"
