@@ -58,15 +58,6 @@ from assocmem.context_gated.transitions import (  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    """These tensors are tiny: one torch thread avoids spin-waiting on a shared 2-core machine."""
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
-
-
 def _model(
     N: int = 12,
     d: int = 6,

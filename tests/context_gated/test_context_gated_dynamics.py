@@ -47,15 +47,6 @@ from scipy.integrate import solve_ivp
 from scipy.stats import binomtest
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    """Tiny tensors: one torch thread avoids spin-waiting on a shared 2-core machine."""
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
-
-
 # --------------------------------------------------------------------------- intervals
 @pytest.mark.parametrize(("k", "n"), [(0, 10), (3, 10), (10, 10), (517, 1000), (1, 6000)])
 def test_wilson_matches_scipy(k: int, n: int) -> None:

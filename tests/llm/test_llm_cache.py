@@ -7,13 +7,14 @@ Each fails on a cache keyed by (model name, task, template, n, seed) only, the k
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import torch
 from assocmem.llm.data import load_task
 from assocmem.llm.models import LanguageModel, wrap_model
 from assocmem.llm.prompts import encode, make_split, prompt_states
-from test_llm import _byte_tokenizer, tiny  # noqa: F401  (fixture)
 
 
 def _queries(lm: LanguageModel, seed: int) -> list[list[int]]:
@@ -26,7 +27,7 @@ def _states(lm: LanguageModel, queries: list[list[int]], path: Path):  # type: i
     return prompt_states(lm, [[]], queries, cache=True, cache_path=path, progress=False)
 
 
-def test_cache_misses_on_a_different_query_subset(tiny: LanguageModel, tmp_path: Path) -> None:  # noqa: F811
+def test_cache_misses_on_a_different_query_subset(tiny: LanguageModel, tmp_path: Path) -> None:
     qa, qb = _queries(tiny, 0), _queries(tiny, 1)  # same sizes and seed, other subset
     assert qa != qb
     sa = _states(tiny, qa, tmp_path)
@@ -38,11 +39,13 @@ def test_cache_misses_on_a_different_query_subset(tiny: LanguageModel, tmp_path:
     assert not torch.equal(sa.h, sb.h)
 
 
-def test_cache_misses_on_dtype_and_weights(tiny: LanguageModel, tmp_path: Path) -> None:  # noqa: F811
+def test_cache_misses_on_dtype_and_weights(
+    tiny: LanguageModel, byte_tokenizer: Callable[[], Any], tmp_path: Path
+) -> None:
     q = _queries(tiny, 0)
     s32 = _states(tiny, q, tmp_path)
     bf = wrap_model(
-        copy.deepcopy(tiny.model).to(torch.bfloat16), _byte_tokenizer(), name=tiny.name
+        copy.deepcopy(tiny.model).to(torch.bfloat16), byte_tokenizer(), name=tiny.name
     )  # fmt: skip  (same name, other dtype)
     s16 = _states(bf, q, tmp_path)
     assert not s16.from_cache and not torch.equal(s16.h, s32.h)
@@ -51,11 +54,11 @@ def test_cache_misses_on_dtype_and_weights(tiny: LanguageModel, tmp_path: Path) 
     with torch.no_grad():
         other.model.norm.weight.mul_(2.0)
         other.model.layers[0].mlp.down_proj.weight.mul_(2.0)  # same name and dtype, other weights
-    s2 = _states(wrap_model(other, _byte_tokenizer(), name=tiny.name), q, tmp_path)
+    s2 = _states(wrap_model(other, byte_tokenizer(), name=tiny.name), q, tmp_path)
     assert not s2.from_cache and not torch.equal(s2.h, s32.h)
 
 
-def test_cache_misses_on_a_prompt_or_prefix_change(tiny: LanguageModel, tmp_path: Path) -> None:  # noqa: F811
+def test_cache_misses_on_a_prompt_or_prefix_change(tiny: LanguageModel, tmp_path: Path) -> None:
     q = _queries(tiny, 0)
     kw = {"cache": True, "cache_path": tmp_path, "progress": False}
     a = prompt_states(tiny, [encode(tiny, "A\n")], q, **kw)

@@ -32,9 +32,8 @@ NAMES = ["sst2", "ag_news", "trec", "lama_p36"]
 
 
 @pytest.fixture(autouse=True)
-def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+def _no_data_dir(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hub offline for every test (tests/llm/conftest.py) and no data directory unless given."""
     monkeypatch.delenv("ASSOCMEM_DATA_DIR", raising=False)
 
 
