@@ -19,8 +19,6 @@ from assocmem.linear.load import pairs_for_load
 from assocmem.linear.lp import constraint_margins, constraint_matrix
 from assocmem.linear.problems import MemoryProblem
 from assocmem.linear.sampling import sample_problem, sample_problems
-from assocmem.stats import mean_interval
-from scipy.stats import t as student_t
 
 
 def _toy() -> MemoryProblem:
@@ -143,16 +141,3 @@ def test_margin_trajectories_on_trained_memories() -> None:
     assert np.all(np.abs(tr.cos_l2) <= 1 + 1e-12)
     with pytest.raises(TypeError):
         margin_trajectories(batch[0], steps=10)
-
-
-def test_mean_interval_is_the_student_t_interval() -> None:
-    x = np.array([1.0, 2.0, 4.0, np.nan])
-    m, lo, hi = mean_interval(x)
-    half = student_t.ppf(0.975, 2) * np.std([1, 2, 4], ddof=1) / np.sqrt(3)
-    assert m == pytest.approx(7 / 3)
-    assert (lo, hi) == pytest.approx((7 / 3 - half, 7 / 3 + half))
-    m2, lo2, _ = mean_interval(np.array([[1.0, 5.0], [3.0, 5.0]]))
-    np.testing.assert_allclose(m2, [2.0, 5.0])
-    assert lo2[1] == pytest.approx(5.0)
-    with pytest.raises(ValueError):
-        mean_interval(x, level=1.5)
