@@ -2,7 +2,8 @@
 # (after `make install`); CI runs .ci/run, which calls the same commands.
 #   make install  install the locked environment (requirements-lock.txt) and the stand-in model
 #   make book     build the whole book, executing every chapter whose code or library changed
-#   make test     run the test suite
+#   make test     run the test suite (library tests, doctests, book checks; slow ones included)
+#   make test-fast  the same without the tests marked slow (model loading, browser, Colab emulation)
 #   make pdf      build the whole book as a PDF (needs TeX: see README)
 #   make lint     ruff, ruff format --check, mypy, CITATION.cff validation
 #   make bench    run the benchmark scripts (they print speed and memory figures)
@@ -14,7 +15,7 @@ PYTHON ?= python
 # takes PyPI's build of the same release). requirements.txt keeps a range so Colab keeps its torch.
 TORCH_LOCK ?= 2.13.0
 
-.PHONY: install book test pdf lint bench lock clean
+.PHONY: install book test test-fast pdf lint bench lock clean
 
 install:
 	pip install -c requirements-lock.txt -r requirements.txt
@@ -25,6 +26,9 @@ book:
 
 test:
 	pytest
+
+test-fast:
+	pytest -m "not slow"
 
 pdf: book
 	jupyter-book build . --builder pdflatex
