@@ -280,6 +280,24 @@ def test_demo_prefixes_seeded_supportive_and_adversarial() -> None:
     which = sup.assign(pool)
     for q, j in zip(pool, which, strict=True):
         assert q not in sup.items[j]  # a query is never its own demonstration
+    assert len(set(sup.items.ravel())) == sup.items.size  # the prefixes share no demonstration
+    with pytest.raises(ValueError, match="n_prefixes \\* k"):
+        demo_prefixes(task, pool, k=4, n_prefixes=6, seed=1)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_lama_prefixes_never_hold_the_query_with_two_prefixes(seed: int) -> None:
+    """LAMA draws demonstrations from every fact and moves a query off a prefix that holds it.
+
+    Regression (the Colab emulation, no data, two prefixes): a fact drawn into both prefixes
+    could not be moved ("query item 43 is a demonstration in every one of the 2 prefixes").
+    Disjoint prefixes hold each fact at most once, so two prefixes always suffice.
+    """
+    facts = load_task("lama_p36", source="examples")
+    items = np.arange(len(facts))
+    pre = demo_prefixes(facts, items, k=4, n_prefixes=2, seed=seed)
+    which = pre.assign(items)
+    assert not any(q in pre.items[j] for q, j in zip(items, which, strict=True))
 
 
 # --------------------------------------------------------------------------- tiny model path

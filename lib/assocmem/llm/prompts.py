@@ -171,9 +171,10 @@ def make_split(
         scaled = [int(v) for v in scaled]
         if verbose:
             print(
-                f"{task.name}: {n} items ({task.source}) hold fewer than {want} queries and "
-                f"{n_pool} demonstrations: n_ctx, n_sel, n_test = {scaled[0]}, {scaled[1]}, "
-                f"{scaled[2]} instead of {sizes[0]}, {sizes[1]}, {sizes[2]}"
+                f"{task.name}: only {n} items ({task.source}):\n"
+                f"  n_ctx, n_sel, n_test = {scaled[0]}, {scaled[1]}, {scaled[2]} instead of "
+                f"{sizes[0]}, {sizes[1]}, {sizes[2]}\n"
+                f"  beside a demonstration pool of at least {n_pool}"
             )
         sizes = scaled
     n_ctx, n_sel, n_test = sizes
@@ -271,9 +272,9 @@ def demo_prefixes(
     pool : numpy.ndarray, int64
         Items allowed as demonstrations (``Split.pool``).
     k : int
-        Demonstrations per prefix, >= 1 (at most ``len(pool)``).
+        Demonstrations per prefix, >= 1.
     n_prefixes : int
-        Number of prefixes P, >= 1.
+        Number of prefixes P, >= 1; the P prefixes are disjoint, so ``P * k <= len(pool)``.
     seed : int
         Seed of the draw.
     demos : {"supportive", "adversarial"}
@@ -286,17 +287,22 @@ def demo_prefixes(
     Raises
     ------
     ValueError
-        If ``demos`` is unknown or k, n_prefixes are out of range.
+        If ``demos`` is unknown, k or n_prefixes is < 1, or ``n_prefixes * k > len(pool)``.
     """
     if demos not in DEMO_KINDS:
         raise ValueError(f"demos must be one of {DEMO_KINDS}, got {demos!r}")
     k = _check_size("k", k, 1)
     n_prefixes = _check_size("n_prefixes", n_prefixes, 1)
-    if k > len(pool):
-        raise ValueError(f"k = {k} exceeds the {len(pool)} items of the demonstration pool")
+    if n_prefixes * k > len(pool):
+        raise ValueError(
+            f"n_prefixes * k = {n_prefixes} * {k} exceeds the {len(pool)} items of the "
+            "demonstration pool (the prefixes share no demonstration): lower n_prefixes or k"
+        )
     rng = np.random.default_rng([seed, k, DEMO_KINDS.index(demos)])
     n_labels = len(task.label_words)
-    items = np.stack([rng.choice(pool, size=k, replace=False) for _ in range(n_prefixes)])
+    # disjoint prefixes: a query that is a demonstration lies in at most one prefix, so with
+    # two or more prefixes DemoPrefixes.assign always finds one without it
+    items = rng.choice(pool, size=n_prefixes * k, replace=False).reshape(n_prefixes, k)
     labels = task.labels[items].copy()
     if demos == "adversarial":
         labels = (labels + rng.integers(1, n_labels, size=labels.shape)) % n_labels
