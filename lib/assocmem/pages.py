@@ -5,20 +5,34 @@ so that text and output cannot disagree. myst-nb is part of the book's build too
 the library's dependencies, and Colab does not have it: :func:`glue` here calls myst-nb's when it
 is importable and otherwise only displays the value (when asked to), so a chapter runs top to
 bottom in Colab.
+
+:func:`glue_all` glues a whole summary in one call: a mapping of labels to numbers, strings or
+:class:`assocmem.stats.Estimate` objects (an estimate gives four keys: the value, ``_lo``, ``_hi``
+and ``_n``), so a page quotes a measured number with its interval and ``n`` without assembling
+them by hand.
+
+:func:`table` is the one table style of the book: a DataFrame shown without its index, numbers
+at a fixed precision (or per-column formats), the same in the HTML (a pandas ``Styler``) and as
+plain text (the PDF, a terminal), so no page shows ``<Styler at 0x…>``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+import pandas as pd
 from IPython.display import display as _display
+
+from assocmem.stats import Estimate
 
 try:  # the book's build (jupyter-book) has myst-nb
     from myst_nb import glue as _myst_glue
 except ImportError:  # Colab, plain Jupyter: there is no page to glue into
     _myst_glue = None
 
-__all__ = ["glue"]
+__all__ = ["glue", "glue_all", "table", "Table"]
 
 
 def glue(name: str, variable: Any, display: bool = True) -> None:
@@ -50,3 +64,136 @@ def glue(name: str, variable: Any, display: bool = True) -> None:
         _myst_glue(name, variable, display=display)
     elif display:
         _display(variable)
+
+
+def glue_all(values: Mapping[str, Any], prefix: str = "") -> None:
+    """Glue every entry of ``values`` for the prose, not displayed (one call per summary).
+
+    Parameters
+    ----------
+    values : mapping of str -> number, str or Estimate
+        Label -> value, e.g. a result's ``summary()``. A number or a string is glued under
+        ``prefix + label``; an :class:`~assocmem.stats.Estimate` under ``prefix + label`` (its
+        value), ``+ "_lo"``, ``+ "_hi"`` (its interval) and ``+ "_n"`` (its units), the four
+        numbers a sentence about a measurement quotes.
+    prefix : str
+        Prepended to every key (e.g. ``"hy_"``).
+
+    Raises
+    ------
+    TypeError
+        If ``values`` is not a mapping, a label is not a string, or a value is not a number,
+        string or Estimate.
+    ValueError
+        If a key would be empty.
+
+    Examples
+    --------
+    >>> from assocmem.stats import rate
+    >>> glue_all({"acc": rate(8, 10), "k": 8})  # keys acc, acc_lo, acc_hi, acc_n and k
+    """
+    if not isinstance(values, Mapping):
+        raise TypeError(f"values must be a mapping label -> value, got {type(values).__name__}")
+    if not isinstance(prefix, str):
+        raise TypeError(f"prefix must be a string, got {type(prefix).__name__}")
+    for label, v in values.items():
+        if not isinstance(label, str):
+            raise TypeError(f"labels must be strings, got {label!r}")
+        if isinstance(v, Estimate):
+            for suffix, x in v.glue_values().items():
+                glue(prefix + label + suffix, x, display=False)
+        elif isinstance(v, (str, int, float, np.integer, np.floating)) and not isinstance(v, bool):
+            glue(prefix + label, v.item() if isinstance(v, np.generic) else v, display=False)
+        else:
+            raise TypeError(
+                f"value of {label!r} must be a number, string or Estimate, got {type(v).__name__}"
+            )
+
+
+class Table:
+    """A DataFrame in the book's one table style (:func:`table`): HTML and plain text alike.
+
+    Attributes
+    ----------
+    data : pandas.DataFrame
+        The table's values, unformatted (for lookups and tests).
+    """
+
+    def __init__(self, data: pd.DataFrame, formats: dict[str, str], caption: str | None) -> None:
+        self.data = data
+        self._formats = formats
+        self._caption = caption
+
+    def _formatted(self) -> pd.DataFrame:
+        out = self.data.copy()
+        for col, fmt in self._formats.items():
+            out[col] = [v if isinstance(v, str) else "–" if pd.isna(v) else fmt.format(v)
+                        for v in self.data[col]]  # fmt: skip
+        return out
+
+    def _repr_html_(self) -> str:
+        styler = self.data.style.hide(axis="index").format(self._formats, na_rep="–")
+        if self._caption:
+            styler = styler.set_caption(self._caption)
+        return styler.to_html()
+
+    def __repr__(self) -> str:
+        """Plain text: the formatted values, no index (the PDF and a terminal show this)."""
+        text = self._formatted().to_string(index=False, na_rep="–")
+        return f"{self._caption}\n{text}" if self._caption else text
+
+
+def table(
+    data: pd.DataFrame,
+    formats: dict[str, str] | None = None,
+    *,
+    precision: int = 3,
+    caption: str | None = None,
+) -> Table:
+    """Show a DataFrame in the book's one style: no index, fixed precision, HTML and text alike.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        The values (not modified).
+    formats : dict of str -> str, optional
+        Column -> format string (``"{:.1e}"``, ``"{:g}"``) for the columns that need their own;
+        every other float column gets ``"{:.<precision>f}"``. Strings are shown as they are.
+    precision : int
+        Decimals of the float columns without a format, >= 0.
+    caption : str, optional
+        Shown above the table.
+
+    Returns
+    -------
+    Table
+        Renders as HTML in a notebook and the HTML book, as aligned text in the PDF.
+
+    Raises
+    ------
+    TypeError
+        If ``data`` is not a DataFrame or ``formats`` not a dict.
+    ValueError
+        If a format names a column that ``data`` lacks, or ``precision`` < 0.
+
+    Examples
+    --------
+    >>> table(pd.DataFrame({"d": [16, 32], "alpha_c": [0.61234, 0.5]}))
+     d alpha_c
+    16   0.612
+    32   0.500
+    """
+    if not isinstance(data, pd.DataFrame):
+        raise TypeError(f"data must be a pandas.DataFrame, got {type(data).__name__}")
+    if formats is not None and not isinstance(formats, dict):
+        raise TypeError(f"formats must be a dict column -> format, got {type(formats).__name__}")
+    if isinstance(precision, bool) or not isinstance(precision, int) or precision < 0:
+        raise ValueError(f"precision must be an integer >= 0, got {precision!r}")
+    formats = dict(formats or {})
+    unknown = [c for c in formats if c not in data.columns]
+    if unknown:
+        raise ValueError(f"formats name columns that data lacks: {unknown}")
+    for col in data.columns:
+        if col not in formats and pd.api.types.is_float_dtype(data[col]):
+            formats[col] = f"{{:.{precision}f}}"
+    return Table(data.reset_index(drop=True), formats, caption)

@@ -1,17 +1,24 @@
-"""Small statistics shared by both parts: crossings of measured curves and 95 % intervals.
+"""Small statistics shared by both parts: the measured number, its 95 % interval, crossings.
 
-One home for the transition point of a sampled curve (Part I: the fraction of perfectly stored
-instances against the load; chapter 5: the gate's winner probability against the competition),
-for the Wilson score interval of a measured rate, the percentile bootstrap interval of a
-statistic of independent samples, the Student-t interval of a mean over instances and the
-permutation test of two groups of instances.
+One currency: every measured number of the book is an :class:`Estimate` — value, 95 % interval,
+the number of independent units it rests on and how the interval was made — returned by the
+estimators here (:func:`rate`, :func:`bootstrap_interval`, :func:`mean_interval`,
+:func:`crossing`, :func:`ratio`) and by the library's experiments, and glued into the prose in one
+call (:func:`assocmem.pages.glue_all`).
+
+One crossing estimator, :func:`crossing`: the point where a sampled curve (Part I: the fraction
+of perfectly stored instances against the load; chapter 5: the gate's winner fraction against the
+competition) crosses a level, with its interval by a bootstrap over units or a Jeffreys posterior
+per grid point. Also the Wilson score interval of a rate and the permutation test of two groups
+of instances.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -22,12 +29,334 @@ from scipy.stats import t as student_t
 from assocmem._validate import check_int, check_real
 
 __all__ = [
+    "Estimate",
+    "rate",
+    "crossing",
+    "ratio",
     "first_crossing",
     "wilson_interval",
     "bootstrap_interval",
     "mean_interval",
     "permutation_test",
 ]
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A measured number: its value, 95 % interval, units and the method of the interval.
+
+    The one type the library's estimators return and the pages glue (:func:`assocmem.pages.glue_all`
+    writes ``name``, ``name_lo``, ``name_hi`` and ``name_n``). It unpacks as
+    ``value, low, high = estimate`` and formats as its value (``f"{e:.3f}"``), like the triples it
+    replaces.
+
+    Attributes
+    ----------
+    value : float
+        The estimate (NaN: not measured, e.g. no crossing inside the grid).
+    low, high : float
+        Ends of the ``level`` interval (NaN when it cannot be formed).
+    n : int
+        Independent units the interval rests on (trials, instances, memory sets, queries).
+    method : str
+        How the interval was made, e.g. ``"Wilson"``, ``"Student t"``,
+        ``"percentile bootstrap over seeds"``, ``"Jeffreys posterior"``.
+    level : float
+        Coverage of the interval (0.95 throughout the book).
+    stderr : float
+        Standard deviation of the resampled values where the method has one (else NaN).
+    used : float
+        Fraction of resamples that produced a value (a crossing inside the grid); well below 1
+        means the interval is conditional on the grid bracketing the crossing.
+    draws : numpy.ndarray or None
+        The resampled values (NaN where none), kept so that two estimates drawn with the same
+        resampled units can be combined (:func:`ratio`); not compared, not shown.
+    """
+
+    value: float
+    low: float
+    high: float
+    n: int
+    method: str
+    level: float = 0.95
+    stderr: float = math.nan
+    used: float = 1.0
+    draws: NDArray[np.float64] | None = field(default=None, repr=False, compare=False)
+
+    def __iter__(self) -> Iterator[float]:
+        """Unpack as ``value, low, high``."""
+        return iter((self.value, self.low, self.high))
+
+    def __float__(self) -> float:
+        """Return the value."""
+        return float(self.value)
+
+    def __format__(self, spec: str) -> str:
+        """Format the value (``f"{e:.3f}"``)."""
+        return format(self.value, spec)
+
+    def __str__(self) -> str:
+        """``0.812 [0.771, 0.847] (n = 400, Wilson)``."""
+        return f"{self.value:.3g} [{self.low:.3g}, {self.high:.3g}] (n = {self.n}, {self.method})"
+
+    @property
+    def width(self) -> float:
+        """``high - low``."""
+        return self.high - self.low
+
+    def contains(self, x: float) -> bool:
+        """Whether ``x`` lies inside the interval (False when the interval is NaN)."""
+        return bool(self.low <= x <= self.high)
+
+    def glue_values(self) -> dict[str, float | int]:
+        """Return the numbers the prose quotes: keys ``""`` (value), ``_lo``, ``_hi``, ``_n``."""
+        return {"": float(self.value), "_lo": float(self.low), "_hi": float(self.high),
+                "_n": int(self.n)}  # fmt: skip
+
+
+def rate(successes: ArrayLike, n: int | None = None, *, level: float = 0.95) -> Estimate:
+    """Return a rate with its Wilson interval, from boolean outcomes or from a count.
+
+    Parameters
+    ----------
+    successes : array_like of bool, shape (n,), or int
+        The outcomes (one per independent unit), or the number of successes when ``n`` is given.
+    n : int, optional
+        Number of units, >= 1, when ``successes`` is a count.
+    level : float
+        Coverage in (0, 1).
+
+    Returns
+    -------
+    Estimate
+        ``value = k / n``, the Wilson interval (:func:`wilson_interval`), ``method = "Wilson"``.
+
+    Raises
+    ------
+    ValueError
+        If there are no outcomes, a count is out of range, or ``level`` is outside (0, 1).
+
+    Examples
+    --------
+    >>> e = rate([True, True, False, True])
+    >>> e.value, e.n, round(e.low, 3), round(e.high, 3)
+    (0.75, 4, 0.301, 0.954)
+    """
+    if n is None:
+        c = np.asarray(successes)
+        if c.ndim != 1 or c.size < 1:
+            raise ValueError(f"successes must be a non-empty 1-d array of outcomes, got {c.shape}")
+        if c.dtype != bool and not np.all((c == 0) | (c == 1)):
+            raise ValueError("successes must hold booleans (or 0/1)")
+        k, m = int(c.sum()), int(c.size)
+    else:
+        m = check_int("n", n, 1)
+        k = check_int("successes", successes, 0)
+        if k > m:
+            raise ValueError(f"successes must be <= n = {m}, got {k}")
+    lo, hi = wilson_interval(k, m, level=level)
+    return Estimate(k / m, float(lo), float(hi), m, "Wilson", float(level))
+
+
+def _crossings(
+    x: NDArray[np.float64], y: NDArray[np.float64], level: float, direction: str, start: str
+) -> NDArray[np.float64]:
+    """First crossing of ``level`` by every column of ``y`` (n_x, B): vectorised first_crossing."""
+    y0, y1 = y[:-1], y[1:]
+    hit = (y0 >= level) & (y1 < level) if direction == "down" else (y0 < level) & (y1 >= level)
+    first = np.argmax(hit, axis=0)
+    cols = np.arange(y.shape[1])
+    a0, a1 = y0[first, cols], y1[first, cols]
+    x0, x1 = x[first], x[first + 1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = x0 + (a0 - level) / (a0 - a1) * (x1 - x0)
+    out = np.where(hit.any(axis=0), out, np.nan)
+    if start == "first":  # already past the level at the first grid point: the grid's start
+        past = (y[0] < level) if direction == "down" else (y[0] >= level)
+        out = np.where(past, x[0], out)
+    return out
+
+
+def crossing(
+    x: ArrayLike,
+    outcomes: ArrayLike,
+    level: float = 0.5,
+    *,
+    direction: str = "down",
+    interval: str = "bootstrap",
+    unit: str = "units",
+    start: str = "nan",
+    n_boot: int = 2000,
+    ci: float = 0.95,
+    seed: int = 0,
+) -> Estimate:
+    """Where the mean of sampled curves first crosses ``level``, with a 95 % interval.
+
+    The one crossing estimator of the book (Part I: the load where the fraction stored drops
+    through 1/2, or the mean accuracy below a level; chapter 5: the competition where the
+    winner fraction rises through 1/2). The estimate is :func:`first_crossing` of the mean curve
+    over units. Its interval is a percentile interval of the crossing recomputed on resampled
+    curves:
+
+    - ``interval="bootstrap"``: the units (rows of ``outcomes``: seeds, memory sets) are resampled
+      with replacement, each keeping its values at every grid point. With the same ``seed``,
+      ``n_boot`` and number of units, two calls resample the same units, so their ``draws`` can
+      be combined (:func:`ratio`).
+    - ``interval="jeffreys"``: for 0/1 outcomes, the success probability at each grid point is
+      drawn from its Jeffreys posterior ``Beta(k + 1/2, m - k + 1/2)`` (``k`` of ``m`` units;
+      NaN entries are missing units), independently per point; this keeps a spread where the
+      observed fractions are 0 or 1.
+
+    Parameters
+    ----------
+    x : array_like, shape (n_x,)
+        The grid, in the order the curve is traversed, finite.
+    outcomes : array_like, shape (n_units, n_x)
+        One row per independent unit (at least 2 to bootstrap; the Jeffreys posterior is formed
+        from one); finite, except NaN for a missing unit with ``interval="jeffreys"``.
+    level : float
+        The level to cross, finite.
+    direction : {"down", "up"}
+        As in :func:`first_crossing`.
+    interval : {"bootstrap", "jeffreys"}
+        How the resampled curves are drawn (above).
+    unit : str
+        Name of the units, for :attr:`Estimate.method` (e.g. ``"seeds"``).
+    start : {"nan", "first"}
+        A curve already past ``level`` at the first grid point: no crossing (NaN) or ``x[0]``.
+    n_boot : int
+        Resamples, >= 10.
+    ci : float
+        Coverage of the interval, in (0, 1).
+    seed : int
+        Seed of the resampling.
+
+    Returns
+    -------
+    Estimate
+        ``value`` (NaN when the mean curve does not cross inside the grid; then the interval is
+        NaN too), the percentile interval over the resamples that cross (``used``: their
+        fraction), ``stderr`` (their standard deviation), ``n`` = units, ``draws`` (shape
+        (n_boot,), NaN where a resample does not cross).
+
+    Raises
+    ------
+    TypeError
+        If ``x`` or ``outcomes`` is not numeric.
+    ValueError
+        If shapes disagree, fewer than 2 grid points or (to bootstrap) 2 units are given, a
+        value is not finite (NaN allowed only as a missing unit under ``"jeffreys"``), outcomes
+        are not 0/1 under ``"jeffreys"``, or an option is unknown or out of range.
+
+    Examples
+    --------
+    Four seeds stored at the two lowest loads, none at the highest; two of four in between:
+
+    >>> e = crossing([0.5, 0.8, 1.1], [[1, 1, 0], [1, 1, 0], [1, 0, 0], [1, 0, 0]])
+    >>> round(e.value, 3), e.n
+    (0.8, 4)
+    """
+    try:
+        xa = np.asarray(x, dtype=np.float64)
+        ya = np.asarray(outcomes, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError("x and outcomes must be arrays of real numbers") from exc
+    if xa.ndim != 1 or xa.size < 2:
+        raise ValueError(f"x must be 1-d with at least 2 grid points, got shape {xa.shape}")
+    if ya.ndim != 2 or ya.shape[1] != xa.size:
+        raise ValueError(f"outcomes must have shape (n_units, {xa.size}), got {ya.shape}")
+    if ya.shape[0] < (2 if interval == "bootstrap" else 1):
+        raise ValueError(
+            f"outcomes must hold at least 2 units (rows) to resample, got {ya.shape[0]}"
+        )
+    if not np.all(np.isfinite(xa)):
+        raise ValueError("x must be finite")
+    lv = check_real("level", level)
+    if direction not in ("down", "up"):
+        raise ValueError(f"direction must be 'down' or 'up', got {direction!r}")
+    if start not in ("nan", "first"):
+        raise ValueError(f"start must be 'nan' or 'first', got {start!r}")
+    nb = check_int("n_boot", n_boot, 10)
+    cv = check_real("ci", ci, low=0.0, strict=True)
+    if cv >= 1:
+        raise ValueError(f"ci must lie in (0, 1), got {ci!r}")
+    rng = np.random.default_rng(check_int("seed", seed, 0))
+    n_units = ya.shape[0]
+    if interval == "bootstrap":
+        if not np.all(np.isfinite(ya)):
+            raise ValueError("outcomes must be finite (a NaN could hide a crossing)")
+        mean = ya.mean(axis=0)
+        idx = rng.integers(0, n_units, size=(nb, n_units))
+        curves = ya[idx].mean(axis=1).T  # (n_x, nb)
+        method = f"percentile bootstrap over {unit}"
+    elif interval == "jeffreys":
+        miss = np.isnan(ya)
+        if np.any(np.isinf(ya)) or not np.all((ya[~miss] == 0) | (ya[~miss] == 1)):
+            raise ValueError("outcomes must be 0/1 (NaN: missing unit) for interval='jeffreys'")
+        k = np.nansum(ya, axis=0)
+        m = np.sum(~miss, axis=0).astype(np.float64)
+        if np.any(m < 1):
+            raise ValueError("every grid point needs at least one unit")
+        mean = k / m
+        curves = rng.beta(k + 0.5, m - k + 0.5, size=(nb, k.size)).T
+        method = "Jeffreys posterior"
+        n_units = int(m.min())
+    else:
+        raise ValueError(f"interval must be 'bootstrap' or 'jeffreys', got {interval!r}")
+    value = float(_crossings(xa, mean[:, None], lv, direction, start)[0])
+    draws = _crossings(xa, curves, lv, direction, start)
+    ok = draws[np.isfinite(draws)]
+    used = ok.size / nb
+    if math.isnan(value) or ok.size < 2:
+        return Estimate(value, math.nan, math.nan, n_units, method, cv, math.nan, used, draws)
+    lo, hi = np.quantile(ok, [0.5 - cv / 2, 0.5 + cv / 2])
+    return Estimate(value, float(lo), float(hi), n_units, method, cv, float(ok.std(ddof=1)),
+                    used, draws)  # fmt: skip
+
+
+def ratio(numerator: Estimate, denominator: Estimate) -> Estimate:
+    """Ratio of two estimates whose draws resampled the same units, with its interval.
+
+    Parameters
+    ----------
+    numerator, denominator : Estimate
+        Bootstrap estimates (:func:`crossing` with ``interval="bootstrap"``) made with the same
+        ``seed``, ``n_boot`` and units, so that draw ``i`` of both used the same resampled units
+        and the ratio's interval keeps their correlation.
+
+    Returns
+    -------
+    Estimate
+        ``value = numerator.value / denominator.value``; the percentile interval of the ratio
+        over the draws in which both are finite (``used``: their fraction).
+
+    Raises
+    ------
+    TypeError
+        If an argument is not an :class:`Estimate`.
+    ValueError
+        If an estimate has no draws, their draws differ in length or units, or a value is not
+        finite.
+    """
+    for name, e in (("numerator", numerator), ("denominator", denominator)):
+        if not isinstance(e, Estimate):
+            raise TypeError(f"{name} must be an Estimate, got {type(e).__name__}")
+        if e.draws is None:
+            raise ValueError(f"{name} has no draws (make it with crossing(..., 'bootstrap'))")
+        if not math.isfinite(e.value):
+            raise ValueError(f"{name} has no value ({e.value}): nothing to divide")
+    a, b = numerator.draws, denominator.draws
+    if a.shape != b.shape or numerator.n != denominator.n or numerator.method != denominator.method:
+        raise ValueError("numerator and denominator must resample the same units the same way")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = a / b
+    fin = r[np.isfinite(r)]
+    lv = numerator.level
+    lo, hi = (np.quantile(fin, [0.5 - lv / 2, 0.5 + lv / 2]) if fin.size >= 2
+              else (math.nan, math.nan))  # fmt: skip
+    return Estimate(numerator.value / denominator.value, float(lo), float(hi), numerator.n,
+                    numerator.method, lv, float(fin.std(ddof=1)) if fin.size >= 2 else math.nan,
+                    fin.size / r.size, r)  # fmt: skip
 
 
 def first_crossing(
@@ -149,7 +478,8 @@ def bootstrap_interval(
     n_boot: int = 1000,
     level: float = 0.95,
     seed: int = 0,
-) -> tuple[float, float, float]:
+    unit: str = "samples",
+) -> Estimate:
     """Percentile bootstrap interval of a statistic of independent samples.
 
     Parameters
@@ -165,20 +495,33 @@ def bootstrap_interval(
         Coverage in (0, 1).
     seed : int
         Seed of the resampling.
+    unit : str
+        Name of the samples, for :attr:`Estimate.method` (e.g. ``"memory sets"``).
 
     Returns
     -------
-    estimate, low, high : float
-        The statistic of ``values`` and the percentile interval.
+    Estimate
+        The statistic of ``values`` (``value``), the percentile interval, ``n`` = samples,
+        ``stderr`` and ``draws`` of the resampled statistic; unpacks as ``estimate, low, high``.
 
     Raises
     ------
     ValueError
-        If ``values`` is empty or not finite, or ``n_boot``/``level`` is out of range.
+        If ``values`` holds fewer than 2 samples (no interval can be formed from one) or is not
+        finite, or ``n_boot``/``level`` is out of range.
+
+    Notes
+    -----
+    Efron & Tibshirani (1993), percentile interval.
     """
     x = np.asarray(values, dtype=np.float64)
-    if x.ndim < 1 or x.shape[0] < 1 or not np.all(np.isfinite(x)):
-        raise ValueError("values must be a non-empty finite array of samples along axis 0")
+    if x.ndim < 1 or x.shape[0] < 2:
+        raise ValueError(
+            "values must hold at least 2 samples along axis 0 to form an interval, got shape "
+            f"{x.shape}"
+        )
+    if not np.all(np.isfinite(x)):
+        raise ValueError("values must be finite (NaN or inf found)")
     nb = check_int("n_boot", n_boot, 100)
     lv = check_real("level", level, low=0.0, strict=True)
     if lv >= 1:
@@ -189,10 +532,11 @@ def bootstrap_interval(
     boots = np.asarray(f(x[idx]), dtype=np.float64)
     est = float(np.asarray(f(x[None]), dtype=np.float64).reshape(-1)[0])
     lo, hi = np.quantile(boots, [0.5 - lv / 2, 0.5 + lv / 2])
-    return est, float(lo), float(hi)
+    return Estimate(est, float(lo), float(hi), int(x.shape[0]), f"percentile bootstrap over {unit}",
+                    lv, float(boots.std(ddof=1)), 1.0, boots)  # fmt: skip
 
 
-def mean_interval(values: Any, level: float = 0.95) -> tuple[Any, Any, Any]:
+def mean_interval(values: Any, level: float = 0.95) -> Estimate | tuple[Any, Any, Any]:
     """Mean over instances (axis 0) with its Student-t interval, NaN rows left out.
 
     Parameters
@@ -204,9 +548,11 @@ def mean_interval(values: Any, level: float = 0.95) -> tuple[Any, Any, Any]:
 
     Returns
     -------
-    mean, low, high : float or numpy.ndarray of shape (...)
+    Estimate or (mean, low, high)
         ``mean +- t_{(1+level)/2, k-1} sd / sqrt(k)`` with ``k`` the non-NaN count (NaN
-        interval where ``k < 2``).
+        interval where ``k < 2``): an :class:`Estimate` (``n = k``, ``method = "Student t"``,
+        unpacking as ``mean, low, high``) for 1-d ``values``; for ``values`` of shape (n, ...)
+        the three arrays of shape (...).
 
     Raises
     ------
@@ -225,7 +571,8 @@ def mean_interval(values: Any, level: float = 0.95) -> tuple[Any, Any, Any]:
         half = student_t.ppf(0.5 + level / 2, np.maximum(k - 1, 1)) * sd / np.sqrt(k)
     half = np.where(k >= 2, half, np.nan)
     if np.ndim(mean) == 0:
-        return float(mean), float(mean - half), float(mean + half)
+        return Estimate(float(mean), float(mean - half), float(mean + half), int(k), "Student t",
+                        float(level), float(sd / np.sqrt(k)) if k >= 2 else math.nan)  # fmt: skip
     return mean, mean - half, mean + half
 
 

@@ -36,11 +36,9 @@ from assocmem.linear.spectra import (  # noqa: E402
 from assocmem.linear.sweeps import COLUMNS, truncated_hebbian_sweep  # noqa: E402
 from assocmem.linear.training import hebbian_memory  # noqa: E402
 from assocmem.linear.transitions import (  # noqa: E402
-    _crossings_down,
     bootstrap_transitions,
     transition_ratio,
 )
-from assocmem.stats import first_crossing  # noqa: E402
 
 
 def _table(outcomes: dict[float, list[bool]], *, rank: int = 4, d: int = 8,
@@ -94,16 +92,6 @@ def test_truncated_hebbian_sweep_full_rank_is_the_hebbian_memory() -> None:
 # --- crossings and their bootstrap ------------------------------------------------------------
 
 
-def test_vectorised_crossing_equals_first_crossing() -> None:
-    rng = np.random.default_rng(3)
-    load = np.sort(rng.uniform(0.1, 2.0, 7))
-    frac = rng.choice([0.0, 0.25, 0.5, 0.75, 1.0], size=(7, 300))
-    got = _crossings_down(load, frac)
-    ref = np.array([first_crossing(load, frac[:, j]) for j in range(300)])
-    assert np.array_equal(np.isnan(got), np.isnan(ref))
-    assert np.allclose(got[~np.isnan(got)], ref[~np.isnan(ref)], rtol=0, atol=1e-12)
-
-
 def test_bootstrap_of_a_sharp_step_has_no_spread() -> None:
     # every instance stored below 2 and none above: each resample crosses at the midpoint
     t = _table({1.0: [True] * 8, 2.0: [True] * 8, 3.0: [False] * 8})
@@ -138,9 +126,9 @@ def test_ratio_of_a_rescaled_copy_is_exact_in_every_draw() -> None:
     b = _table({2 * k: v for k, v in outcomes.items()}, rank=8, d=8)
     boot = bootstrap_transitions(pd.concat([a, b], ignore_index=True), n_boot=300)
     r = transition_ratio(boot, 0.25, 1.0)
-    assert r.ratio == pytest.approx(0.5)
-    assert r.ci_low == pytest.approx(0.5) and r.ci_high == pytest.approx(0.5)
-    assert r.draws_used == pytest.approx(boot.summary["draws_crossing"].min())
+    assert r.value == pytest.approx(0.5)
+    assert r.low == pytest.approx(0.5) and r.high == pytest.approx(0.5)
+    assert r.used == pytest.approx(boot.summary["draws_crossing"].min())
     with pytest.raises(ValueError):
         transition_ratio(boot, 0.5, 1.0)
 

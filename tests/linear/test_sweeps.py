@@ -67,12 +67,12 @@ def test_transition_interpolates_the_half_crossing() -> None:
     c = success_by_load(t)
     x0, x1, x2 = c["load"]
     est = transition_load(t)
-    assert est.alpha == pytest.approx(x1 + (0.75 - 0.5) / 0.75 * (x2 - x1), rel=1e-12)
+    assert est.value == pytest.approx(x1 + (0.75 - 0.5) / 0.75 * (x2 - x1), rel=1e-12)
     assert 0 < est.stderr < x2 - x0
-    assert x0 <= est.ci_low < est.alpha < est.ci_high <= x2
+    assert x0 <= est.low < est.value < est.high <= x2
     assert est.n == 4
     # no crossing in range: NaN
-    assert math.isnan(transition_load(_synthetic({0.5: [True] * 3, 0.9: [True] * 3})).alpha)
+    assert math.isnan(transition_load(_synthetic({0.5: [True] * 3, 0.9: [True] * 3})).value)
 
 
 def test_transition_error_shrinks_with_instances() -> None:
@@ -81,18 +81,21 @@ def test_transition_error_shrinks_with_instances() -> None:
     n = 400
     big = transition_load(_synthetic({0.5: [True] * n, 0.8: [True] * 300 + [False] * 100,
                                       1.1: [False] * n}))  # fmt: skip
-    assert big.alpha == pytest.approx(small.alpha, rel=1e-12)  # same fractions, same crossing
+    assert big.value == pytest.approx(small.value, rel=1e-12)  # same fractions, same crossing
     # the posterior sd of the fraction falls like 1/sqrt(n): 10x more instances, ~10x less error
     assert big.stderr < small.stderr / 4
-    assert transition_load(four, seed=1).alpha == small.alpha  # the draws move only the error
+    assert transition_load(four, seed=1).value == small.value  # the draws move only the error
 
 
 def test_transition_refuses_mixed_groups_and_bad_tables() -> None:
-    t = pd.concat([_synthetic({0.5: [True, False]}), _synthetic({0.5: [True]}, d=20)])
+    t = pd.concat([_synthetic({0.5: [True, False], 0.9: [False, False]}),
+                   _synthetic({0.5: [True], 0.9: [False]}, d=20)])  # fmt: skip
     with pytest.raises(ValueError, match="groups"):
         transition_load(t)
     per_group = transition_loads(t)
-    assert per_group["d"].tolist() == [40, 20]
+    assert per_group["d"].tolist() == [40, 20] and per_group["n"].tolist() == [2, 1]
+    with pytest.raises(ValueError, match="2 grid points"):  # one load: no curve to cross
+        transition_load(_synthetic({0.5: [True, False]}))
     with pytest.raises(TypeError):
         success_by_load({"alpha": [0.5]})  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="empty"):
@@ -108,7 +111,7 @@ def test_trained_sweep_is_tidy_and_uses_the_seeding_rule() -> None:
     assert (t["rank"] == 16).all() and (t["kappa"] == 1.0).all()
     assert t["recalled_all"].tolist() == [True, True, False, False]
     assert t["accuracy"].iloc[2] < 0.6
-    assert 0.4 < transition_load(t).alpha < 2.5
+    assert 0.4 < transition_load(t).value < 2.5
     # the instance at (alpha, seed) is sample_problem(p, d, seed=seed)
     p = pairs_for_load(0.4, 16)
     r = train_memory(sample_problem(p, 16, seed=1), steps=1500, patience=300)
@@ -190,21 +193,21 @@ def test_transition_comparison_against_the_finite_size_prediction() -> None:
     loads = sorted(set(table["load"]))
     est = transition_load(table)
     # 6/8 -> 2/8 between the 3rd and 4th loads: the crossing lies half-way
-    assert est.alpha == pytest.approx((loads[2] + loads[3]) / 2, rel=1e-12)
+    assert est.value == pytest.approx((loads[2] + loads[3]) / 2, rel=1e-12)
     comp = transition_comparison({"DP, exact LP": table})
     row = comp.iloc[0]
     assert row["d"] == 12 and row["seeds per load"] == 8
-    assert row["measured alpha_c"] == est.alpha and row["measured +-"] == est.stderr
-    assert (row["95% low"], row["95% high"]) == (est.ci_low, est.ci_high)
+    assert row["measured alpha_c"] == est.value and row["measured +-"] == est.stderr
+    assert (row["95% low"], row["95% high"]) == (est.low, est.high)
     # the crossing must lie between the 2nd load (8/8 stored) and the 5th (0/8)
-    assert loads[1] < row["95% low"] < est.alpha < row["95% high"] < loads[4]
+    assert loads[1] < row["95% low"] < est.value < row["95% high"] < loads[4]
     pred, p_pred, pred_err = predicted_transition(12, seed=0)
     assert (row["predicted alpha_c"], row["p at predicted"], row["predicted +-"]) == (
         pred, p_pred, pred_err)  # fmt: skip
     p_meas = row["p at measured"]
-    assert p_meas * math.log(p_meas) / 144 == pytest.approx(est.alpha, rel=1e-9)
+    assert p_meas * math.log(p_meas) / 144 == pytest.approx(est.value, rel=1e-9)
     assert row["difference / error"] == pytest.approx(
-        (est.alpha - pred) / math.hypot(est.stderr, pred_err), rel=1e-12)  # fmt: skip
+        (est.value - pred) / math.hypot(est.stderr, pred_err), rel=1e-12)  # fmt: skip
 
 
 def test_tables_refuse_repeated_instances_and_missing_values() -> None:
@@ -228,8 +231,8 @@ def test_tables_refuse_repeated_instances_and_missing_values() -> None:
 
 
 def test_factored_full_rank_is_its_own_experiment() -> None:
-    full = capacity_sweep(8, [0.5], seeds=2, steps=50, progress=False)
-    fact = capacity_sweep(8, [0.5], rank=8, seeds=2, steps=50, progress=False)
+    full = capacity_sweep(8, [0.3, 0.5], seeds=2, steps=50, progress=False)
+    fact = capacity_sweep(8, [0.3, 0.5], rank=8, seeds=2, steps=50, progress=False)
     assert not full["factored"].any() and fact["factored"].all()
     both = transition_loads(pd.concat([full, fact]))
     assert len(both) == 2 and both["n"].tolist() == [2, 2]
@@ -237,7 +240,7 @@ def test_factored_full_rank_is_its_own_experiment() -> None:
 
 def test_no_crossing_has_no_error() -> None:
     t = transition_load(_synthetic({0.5: [True] * 3, 0.9: [True, True, False]}))
-    assert math.isnan(t.alpha) and math.isnan(t.stderr) and math.isnan(t.ci_low)
+    assert math.isnan(t.value) and math.isnan(t.stderr) and math.isnan(t.low)
     with pytest.raises(TypeError, match="tables"):
         transition_comparison([])  # type: ignore[arg-type]
     rank_table = _synthetic({0.5: [True] * 2, 0.9: [False] * 2}).assign(rank=20, kappa=0.5)
@@ -294,9 +297,9 @@ def test_accuracy_crossing_interpolates_and_bootstraps_over_seeds() -> None:
     t = _accuracy_table({0.4: [0.9] * 5, 0.6: [0.7] * 5, 0.8: [0.3] * 5})
     loads = sorted(set(t["load"]))
     est = accuracy_crossing(t)
-    assert est.alpha == pytest.approx(loads[1] + 0.5 * (loads[2] - loads[1]), rel=1e-12)
-    assert est.ci_low == pytest.approx(est.alpha) and est.ci_high == pytest.approx(est.alpha)
-    assert est.n == 5 and est.draws_crossing == 1.0
+    assert est.value == pytest.approx(loads[1] + 0.5 * (loads[2] - loads[1]), rel=1e-12)
+    assert est.low == pytest.approx(est.value) and est.high == pytest.approx(est.value)
+    assert est.n == 5 and est.used == 1.0
     # two seeds whose curves cross at different loads: a resample holds seed 0 twice, seed 1
     # twice or both, so the crossings are exactly those three values, each seed's alone at
     # the ends of the interval (P = 1/4 each, far from the 2.5 % tails)
@@ -306,11 +309,11 @@ def test_accuracy_crossing_interpolates_and_bootstraps_over_seeds() -> None:
     cross1 = loads[0] + (1.0 - 0.5) / 0.8 * (loads[1] - loads[0])  # seed 1: 1.0 -> 0.2
     mean = loads[0] + (1.0 - 0.5) / 0.6 * (loads[1] - loads[0])  # mean: 1.0 -> 0.4
     est = accuracy_crossing(t, n_boot=4000, seed=1)
-    assert est.alpha == pytest.approx(mean, rel=1e-12)
-    assert (est.ci_low, est.ci_high) == pytest.approx((cross1, cross0), rel=1e-12)
+    assert est.value == pytest.approx(mean, rel=1e-12)
+    assert (est.low, est.high) == pytest.approx((cross1, cross0), rel=1e-12)
     # a curve that stays above the level has no crossing
     t = _accuracy_table({0.4: [0.9, 0.8], 0.6: [0.7, 0.6]})
-    assert math.isnan(accuracy_crossing(t).alpha)
+    assert math.isnan(accuracy_crossing(t).value)
 
 
 def test_accuracy_crossing_refuses_lp_rows_and_ragged_seeds() -> None:

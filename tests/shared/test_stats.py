@@ -1,5 +1,6 @@
-"""Tests of assocmem.stats, the evidence helpers of both parts: first_crossing (the one
-transition-point helper), wilson_interval, bootstrap_interval, mean_interval, permutation_test.
+"""Tests of assocmem.stats, the evidence helpers of both parts: the Estimate type, rate, the one
+crossing estimator (crossing, on first_crossing) and ratio, wilson_interval, bootstrap_interval,
+mean_interval, permutation_test.
 
 Every expected value is independent of the code under test: scipy, a closed form, normal theory
 or an exhaustive enumeration.
@@ -12,10 +13,14 @@ import math
 import numpy as np
 import pytest
 from assocmem.stats import (
+    Estimate,
     bootstrap_interval,
+    crossing,
     first_crossing,
     mean_interval,
     permutation_test,
+    rate,
+    ratio,
     wilson_interval,
 )
 from scipy.stats import binomtest
@@ -117,3 +122,101 @@ def test_permutation_test_exact_and_random() -> None:
     assert 0.3 < np.mean(pvs) < 0.7
     with pytest.raises(ValueError):
         permutation_test([], [1.0])
+
+
+# --- the Estimate type and the one crossing estimator ----------------------------------------
+
+
+def test_estimate_unpacks_formats_and_glues_as_the_triples_it_replaces() -> None:
+    e = Estimate(0.5, 0.4, 0.6, 12, "Wilson")
+    value, low, high = e
+    assert (value, low, high) == (0.5, 0.4, 0.6)
+    assert f"{e:.2f}" == "0.50" and float(e) == 0.5
+    assert e.glue_values() == {"": 0.5, "_lo": 0.4, "_hi": 0.6, "_n": 12}
+    assert e.contains(0.45) and not e.contains(0.61)
+    assert "n = 12" in str(e) and "Wilson" in str(e)
+
+
+def test_rate_is_the_wilson_interval_of_scipy() -> None:
+    e = rate([True] * 37 + [False] * 63)
+    ci = binomtest(37, 100).proportion_ci(0.95, "wilson")
+    assert e.value == 0.37 and e.n == 100 and e.method == "Wilson"
+    assert (e.low, e.high) == pytest.approx((ci.low, ci.high), rel=1e-12)
+    assert rate(37, 100) == e
+    with pytest.raises(ValueError, match="non-empty"):
+        rate([])
+    with pytest.raises(ValueError, match="<= n"):
+        rate(5, 4)
+
+
+def test_vectorised_crossing_equals_first_crossing() -> None:
+    # the bootstrap draws are the crossings of resampled mean curves, each by first_crossing
+    rng = np.random.default_rng(3)
+    load = np.sort(rng.uniform(0.1, 2.0, 7))
+    outcomes = rng.choice([0.0, 1.0], size=(5, 7), p=[0.4, 0.6])
+    outcomes[:, 0], outcomes[:, -1] = 1.0, 0.0
+    for direction, y in (("down", outcomes), ("up", 1 - outcomes)):
+        e = crossing(load, y, direction=direction, n_boot=300, seed=4)
+        idx = np.random.default_rng(4).integers(0, 5, size=(300, 5))
+        ref = np.array([first_crossing(load, y[i].mean(axis=0), direction=direction)
+                        for i in idx])  # fmt: skip
+        assert np.array_equal(np.isnan(e.draws), np.isnan(ref))
+        fin = ~np.isnan(ref)
+        assert np.allclose(e.draws[fin], ref[fin], rtol=0, atol=1e-12)
+        assert e.value == pytest.approx(first_crossing(load, y.mean(0), direction=direction))
+        assert (e.low, e.high) == pytest.approx(tuple(np.quantile(ref[fin], [0.025, 0.975])))
+        assert e.used == pytest.approx(fin.mean()) and e.n == 5
+
+
+def test_crossing_start_rule_and_refusals() -> None:
+    x = [1.0, 2.0, 3.0]
+    up = [[0.6, 0.8, 1.0], [0.7, 0.9, 1.0]]  # already above 1/2 at the first point
+    assert math.isnan(crossing(x, up, direction="up").value)
+    e = crossing(x, up, direction="up", start="first")
+    assert e.value == 1.0 and e.low == 1.0 and e.high == 1.0
+    with pytest.raises(ValueError, match="at least 2 units"):
+        crossing(x, [[1, 1, 0]])
+    with pytest.raises(ValueError, match="finite"):
+        crossing(x, [[1, np.nan, 0], [1, 1, 0]])
+    with pytest.raises(ValueError, match="0/1"):
+        crossing(x, [[1, 0.5, 0], [1, 1, 0]], interval="jeffreys")
+    with pytest.raises(ValueError, match="shape"):
+        crossing(x, [[1, 0], [1, 0]])
+
+
+def test_jeffreys_draws_are_the_beta_posterior_per_point() -> None:
+    # with 1000 of 1000 units stored at the first load and none at the last, the posterior is
+    # so narrow that every draw crosses in the same pair, near the data's own crossing
+    x = [0.5, 1.0, 1.5]
+    y = np.zeros((1000, 3))
+    y[:, 0] = 1
+    y[:600, 1] = 1
+    e = crossing(x, y, interval="jeffreys", n_boot=500)
+    assert e.value == pytest.approx(1.0 + (0.6 - 0.5) / 0.6 * 0.5)
+    assert e.method == "Jeffreys posterior" and e.n == 1000 and e.used == 1.0
+    # sd of the fraction at the middle point ~ sqrt(0.24/1000) = 0.0155, times dx/dy = 0.5/0.6
+    assert e.stderr == pytest.approx(0.0155 * 0.5 / 0.6, rel=0.15)
+
+
+def test_ratio_keeps_the_shared_resampling() -> None:
+    # the denominator is the numerator's curve stretched by 2 in x: every draw's ratio is 1/2
+    rng = np.random.default_rng(0)
+    y = (rng.random((6, 5)) < np.linspace(0.95, 0.05, 5)).astype(float)
+    a = crossing(np.arange(5.0), y, seed=7)
+    b = crossing(2 * np.arange(5.0), y, seed=7)
+    r = ratio(a, b)
+    assert r.value == pytest.approx(0.5) and r.low == pytest.approx(0.5)
+    assert r.high == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="same units"):
+        ratio(a, crossing(np.arange(5.0), y[:5], seed=7))
+    with pytest.raises(ValueError, match="no draws"):
+        ratio(a, Estimate(1.0, 0.9, 1.1, 6, "Wilson"))
+
+
+def test_intervals_refuse_one_unit() -> None:
+    with pytest.raises(ValueError, match="at least 2 samples"):
+        bootstrap_interval([0.7])
+    with pytest.raises(ValueError, match="finite"):
+        bootstrap_interval([0.7, np.nan])
+    e = mean_interval([0.7])
+    assert e.n == 1 and math.isnan(e.low) and math.isnan(e.high)

@@ -8,7 +8,8 @@ instances); :func:`transition_comparison` sets measured transitions against the 
 prediction of :mod:`assocmem.linear.finite_size`. :func:`bootstrap_transitions` gives the same
 crossing of 1/2 for every group of a table with a percentile bootstrap over instances (the seeds
 are resampled, jointly for every load and every group), and :func:`transition_ratio` the ratio of
-two such crossings with its interval (chapter 4).
+two such crossings with its interval (chapter 4). Every estimator returns an
+:class:`assocmem.stats.Estimate` (the crossing is :func:`assocmem.stats.crossing`).
 """
 
 from __future__ import annotations
@@ -23,68 +24,42 @@ from assocmem._validate import check_int, check_real
 from assocmem.linear.finite_size import predicted_transition
 from assocmem.linear.load import pairs_at_load
 from assocmem.linear.sweeps import COLUMNS, GROUP_COLUMNS
-from assocmem.linear.tables import check_table, success_by_load
-from assocmem.stats import first_crossing
+from assocmem.linear.tables import check_table
+from assocmem.stats import Estimate, crossing, ratio
 
 __all__ = [
-    "Transition",
     "transition_load",
     "transition_loads",
     "accuracy_crossing",
     "transition_comparison",
     "BootstrapTransitions",
     "bootstrap_transitions",
-    "RatioEstimate",
     "transition_ratio",
 ]
 
 
-@dataclass(frozen=True)
-class Transition:
-    """Estimated transition of one sweep (:func:`transition_load`, :func:`accuracy_crossing`).
-
-    For :func:`accuracy_crossing` read "fraction stored" below as "mean accuracy" and the
-    posterior draws as bootstrap resamples.
-
-    Attributes
-    ----------
-    alpha : float
-        Load where the fraction stored first drops through 1/2 (NaN: no crossing in range).
-    stderr : float
-        Standard deviation of the crossing over the posterior draws that cross 1/2 in the grid
-        (NaN when ``alpha`` is NaN).
-    ci_low, ci_high : float
-        2.5 % and 97.5 % quantiles of the crossing over those draws (a 95 % interval; NaN when
-        ``alpha`` is NaN).
-    n : int
-        Smallest number of instances at a load of the sweep.
-    draws_crossing : float
-        Fraction of draws whose success curve crosses 1/2 inside the grid; well below 1 means
-        the grid barely brackets the transition and the interval is conditional on it.
-    """
-
-    alpha: float
-    stderr: float
-    ci_low: float
-    ci_high: float
-    n: int
-    draws_crossing: float
+def _outcome_grid(table: pd.DataFrame, column: str) -> tuple[np.ndarray, np.ndarray]:
+    """Return one group's loads (n_loads,) and outcomes (n_seeds, n_loads), NaN: seed missing."""
+    grid = table.pivot(index="seed", columns="alpha", values=column).sort_index(axis=1)
+    loads = table.groupby("alpha")["load"].first().loc[grid.columns].to_numpy(float)
+    return loads, grid.to_numpy(dtype=np.float64)
 
 
-def transition_load(table: pd.DataFrame, *, n_draws: int = 1000, seed: int = 0) -> Transition:
+def transition_load(table: pd.DataFrame, *, n_draws: int = 1000, seed: int = 0) -> Estimate:
     """Load at which the fraction of perfectly stored instances crosses 1/2, with its uncertainty.
 
     The estimate is the first downward crossing of 1/2 by the fraction stored, linearly
-    interpolated in the actual load ``p log p / d^2``. Its uncertainty is a parametric bootstrap
-    over instances: the success probability at each load is redrawn from its Jeffreys posterior
-    ``Beta(k + 1/2, n - k + 1/2)`` (``k`` of ``n`` instances stored), which keeps a finite spread
-    where the observed fractions are exactly 0 or 1, and the crossing is recomputed per draw.
+    interpolated in the actual load ``p log p / d^2`` (:func:`assocmem.stats.crossing`). Its
+    uncertainty is a parametric bootstrap over instances: the success probability at each load is
+    redrawn from its Jeffreys posterior ``Beta(k + 1/2, n - k + 1/2)`` (``k`` of ``n`` instances
+    stored), which keeps a finite spread where the observed fractions are exactly 0 or 1, and the
+    crossing is recomputed per draw.
 
     Parameters
     ----------
     table : pandas.DataFrame
         One group (one value of each of :data:`~.sweeps.GROUP_COLUMNS`) of a
-        :func:`~.sweeps.capacity_sweep` table.
+        :func:`~.sweeps.capacity_sweep` table, at least 2 loads and 2 seeds.
     n_draws : int
         Posterior draws, >= 10.
     seed : int
@@ -92,32 +67,26 @@ def transition_load(table: pd.DataFrame, *, n_draws: int = 1000, seed: int = 0) 
 
     Returns
     -------
-    Transition
+    assocmem.stats.Estimate
+        ``value`` (the crossing load; NaN: no crossing inside the grid), the 95 % interval of
+        the draws that cross inside the grid (``used``: their fraction; well below 1 means the
+        grid barely brackets the transition), ``stderr`` (their standard deviation), ``n``
+        (smallest number of instances at a load), ``method = "Jeffreys posterior"``.
 
     Raises
     ------
     TypeError, ValueError
         If ``table`` is not a sweep table, mixes groups, or ``n_draws < 10``.
     """
-    curve = success_by_load(table)
-    groups = curve[GROUP_COLUMNS].drop_duplicates()
+    table = check_table(table)
+    groups = table[GROUP_COLUMNS].drop_duplicates()
     if len(groups) != 1:
         raise ValueError(
             f"table mixes {len(groups)} groups of {GROUP_COLUMNS}; pass one (see transition_loads)"
         )
-    n_draws = check_int("n_draws", n_draws, 10)
-    load = curve["load"].to_numpy(float)
-    alpha = first_crossing(load, curve["fraction"].to_numpy(float))
-    k, n = curve["stored"].to_numpy(float), curve["n"].to_numpy(float)
-    rng = np.random.default_rng(check_int("seed", seed, 0))
-    draws = rng.beta(k + 0.5, n - k + 0.5, size=(n_draws, k.size))
-    boot = np.array([first_crossing(load, f) for f in draws])
-    ok = boot[np.isfinite(boot)]
-    if math.isnan(alpha) or ok.size < 2:  # no crossing measured: no error to attach to it
-        return Transition(alpha, math.nan, math.nan, math.nan, int(n.min()), ok.size / n_draws)
-    lo, hi = np.quantile(ok, [0.025, 0.975])
-    err = float(ok.std(ddof=1))
-    return Transition(alpha, err, float(lo), float(hi), int(n.min()), ok.size / n_draws)
+    loads, ok = _outcome_grid(table, "recalled_all")
+    return crossing(loads, ok, 0.5, interval="jeffreys", n_boot=check_int("n_draws", n_draws, 10),
+                    seed=seed)  # fmt: skip
 
 
 def transition_loads(table: pd.DataFrame, *, n_draws: int = 1000, seed: int = 0) -> pd.DataFrame:
@@ -146,21 +115,21 @@ def transition_loads(table: pd.DataFrame, *, n_draws: int = 1000, seed: int = 0)
     for key, g in table.groupby(GROUP_COLUMNS, sort=False):
         t = transition_load(g, n_draws=n_draws, seed=seed)
         rows.append(dict(zip(GROUP_COLUMNS, key, strict=True)) | {
-            "kappa": float(g["kappa"].iloc[0]), "alpha_c": t.alpha, "stderr": t.stderr,
-            "ci_low": t.ci_low, "ci_high": t.ci_high, "n": t.n,
-            "draws_crossing": t.draws_crossing})  # fmt: skip
+            "kappa": float(g["kappa"].iloc[0]), "alpha_c": t.value, "stderr": t.stderr,
+            "ci_low": t.low, "ci_high": t.high, "n": t.n,
+            "draws_crossing": t.used})  # fmt: skip
     return pd.DataFrame(rows)
 
 
 def accuracy_crossing(
     table: pd.DataFrame, level: float = 0.5, *, n_boot: int = 2000, seed: int = 0
-) -> Transition:
+) -> Estimate:
     """Load at which the mean accuracy (criterion "typical") first drops below ``level``.
 
-    The estimate is the linear interpolation (:func:`assocmem.stats.first_crossing`) of the
-    mean fraction recalled per load; its interval is a percentile bootstrap over instances:
-    the seeds are resampled with replacement, each seed keeping its instances at every load
-    (as :func:`assocmem.stats.bootstrap_interval`), and the crossing recomputed.
+    The estimate is the linear interpolation of the mean fraction recalled per load; its interval
+    is a percentile bootstrap over instances: the seeds are resampled with replacement, each seed
+    keeping its instances at every load, and the crossing recomputed
+    (:func:`assocmem.stats.crossing`).
 
     Parameters
     ----------
@@ -176,18 +145,17 @@ def accuracy_crossing(
 
     Returns
     -------
-    Transition
-        ``alpha`` (the crossing load, NaN if the mean accuracy never drops below ``level``
-        inside the grid), ``stderr`` (standard deviation of the resampled crossings),
-        ``ci_low``, ``ci_high`` (95 % percentile interval), ``n`` (seeds) and ``draws_crossing``
-        (fraction of resamples whose curve crosses inside the grid; the interval is over
-        those).
+    assocmem.stats.Estimate
+        ``value`` (the crossing load, NaN if the mean accuracy never drops below ``level``
+        inside the grid), ``stderr`` (standard deviation of the resampled crossings), ``low``,
+        ``high`` (95 % percentile interval), ``n`` (seeds) and ``used`` (fraction of resamples
+        whose curve crosses inside the grid; the interval is over those).
 
     Raises
     ------
     TypeError, ValueError
         If ``table`` is not one group of a sweep table, holds LP rows (no accuracy), has
-        different seeds at different loads, or ``level`` is outside (0, 1).
+        different seeds at different loads, fewer than 2 seeds, or ``level`` is outside (0, 1).
 
     Notes
     -----
@@ -205,23 +173,10 @@ def accuracy_crossing(
     if not 0 < float(level) < 1:
         raise ValueError(f"level must lie in (0, 1), got {level!r}")
     nb = check_int("n_boot", n_boot, 100)
-    grid = table.pivot(index="seed", columns="load", values="accuracy")
-    if grid.isna().any().any():
+    loads, acc = _outcome_grid(table, "accuracy")
+    if np.isnan(acc).any():
         raise ValueError("every load must hold the same seeds (one instance per seed and load)")
-    loads = grid.columns.to_numpy(dtype=np.float64)
-    acc = grid.to_numpy(dtype=np.float64)  # (seeds, loads)
-    alpha = first_crossing(loads, acc.mean(axis=0), float(level))
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, acc.shape[0], size=(nb, acc.shape[0]))
-    draws = np.array([first_crossing(loads, acc[i].mean(axis=0), float(level)) for i in idx])
-    ok = draws[np.isfinite(draws)]
-    if ok.size == 0:
-        return Transition(alpha, math.nan, math.nan, math.nan, acc.shape[0], 0.0)
-    lo, hi = np.quantile(ok, [0.025, 0.975])
-    return Transition(
-        alpha, float(ok.std(ddof=1)) if ok.size > 1 else 0.0, float(lo), float(hi),
-        acc.shape[0], ok.size / nb,
-    )  # fmt: skip
+    return crossing(loads, acc, float(level), n_boot=nb, unit="seeds", seed=seed)
 
 
 def transition_comparison(tables: dict[str, pd.DataFrame], *, seed: int = 0) -> pd.DataFrame:
@@ -264,6 +219,7 @@ def transition_comparison(tables: dict[str, pd.DataFrame], *, seed: int = 0) -> 
     rows = []
     for label, table in tables.items():
         t = transition_load(table, seed=seed)
+        alpha = t.value
         if bool((table["kappa"] < 1).any()) or bool((table["method"] == "hebbian").any()):
             raise ValueError(
                 f"sweep {label!r}: the prediction is the optimal unconstrained memory's; pass "
@@ -271,33 +227,16 @@ def transition_comparison(tables: dict[str, pd.DataFrame], *, seed: int = 0) -> 
             )
         d = int(table["d"].iloc[0])
         pred, p_pred, pred_err = predicted_transition(d, seed=seed)
-        diff = t.alpha - pred
+        diff = alpha - pred
         rows.append({
             "sweep": label, "d": d, "seeds per load": t.n,
-            "measured alpha_c": t.alpha, "measured +-": t.stderr,
-            "95% low": t.ci_low, "95% high": t.ci_high,
-            "p at measured": pairs_at_load(t.alpha, d) if math.isfinite(t.alpha) else math.nan,
+            "measured alpha_c": alpha, "measured +-": t.stderr,
+            "95% low": t.low, "95% high": t.high,
+            "p at measured": pairs_at_load(alpha, d) if math.isfinite(alpha) else math.nan,
             "predicted alpha_c": pred, "predicted +-": pred_err, "p at predicted": p_pred,
             "difference": diff, "difference / error": diff / math.hypot(t.stderr, pred_err),
         })  # fmt: skip
     return pd.DataFrame(rows)
-
-
-def _crossings_down(load: np.ndarray, frac: np.ndarray, level: float = 0.5) -> np.ndarray:
-    """First downward crossing of ``level`` along axis 0 of ``frac`` (n_loads, n), interpolated.
-
-    Vectorised :func:`assocmem.stats.first_crossing` (NaN where no pair straddles the level).
-    """
-    y0, y1 = frac[:-1], frac[1:]
-    hit = (y0 >= level) & (y1 < level)
-    first = np.argmax(hit, axis=0)
-    any_hit = hit.any(axis=0)
-    cols = np.arange(frac.shape[1])
-    a0, a1 = y0[first, cols], y1[first, cols]
-    x0, x1 = load[first], load[first + 1]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        x = x0 + (a0 - level) / (a0 - a1) * (x1 - x0)
-    return np.where(any_hit, x, np.nan)
 
 
 @dataclass(frozen=True)
@@ -311,17 +250,41 @@ class BootstrapTransitions:
         (the crossing of the data), ``ci_low``, ``ci_high`` (percentile interval over the draws
         that cross inside the grid), ``n`` (instances per load), ``n_loads`` and
         ``draws_crossing`` (fraction of draws that cross inside the grid).
-    draws : numpy.ndarray, float64, shape (n_boot, n_groups)
-        The crossing in each bootstrap draw (NaN: no crossing in the grid), column ``j`` for
-        row ``j`` of ``summary``; the same resampled seeds for every group.
+    estimates : tuple of assocmem.stats.Estimate
+        The same crossings as estimates, one per row of ``summary`` (with their draws: the same
+        resampled seeds for every group); look one up by its rank ratio with :meth:`estimate`.
     level : float
         Coverage of the intervals.
+    seeds : tuple of int
+        The seeds (resampling units) shared by every group.
     """
 
     summary: pd.DataFrame
-    draws: np.ndarray
+    estimates: tuple[Estimate, ...]
     level: float = 0.95
     seeds: tuple[int, ...] = field(default=())
+
+    @property
+    def draws(self) -> np.ndarray:
+        """float64 array (n_boot, n_groups): the crossing in each draw (NaN: none in the grid)."""
+        return np.stack([e.draws for e in self.estimates], axis=1)
+
+    def estimate(self, kappa: float, method: str | None = None) -> Estimate:
+        """Return the crossing of the group with rank ratio ``kappa`` (and ``method``, if given).
+
+        Raises
+        ------
+        ValueError
+            If ``kappa`` (with ``method``) does not select exactly one group.
+        """
+        s = self.summary
+        sel = np.isclose(s["kappa"].to_numpy(float), float(kappa), rtol=1e-9, atol=0.0)
+        if method is not None:
+            sel &= (s["method"] == method).to_numpy()
+        hits = np.flatnonzero(sel)
+        if hits.size != 1:
+            raise ValueError(f"{hits.size} groups have kappa = {kappa} (method {method}); need one")
+        return self.estimates[int(hits[0])]
 
 
 def bootstrap_transitions(
@@ -330,16 +293,17 @@ def bootstrap_transitions(
     """Crossing of 1/2 by the fraction stored, with a percentile bootstrap over instances.
 
     The crossing is the first downward crossing of 1/2, linearly interpolated in the actual load
-    (the estimator of :func:`assocmem.linear.transitions.transition_load`). Each bootstrap draw
-    resamples the seeds with replacement, one draw of seeds for all loads and all groups at once
-    (instances with the same seed share their inputs across loads, and groups of one table may
-    share instances), and recomputes every crossing.
+    (:func:`assocmem.stats.crossing`, the estimate of :func:`transition_load`). Each bootstrap
+    draw resamples the seeds with replacement, one draw of seeds for all loads and all groups at
+    once (instances with the same seed share their inputs across loads, and groups of one table
+    may share instances), and recomputes every crossing.
 
     Parameters
     ----------
     table : pandas.DataFrame
         :func:`assocmem.linear.sweeps.capacity_sweep` or :func:`~.sweeps.truncated_hebbian_sweep`
-        output; every group must hold every one of the same seeds at each of its loads.
+        output; every group must hold every one of the same seeds (at least 2) at each of its
+        loads.
     n_boot : int
         Bootstrap draws, >= 100.
     level : float
@@ -357,7 +321,8 @@ def bootstrap_transitions(
         If ``table`` is not a DataFrame.
     ValueError
         If a column is missing, a group lacks a (load, seed) instance or repeats one, the groups
-        do not share one set of seeds, or ``n_boot``/``level`` is out of range.
+        do not share one set of seeds, fewer than 2 seeds, or ``n_boot``/``level`` is out of
+        range.
 
     Notes
     -----
@@ -373,62 +338,20 @@ def bootstrap_transitions(
     if lv >= 1:
         raise ValueError(f"level must lie in (0, 1), got {level!r}")
     seeds = tuple(sorted(int(s) for s in table["seed"].unique()))
-    n = len(seeds)
-    rng = np.random.default_rng(check_int("seed", seed, 0))
-    idx = rng.integers(0, n, size=(nb, n))
-    rows, cols = [], []
+    rows, estimates = [], []
     for key, g in table.groupby(GROUP_COLUMNS, sort=True):
         if g.duplicated(["alpha", "seed"]).any():
             raise ValueError(f"group {key} repeats an (alpha, seed) instance")
-        ok = g.pivot(index="alpha", columns="seed", values="recalled_all")
-        if tuple(int(s) for s in ok.columns) != seeds or ok.isna().any().any():
+        loads, ok = _outcome_grid(g, "recalled_all")
+        if ok.shape[0] != len(seeds) or np.isnan(ok).any():
             raise ValueError(f"group {key} must hold every seed {seeds} at each of its loads")
-        loads = g.groupby("alpha")["load"].first().loc[ok.index].to_numpy(float)
-        order = np.argsort(loads)
-        loads = loads[order]
-        okm = ok.to_numpy(dtype=float)[order]  # (n_loads, n)
-        est = first_crossing(loads, okm.mean(axis=1))
-        boot = _crossings_down(loads, okm[:, idx].mean(axis=2))  # (nb,)
-        fin = boot[np.isfinite(boot)]
-        lo, hi = (np.quantile(fin, [0.5 - lv / 2, 0.5 + lv / 2]) if fin.size >= 2
-                  else (math.nan, math.nan))  # fmt: skip
+        e = crossing(loads, ok, 0.5, n_boot=nb, ci=lv, unit="seeds", seed=seed)
         rows.append(dict(zip(GROUP_COLUMNS, key, strict=True)) | {
-            "kappa": float(g["kappa"].iloc[0]), "alpha_c": est, "ci_low": float(lo),
-            "ci_high": float(hi), "n": n, "n_loads": len(loads),
-            "draws_crossing": fin.size / nb})  # fmt: skip
-        cols.append(boot)
-    return BootstrapTransitions(pd.DataFrame(rows), np.stack(cols, axis=1), lv, seeds)
-
-
-@dataclass(frozen=True)
-class RatioEstimate:
-    """Ratio of two crossings with its bootstrap interval (:func:`transition_ratio`).
-
-    Attributes
-    ----------
-    ratio : float
-        Ratio of the two crossings of the data.
-    ci_low, ci_high : float
-        Percentile interval of the ratio over the draws in which both cross inside the grid.
-    draws_used : float
-        Fraction of the draws in which both cross.
-    """
-
-    ratio: float
-    ci_low: float
-    ci_high: float
-    draws_used: float
-
-
-def _group_index(boot: BootstrapTransitions, kappa: float, method: str | None) -> int:
-    s = boot.summary
-    sel = np.isclose(s["kappa"].to_numpy(float), kappa, rtol=1e-9, atol=0.0)
-    if method is not None:
-        sel &= (s["method"] == method).to_numpy()
-    hits = np.flatnonzero(sel)
-    if hits.size != 1:
-        raise ValueError(f"{hits.size} groups have kappa = {kappa} (method {method}); need one")
-    return int(hits[0])
+            "kappa": float(g["kappa"].iloc[0]), "alpha_c": e.value, "ci_low": e.low,
+            "ci_high": e.high, "n": e.n, "n_loads": len(loads),
+            "draws_crossing": e.used})  # fmt: skip
+        estimates.append(e)
+    return BootstrapTransitions(pd.DataFrame(rows), tuple(estimates), lv, seeds)
 
 
 def transition_ratio(
@@ -437,7 +360,7 @@ def transition_ratio(
     denominator: float,
     *,
     method: str | None = None,
-) -> RatioEstimate:
+) -> Estimate:
     """Ratio ``alpha(kappa_1) / alpha(kappa_2)`` of two crossings, with its bootstrap interval.
 
     Parameters
@@ -452,21 +375,17 @@ def transition_ratio(
 
     Returns
     -------
-    RatioEstimate
+    assocmem.stats.Estimate
+        :func:`assocmem.stats.ratio` of the two crossings: ``value``, the percentile interval
+        over the draws in which both cross (``used``: their fraction), ``n`` seeds.
 
     Raises
     ------
     ValueError
         If a ``kappa`` does not select exactly one group, or a crossing is missing.
     """
-    i = _group_index(boot, float(numerator), method)
-    j = _group_index(boot, float(denominator), method)
-    a, b = boot.summary["alpha_c"].iloc[i], boot.summary["alpha_c"].iloc[j]
-    if not (math.isfinite(a) and math.isfinite(b)):
+    a = boot.estimate(numerator, method)
+    b = boot.estimate(denominator, method)
+    if not (math.isfinite(a.value) and math.isfinite(b.value)):
         raise ValueError("both groups must cross 1/2 inside their load grids")
-    r = boot.draws[:, i] / boot.draws[:, j]
-    fin = r[np.isfinite(r)]
-    lv = boot.level
-    lo, hi = (np.quantile(fin, [0.5 - lv / 2, 0.5 + lv / 2]) if fin.size >= 2
-              else (math.nan, math.nan))  # fmt: skip
-    return RatioEstimate(float(a / b), float(lo), float(hi), fin.size / r.size)
+    return ratio(a, b)

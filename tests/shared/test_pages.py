@@ -1,0 +1,49 @@
+"""Tests of assocmem.pages: glue_all (a summary in one call; an Estimate as four keys) and table
+(the one table style: the same formatted values in the HTML and in the plain text of the PDF)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from assocmem import pages
+from assocmem.stats import Estimate, rate
+
+
+def test_glue_all_expands_an_estimate_into_value_interval_and_n(monkeypatch) -> None:
+    got: dict[str, object] = {}
+    monkeypatch.setattr(pages, "glue", lambda k, v, display=True: got.__setitem__(k, v))
+    pages.glue_all({"acc": rate(8, 10), "k": np.int64(8), "name": "OP"}, prefix="x_")
+    lo, hi = rate(8, 10).low, rate(8, 10).high
+    assert got == {"x_acc": 0.8, "x_acc_lo": lo, "x_acc_hi": hi, "x_acc_n": 10, "x_k": 8,
+                   "x_name": "OP"}  # fmt: skip
+    assert type(got["x_k"]) is int  # numpy scalars become Python numbers
+    with pytest.raises(TypeError, match="mapping"):
+        pages.glue_all([("a", 1)])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="'a'"):
+        pages.glue_all({"a": [1, 2]})
+    with pytest.raises(TypeError, match="'b'"):
+        pages.glue_all({"b": True})
+
+
+def test_table_formats_html_and_text_alike() -> None:
+    df = pd.DataFrame({"κ": [0.25, 1.0], "alpha_c": [0.31415, math.nan], "note": ["a", "b"]})
+    t = pages.table(df, {"κ": "{:g}"}, precision=2, caption="Capacity")
+    text = repr(t)
+    assert text.splitlines()[0] == "Capacity"
+    assert "0.31" in text and "0.314" not in text and "0.25" in text and "–" in text
+    html = t._repr_html_()
+    assert "0.31" in html and "0.314" not in html and "Capacity" in html
+    assert "Styler" not in text and "<table" in html
+    assert t.data["alpha_c"].iloc[0] == 0.31415  # values kept unformatted
+    with pytest.raises(ValueError, match="lacks"):
+        pages.table(df, {"missing": "{:g}"})
+    with pytest.raises(TypeError, match="DataFrame"):
+        pages.table(df.to_dict())  # type: ignore[arg-type]
+
+
+def test_estimate_glue_values_are_plain_numbers() -> None:
+    e = Estimate(np.float64(0.5), np.float64(0.4), np.float64(0.6), np.int64(3), "Student t")
+    assert all(type(v) in (float, int) for v in e.glue_values().values())
