@@ -22,10 +22,10 @@ from assocmem.context_gated.experiments import (  # noqa: E402
     separation_experiment,
 )
 from assocmem.context_gated.fixed_point import fixed_point_trial  # noqa: E402
+from assocmem.context_gated.hysteresis import hysteresis_sweep  # noqa: E402
 from assocmem.context_gated.model import ContextGatedMemory, State  # noqa: E402
 from assocmem.context_gated.plots import (  # noqa: E402
     plot_architecture,
-    plot_coupled_transition,
     plot_fixed_point_trial,
     plot_separation,
     plot_trajectory,
@@ -50,11 +50,7 @@ from assocmem.context_gated.theory import (  # noqa: E402
     retrieval_threshold,
     self_consistent_fixed_point,
 )
-from assocmem.context_gated.transitions import (  # noqa: E402
-    coupled_transition,
-    gate_state,
-    gate_transition,
-)
+from assocmem.context_gated.transitions import gate_state, gate_transition  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 
@@ -450,13 +446,13 @@ def test_lambdas_is_the_grid_name_of_both_drivers() -> None:
         N=10, d=4, sigma_q=[0.5], lambdas=(0.0, 1.0), trials=20, progress=False
     )
     np.testing.assert_array_equal(sep.lambdas, [0.0, 1.0])
-    cpl = coupled_transition([0.1, 0.5], lambdas=(0.0, 1.0), N=10, d=4, trials=2, progress=False)
-    np.testing.assert_array_equal(cpl.lambdas, [0.0, 1.0])
-    assert cpl.peak_gate.shape == (2, 2, 2)
+    hy = hysteresis_sweep([0.1, 0.5], lambdas=(0.5, 1.0), N=10, d=4, trials=2)
+    np.testing.assert_array_equal(hy.lambdas, [0.5, 1.0])
+    assert hy.up.shape == (2, 2, 2)
     with pytest.raises(ValueError, match="lambdas"):
         separation_experiment(lambdas=(-1.0,), trials=2, progress=False)
     with pytest.raises(ValueError, match="lambdas"):
-        coupled_transition([0.1], lambdas=(), trials=2, progress=False)
+        hysteresis_sweep([0.1, 0.5], lambdas=(), trials=2)
 
 
 # --------------------------------------------------------------------------- figures
@@ -525,16 +521,6 @@ def test_separation_and_coupled_plots_draw_one_curve_per_lambda() -> None:
     lo, hi = sep.ci_low, sep.ci_high  # 95 % Wilson intervals around every accuracy
     assert np.all(lo <= sep.accuracy + 1e-12) and np.all(sep.accuracy <= hi + 1e-12)
     matplotlib.pyplot.close(fig)
-    cpl = coupled_transition(
-        [0.1, 0.5, 0.9], lambdas=(0.0, 1.0), N=10, d=4, trials=2, progress=False
-    )
-    fig = plot_coupled_transition(cpl)
-    left, right = fig.axes
-    assert left.get_xlabel() == "gate competition $\\alpha$"
-    assert right.get_xlabel() == "coupling $\\lambda$"
-    assert len(left.get_lines()) >= 2 + 2  # a curve and a predicted vertical line per lambda
-    assert len(right.get_lines()) >= 2  # theory line and simulation points
-    matplotlib.pyplot.close(fig)
 
 
 # --------------------------------------------------------------------------- docstrings
@@ -571,7 +557,6 @@ EQUATION_OF = {
     "onestep.one_step_error_bound": "eq-cg-one-step",
     "transitions.gate_state": "eq-cg-A",
     "transitions.gate_transition": "eq-cg-alpha-crit",
-    "transitions.coupled_transition": "eq-cg-coupled-crit",
     "winner.scale_for_winner": "eq-cg-tstar",
     "winner.predicted_winner_time": "eq-cg-tstar",
     "winner.winner_time_experiment": "eq-cg-tstar",

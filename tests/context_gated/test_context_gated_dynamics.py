@@ -256,8 +256,8 @@ def test_summaries_are_the_bootstrap_intervals_of_the_results() -> None:
     one = one_step_experiment(sigma_q=(0.5, 1.0), lambdas=(0.0, 2.0), trials=200, seed=1)
     sm = summarize_one_step(one, sigma_index=1, seed=4)
     for li in range(2):
-        assert tuple(sm.gap_full[li]) == bootstrap_interval(one.delta_full[li, 1], seed=4)
-        assert tuple(sm.gap_paper[li]) == bootstrap_interval(one.delta_paper[li, 1], seed=4)
+        assert tuple(sm.gap_full[li]) == tuple(bootstrap_interval(one.delta_full[li, 1], seed=4))
+        assert tuple(sm.gap_paper[li]) == tuple(bootstrap_interval(one.delta_paper[li, 1], seed=4))
     # the paper's gap is linear in λ: its mean is Δ̄_raw + λ Δ̄_gate
     np.testing.assert_allclose(
         sm.paper_mean, one.delta_raw[0, 1].mean() + one.lambdas * one.delta_gate[0, 1].mean()
@@ -271,17 +271,19 @@ def test_summaries_are_the_bootstrap_intervals_of_the_results() -> None:
         summarize_one_step(one, sigma_index=2)
     wt = winner_time_experiment([0.9, 2.0], trials=6, t_max=40.0, seed=1)
     med = wt.median_times(seed=2)
-    assert np.all(np.isnan(med[0]))  # α < α_crit: no set reaches winner-take-all
-    assert tuple(med[1]) == bootstrap_interval(
-        wt.t_measured[1], stat=lambda v: np.median(v, axis=1), seed=2
+    assert np.all(np.isnan(tuple(med[0])))  # α < α_crit: no set reaches winner-take-all
+    assert tuple(med[1]) == tuple(
+        bootstrap_interval(wt.t_measured[1], stat=lambda v: np.median(v, axis=1), seed=2)
     )
+    assert med[1].n == 6 and "memory sets" in med[1].method
     h = hysteresis_sweep(np.linspace(0.0, 0.9, 6), (0.3, 2.0), trials=3, seed=2)
     jumps = h.jump_intervals(seed=1)
-    assert np.all(np.isnan(jumps["up"][0, :3])) and jumps["up"][0, 3] == 0  # no jump at λ = 0.3
+    no_jump = jumps["up"][0]  # no jump at λ = 0.3
+    assert np.all(np.isnan(tuple(no_jump))) and no_jump.n == 0
     up = h.jump_up()[1]
     ok = np.isfinite(up)
-    assert jumps["up"][1, 3] == ok.sum() > 0
-    assert tuple(jumps["up"][1, :3]) == bootstrap_interval(up[ok], seed=1)
+    assert jumps["up"][1].n == ok.sum() > 0
+    assert tuple(jumps["up"][1]) == tuple(bootstrap_interval(up[ok], seed=1))
     np.testing.assert_array_equal(h.predicted, [1 - 0.09 * 5 / 50, 1 - 4 * 5 / 50])
 
 

@@ -13,7 +13,7 @@ Import from the modules (the package re-exports nothing). They import downward o
 - :mod:`.onestep` — one-step retrieval, the paper's gap vs the full gap (Cor. 3.2, Thm 3.1), and
   their bootstrap summaries.
 - :mod:`.fixed_point` — one noisy trial at its self-consistent fixed point (the explorer's numbers).
-- :mod:`.transitions` — gate-only and coupled phase transitions (Fig. 3).
+- :mod:`.transitions` — the gate-only phase transition and its crossings (Fig. 3a–c).
 - :mod:`.winner` — time to winner-take-all t*(α) of the gate subsystem (Thm 3.3 (ii)).
 - :mod:`.hysteresis` — the coupled fixed point followed up and down in α, the map's Jacobian
   radius (Thm C.2, Fig. 3d).

@@ -13,15 +13,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import torch
+from numpy.typing import ArrayLike
 from tqdm.auto import tqdm
 
 from assocmem._validate import check_int, check_real
 from assocmem.context_gated.theory import alpha_crit, first_order_scores, gate_matrix
 from assocmem.device import get_device, make_generator
-from assocmem.stats import wilson_interval
+from assocmem.stats import Estimate, rate, wilson_interval
 
 __all__ = [
     "NOISE_NORMS",
+    "grid_index",
+    "grid_label",
     "sample_memories",
     "sample_clustered_memories",
     "noisy_cue",
@@ -31,6 +34,65 @@ __all__ = [
 ]
 
 NOISE_NORMS = ("per_component", "unit")
+
+
+def grid_index(grid: ArrayLike, value: float, name: str) -> int:
+    """Index of ``value`` on a result's grid (λ, σ_q, α): the lookup by label of the summaries.
+
+    Parameters
+    ----------
+    grid : array_like, shape (K,)
+        The grid values (e.g. a result's ``lambdas``).
+    value : float
+        The value to find (compared with ``numpy.isclose``, rtol 1e-9, atol 1e-12).
+    name : str
+        The argument's name, for the error message.
+
+    Returns
+    -------
+    int
+        The first index ``i`` with ``grid[i]`` close to ``value``.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a real number.
+    ValueError
+        If ``value`` is not on the grid (the message lists the grid).
+
+    Examples
+    --------
+    >>> grid_index([0.0, 4.0, 16.0], 16, "lam")
+    2
+    """
+    v = check_real(name, value)
+    g = np.asarray(grid, dtype=np.float64)
+    hit = np.nonzero(np.isclose(g, v, rtol=1e-9, atol=1e-12))[0]
+    if hit.size == 0:
+        allowed = [float(x) for x in g]
+        raise ValueError(f"{name} must be one of the grid's values {allowed}, got {value}")
+    return int(hit[0])
+
+
+def grid_label(value: float) -> str:
+    """Label of a grid value in a summary's keys: ``f"{value:g}"`` without its point.
+
+    Parameters
+    ----------
+    value : float
+        A grid value (λ, σ_q, α, a level); a minus sign is written ``m``.
+
+    Returns
+    -------
+    str
+        E.g. 0.5 -> ``"05"``, 16.0 -> ``"16"``, 1.1 -> ``"11"``, 0.95 -> ``"095"``.
+
+    Examples
+    --------
+    >>> grid_label(0.5), grid_label(16.0), grid_label(2)
+    ('05', '16', '2')
+    """
+    return f"{float(value):g}".replace(".", "").replace("-", "m")
 
 
 def sample_memories(
@@ -359,6 +421,63 @@ class SeparationResult:
     params: dict = field(default_factory=dict)
     ci_low: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
     ci_high: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+
+    def accuracy_at(self, lam: float, sigma_q: float) -> Estimate:
+        """Accuracy of the cell (λ, σ_q) with its 95 % Wilson interval (n = trials).
+
+        Parameters
+        ----------
+        lam : float
+            A coupling of :attr:`lambdas`.
+        sigma_q : float
+            A query noise level of :attr:`sigma_q`.
+
+        Returns
+        -------
+        Estimate
+            :func:`assocmem.stats.rate` of the cell's correct retrievals.
+
+        Raises
+        ------
+        ValueError
+            If ``lam`` or ``sigma_q`` is not on the result's grid.
+        """
+        li = grid_index(self.lambdas, lam, "lam")
+        si = grid_index(self.sigma_q, sigma_q, "sigma_q")
+        n = int(self.params["trials"])
+        return rate(int(np.rint(self.accuracy[li, si] * n)), n)
+
+    def summary(
+        self, lambdas: Sequence[float] | None = None, sigmas: Sequence[float] | None = None
+    ) -> dict[str, Estimate]:
+        """Accuracy and error rate of each (λ, σ_q) cell, labelled for the page's prose.
+
+        Parameters
+        ----------
+        lambdas, sigmas : sequence of float, optional
+            The cells to report (default: the whole grid); each value must be on the grid.
+
+        Returns
+        -------
+        dict of str to Estimate
+            ``"acc_l{λ}_s{σ}"`` (:meth:`accuracy_at`) and ``"err_l{λ}_s{σ}"`` (the error rate
+            1 − accuracy, its Wilson interval), with λ and σ written ``f"{x:g}"`` without the
+            point (λ = 16, σ_q = 3: ``"acc_l16_s3"``; σ_q = 0.5: ``"s05"``).
+
+        Raises
+        ------
+        ValueError
+            If a value is not on the grid.
+        """
+        out: dict[str, Estimate] = {}
+        n = int(self.params["trials"])
+        for lam in self.lambdas if lambdas is None else lambdas:
+            for sig in self.sigma_q if sigmas is None else sigmas:
+                acc = self.accuracy_at(lam, sig)
+                key = f"l{grid_label(lam)}_s{grid_label(sig)}"
+                out[f"acc_{key}"] = acc
+                out[f"err_{key}"] = rate(n - int(np.rint(acc.value * n)), n)
+        return out
 
 
 def separation_experiment(

@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from assocmem._validate import check_int, check_real
-from assocmem.context_gated.experiments import sample_clustered_memories
+from assocmem.context_gated.experiments import grid_label, sample_clustered_memories
 from assocmem.context_gated.theory import (
     competition_spectrum,
     coupled_alpha_crit,
@@ -24,7 +24,7 @@ from assocmem.context_gated.theory import (
     gate_inverse,
 )
 from assocmem.device import make_generator
-from assocmem.stats import bootstrap_interval
+from assocmem.stats import Estimate, bootstrap_interval
 
 __all__ = ["map_jacobian_radius", "HysteresisResult", "hysteresis_sweep"]
 
@@ -114,7 +114,7 @@ class HysteresisResult:
         first = np.argmax(hit, axis=1)
         return np.where(hit.any(axis=1), self.alphas[first], np.nan)
 
-    def jump_intervals(self, level: float = 0.5, *, seed: int = 0) -> dict[str, np.ndarray]:
+    def jump_intervals(self, level: float = 0.5, *, seed: int = 0) -> dict[str, list[Estimate]]:
         """Mean jump points over the memory sets, with bootstrap 95 % intervals.
 
         Parameters
@@ -126,19 +126,85 @@ class HysteresisResult:
 
         Returns
         -------
-        dict with keys ``"up"`` and ``"down"``, each a numpy.ndarray of shape (L, 4)
-            Columns: mean α of the jump (from :meth:`jump_up`, resp. the drop of
-            :meth:`jump_down`), low, high, and n, the number of sets with a finite point (the
-            first three are NaN when n = 0).
+        dict with keys ``"up"`` and ``"down"``, each a list of Estimate of length L
+            Per λ: the mean α of the jump (from :meth:`jump_up`, resp. the drop of
+            :meth:`jump_down`) over the sets with a finite point, its percentile bootstrap
+            interval over those memory sets (:func:`assocmem.stats.bootstrap_interval`) and
+            ``n``, their number (value NaN when n = 0, interval NaN when n < 2).
         """
-        out = {}
+        method = "percentile bootstrap over memory sets"
+        out: dict[str, list[Estimate]] = {}
         for name, pts in (("up", self.jump_up(level)), ("down", self.jump_down(level))):
-            rows = []
+            out[name] = []
             for v in pts:
-                ok = np.isfinite(v)
-                est = bootstrap_interval(v[ok], seed=seed) if ok.any() else (np.nan,) * 3
-                rows.append((*est, float(ok.sum())))
-            out[name] = np.array(rows, dtype=np.float64)
+                ok = v[np.isfinite(v)]
+                if ok.size >= 2:
+                    out[name].append(bootstrap_interval(ok, seed=seed, unit="memory sets"))
+                else:
+                    val = float(ok[0]) if ok.size else math.nan
+                    out[name].append(Estimate(val, math.nan, math.nan, int(ok.size), method))
+        return out
+
+    def before_jump(self, level: float = 0.5) -> dict[str, np.ndarray]:
+        """Jacobian radius and formula gain at the last grid point before each upward jump.
+
+        Parameters
+        ----------
+        level : float
+            Winner-state level of :meth:`jump_up`.
+
+        Returns
+        -------
+        dict of str to numpy.ndarray, each of shape (L,)
+            ``"radius"``: mean over the sets that jump inside the grid (after its first α) of
+            :attr:`radius_up` at the grid point before the jump; ``"gain"``: mean of
+            :attr:`gain_formula` at the same points (NaN where no set jumps).
+        """
+        up = self.jump_up(level)
+        rad = np.full(self.lambdas.size, math.nan)
+        gain = np.full(self.lambdas.size, math.nan)
+        for li in range(self.lambdas.size):
+            sets = np.nonzero(np.isfinite(up[li]) & (up[li] > self.alphas[0]))[0]
+            if sets.size == 0:
+                continue
+            last = np.searchsorted(self.alphas, up[li, sets]) - 1
+            rad[li] = float(np.mean(self.radius_up[li, last, sets]))
+            gain[li] = float(np.mean(self.gain_formula[li, last]))
+        return {"radius": rad, "gain": gain}
+
+    def summary(self, level: float = 0.5, *, seed: int = 0) -> dict[str, Estimate | float | int]:
+        """Return the numbers the chapter's prose quotes about the sweeps, labelled.
+
+        Parameters
+        ----------
+        level : float
+            Winner-state level (max_μ p*_μ >= level).
+        seed : int
+            Seed of the bootstrap resampling of memory sets.
+
+        Returns
+        -------
+        dict of str to Estimate, float or int
+            Per λ (written ``f"{λ:g}"`` without the point: 0.5 -> ``"05"``, 2 -> ``"2"``):
+            ``"up_{λ}"``, ``"down_{λ}"`` (:meth:`jump_intervals`), ``"pred_{λ}"``
+            (:attr:`predicted`), ``"rad_{λ}"``, ``"gain_{λ}"`` (:meth:`before_jump`); and
+            ``"same"`` (fraction of (λ, α, set) cases where the fresh start ends in the same state
+            as the upward sweep), ``"conv"`` (smallest converged fraction per (λ, α)), ``"T"``
+            (memory sets).
+        """
+        jumps = self.jump_intervals(level, seed=seed)
+        before = self.before_jump(level)
+        out: dict[str, Estimate | float | int] = {}
+        for li, lam in enumerate(self.lambdas):
+            tag = grid_label(lam)
+            out[f"up_{tag}"] = jumps["up"][li]
+            out[f"down_{tag}"] = jumps["down"][li]
+            out[f"pred_{tag}"] = float(self.predicted[li])
+            out[f"rad_{tag}"] = float(before["radius"][li])
+            out[f"gain_{tag}"] = float(before["gain"][li])
+        out["same"] = float(((self.fresh >= level) == (self.up >= level)).mean())
+        out["conv"] = float(self.converged.min())
+        out["T"] = int(self.up.shape[2])
         return out
 
     def jump_down(self, level: float = 0.5) -> np.ndarray:
@@ -190,8 +256,8 @@ def hysteresis_sweep(
 
     The map of App. D.3 (eq. ``eq-cg-fixed-point``), r ← λA⁻¹u + λ²A⁻¹softmax(βr) with
     u = (1/N)·1 and b = 0, on clustered
-    memory sets (as :func:`~assocmem.context_gated.transitions.coupled_transition`). Three
-    protocols per (λ, set):
+    memory sets (:func:`~assocmem.context_gated.experiments.sample_clustered_memories`, as for
+    :func:`~assocmem.context_gated.transitions.gate_transition`). Three protocols per (λ, set):
 
     - up: at the smallest α start from r ~ N(0, σ_init² I), then start each next α from the
       previous fixed point;

@@ -17,10 +17,16 @@ import torch
 from numpy.typing import ArrayLike, NDArray
 
 from assocmem._validate import check_int, check_real
-from assocmem.context_gated.experiments import NOISE_NORMS, noisy_cue, sample_memories
+from assocmem.context_gated.experiments import (
+    NOISE_NORMS,
+    grid_index,
+    grid_label,
+    noisy_cue,
+    sample_memories,
+)
 from assocmem.context_gated.theory import first_order_scores, gate_fixed_point, gate_matrix
 from assocmem.device import make_generator
-from assocmem.stats import bootstrap_interval
+from assocmem.stats import Estimate, bootstrap_interval
 
 __all__ = [
     "top_gap",
@@ -371,7 +377,7 @@ def binned_quantile(
 def tail_slope(
     x: ArrayLike, y: ArrayLike, *, x_min: float, y_min: float = 1e-13, n_boot: int = 500,
     seed: int = 0,
-) -> tuple[float, float, float]:  # fmt: skip
+) -> Estimate:  # fmt: skip
     """Least-squares slope of ln y against x for x >= x_min, with a bootstrap 95 % interval.
 
     Parameters
@@ -389,8 +395,10 @@ def tail_slope(
 
     Returns
     -------
-    slope, low, high : float
-        The slope d ln y / dx and its percentile interval (NaN if fewer than 10 pairs remain).
+    Estimate
+        The slope d ln y / dx and its percentile interval over resampled pairs
+        (:func:`assocmem.stats.bootstrap_interval`), ``n`` = pairs in the fit; value and interval
+        NaN if fewer than 10 pairs remain. Unpacks as ``slope, low, high``.
 
     Raises
     ------
@@ -402,7 +410,8 @@ def tail_slope(
         raise ValueError(f"x and y must be 1-D of one length, got {xa.shape}, {ya.shape}")
     sel = (xa >= x_min) & (ya >= y_min) & np.isfinite(xa) & np.isfinite(ya)
     if int(sel.sum()) < 10:
-        return math.nan, math.nan, math.nan
+        method = "percentile bootstrap over pairs"
+        return Estimate(math.nan, math.nan, math.nan, int(sel.sum()), method)
     pts = np.column_stack([xa[sel], np.log(ya[sel])])
 
     def slopes(a: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -410,7 +419,7 @@ def tail_slope(
         yc = a[..., 1] - a[..., 1].mean(axis=-1, keepdims=True)
         return np.asarray((xc * yc).sum(-1) / (xc * xc).sum(-1))
 
-    return bootstrap_interval(pts, stat=slopes, n_boot=n_boot, seed=seed)
+    return bootstrap_interval(pts, stat=slopes, n_boot=n_boot, seed=seed, unit="pairs")
 
 
 @dataclass
@@ -425,19 +434,71 @@ class OneStepSummary:
         Median one-step error per bin with its bootstrap 95 % interval (:func:`binned_quantile`).
     sigma_index : int
         Index of the σ_q level of the gap summaries.
-    gap_full, gap_paper : numpy.ndarray, shape (L, 3)
+    lambdas : numpy.ndarray, shape (L,)
+        The couplings of the gap summaries.
+    gap_full, gap_paper : list of Estimate, length L
         Mean full gap and mean paper's gap Δ_raw + λΔ_gate at that σ_q, per λ, with the
-        bootstrap 95 % interval (columns: estimate, low, high; n = trials).
+        percentile bootstrap 95 % interval over trials (n = trials).
     paper_mean : numpy.ndarray, shape (L,)
         Mean paper's gap per λ, linear in λ by definition (eq. ``eq-cg-gaps``).
+    slope : Estimate
+        :func:`tail_slope` of ln ‖q' − ζ^μ‖ against βΔ over βΔ >= ``x_min`` (predicted: −1).
+    x_min : float
+        Lower end of the fitted tail in βΔ.
+    n_tail : int
+        Trials with βΔ >= ``x_min``.
+    n : int
+        All trials (every λ and σ_q).
+    above : int
+        Trials whose error exceeds the bound of eq. ``eq-cg-one-step`` (by more than 1e-12).
+    frac_strict : float
+        Fraction of trials whose full gap exceeds the paper's (by more than 1e-12).
     """
 
     edges: NDArray[np.float64]
     binned: dict[str, NDArray[np.float64]]
     sigma_index: int
-    gap_full: NDArray[np.float64]
-    gap_paper: NDArray[np.float64]
+    lambdas: NDArray[np.float64]
+    gap_full: list[Estimate]
+    gap_paper: list[Estimate]
     paper_mean: NDArray[np.float64]
+    slope: Estimate
+    x_min: float
+    n_tail: int
+    n: int
+    above: int
+    frac_strict: float
+
+    def summary(self, lambdas: Sequence[float] | None = None) -> dict[str, Estimate | float | int]:
+        """Return the numbers the chapter's prose quotes, labelled.
+
+        Parameters
+        ----------
+        lambdas : sequence of float, optional
+            Couplings whose mean gaps are reported (default: all); each must be in
+            :attr:`lambdas`.
+
+        Returns
+        -------
+        dict of str to Estimate, float or int
+            ``"n"``, ``"above"``, ``"slope"``, ``"n_tail"``, ``"frac_strict"`` (the attributes)
+            and, per λ, ``"gap_full_l{λ}"`` and ``"gap_paper_l{λ}"`` (λ written ``f"{λ:g}"``
+            without the point: λ = 4 gives ``"gap_full_l4"``).
+
+        Raises
+        ------
+        ValueError
+            If a λ is not in :attr:`lambdas`.
+        """
+        out: dict[str, Estimate | float | int] = {
+            "n": self.n, "above": self.above, "slope": self.slope, "n_tail": self.n_tail,
+            "frac_strict": self.frac_strict,
+        }  # fmt: skip
+        for lam in self.lambdas if lambdas is None else lambdas:
+            i = grid_index(self.lambdas, lam, "lam")
+            out[f"gap_full_l{grid_label(lam)}"] = self.gap_full[i]
+            out[f"gap_paper_l{grid_label(lam)}"] = self.gap_paper[i]
+        return out
 
 
 def summarize_one_step(
@@ -445,9 +506,10 @@ def summarize_one_step(
     *,
     edges: Sequence[float] | np.ndarray | None = None,
     sigma_index: int = 1,
+    x_min: float = 6.0,
     seed: int = 0,
 ) -> OneStepSummary:
-    """Binned median errors and mean gaps, with bootstrap intervals, of a one-step run.
+    """Binned median errors, mean gaps and the tail slope, with bootstrap intervals (Cor. 3.2).
 
     Parameters
     ----------
@@ -457,6 +519,8 @@ def summarize_one_step(
         Bin edges in βΔ (default: width 2 from −4 up past the largest βΔ).
     sigma_index : int
         Index of the σ_q level whose gaps are summarised against λ.
+    x_min : float
+        Lower end in βΔ of the exponential tail whose slope is fitted (:func:`tail_slope`).
     seed : int
         Seed of the bootstrap resampling.
 
@@ -475,17 +539,27 @@ def summarize_one_step(
     beta = float(result.params["beta"])
     x = beta * result.delta_full.ravel()
     e = np.arange(-4.0, x.max() + 2.0, 2.0) if edges is None else np.asarray(edges, np.float64)
-    binned = binned_quantile(x, result.error.ravel(), e, seed=seed)
+    xm = check_real("x_min", x_min)
+    err = result.error.ravel()
+    binned = binned_quantile(x, err, e, seed=seed)
     si = int(sigma_index)
     gaps = {
-        key: np.array([bootstrap_interval(v, seed=seed) for v in getattr(result, key)[:, si]])
+        key: [bootstrap_interval(v, seed=seed, unit="trials") for v in getattr(result, key)[:, si]]
         for key in ("delta_full", "delta_paper")
     }
+    N = int(result.params["N"])
     return OneStepSummary(
         edges=e,
         binned=binned,
         sigma_index=si,
+        lambdas=result.lambdas,
         gap_full=gaps["delta_full"],
         gap_paper=gaps["delta_paper"],
         paper_mean=result.delta_paper[:, si].mean(axis=-1),
+        slope=tail_slope(x, err, x_min=xm, seed=seed),
+        x_min=xm,
+        n_tail=int((x >= xm).sum()),
+        n=int(err.size),
+        above=int((err > one_step_error_bound(x, N) + 1e-12).sum()),
+        frac_strict=float((result.delta_full > result.delta_paper + 1e-12).mean()),
     )

@@ -18,7 +18,7 @@ from assocmem.context_gated.experiments import SeparationResult
 from assocmem.context_gated.fixed_point import FixedPointTrial
 from assocmem.context_gated.model import Trajectory
 from assocmem.context_gated.theory import retrieval_bound, retrieval_threshold
-from assocmem.context_gated.transitions import CoupledTransitionResult, GateTransitionResult
+from assocmem.context_gated.transitions import GateTransitionResult
 from assocmem.plotting import (
     color,
     finish,
@@ -35,7 +35,6 @@ __all__ = [
     "plot_separation",
     "plot_gap_scatter",
     "plot_gate_transition",
-    "plot_coupled_transition",
     "plot_fixed_point_terms",
     "plot_fixed_point_trial",
     "even_subsample",
@@ -370,65 +369,6 @@ def plot_gate_transition(
     axes[1].set_xlabel("gate rank (sorted)")
     axes[1].set_ylabel("gate probability $p_i$ (trial 0)")
     axes[1].legend(fontsize=8)
-    return finish(fig)
-
-
-def plot_coupled_transition(result: CoupledTransitionResult, *, which: str = "gate") -> Figure:
-    """Order parameter vs α for each λ with the predicted α_crit(1 − λ²β/N) (paper Fig. 3d).
-
-    Parameters
-    ----------
-    result : CoupledTransitionResult
-    which : {"gate", "retrieval"}
-        Peak gate probability or peak retrieval probability.
-
-    Returns
-    -------
-    Figure
-
-    Raises
-    ------
-    ValueError
-        If ``which`` is not "gate" or "retrieval".
-    """
-    if which not in ("gate", "retrieval"):
-        raise ValueError(f"which must be 'gate' or 'retrieval', got {which!r}")
-    data = result.peak_gate if which == "gate" else result.peak_retrieval
-    fig, axes = new_figure(1, 2)
-    for li, lam in enumerate(result.lambdas):
-        m = data[li].mean(-1)
-        sim_points(
-            axes[0],
-            result.alphas,
-            m,
-            color=color(li),
-            label=f"λ = {lam:g}",
-            marker=".",
-            linestyle="-",
-            linewidth=1.0,
-        )
-        axes[0].axvline(result.predicted[li], color=color(li), linestyle="--", linewidth=0.8)
-    axes[0].set_xlabel("gate competition $\\alpha$")
-    axes[0].set_ylabel(f"peak {which} probability (simulation)")
-    axes[0].set_title("dashed: theory $\\alpha_{crit}(1-\\lambda^2\\beta/N)$", fontsize=9)
-    theory_line(
-        axes[1],
-        result.lambdas,
-        result.predicted,
-        color="k",
-        marker="s",
-        label="theory $\\alpha_{crit}(1-\\lambda^2\\beta/N)$",
-    )
-    sim_points(
-        axes[1],
-        result.lambdas,
-        result.measured,
-        color=color(1),
-        label=f"simulation (crossing of {result.level:g})",
-    )
-    axes[1].set_xlabel("coupling $\\lambda$")
-    axes[1].set_ylabel("transition point $\\alpha^\\lambda_{crit}$")
-    legend_below(fig, axes, ncol=4)  # off the curves (the lambda = 2.5 one runs to the corner)
     return finish(fig)
 
 

@@ -25,9 +25,14 @@ from assocmem.plotting import (
     sim_points,
     theory_line,
 )
-from assocmem.stats import wilson_interval
+from assocmem.stats import Estimate, wilson_interval
 
 __all__ = ["plot_one_step", "plot_winner_time", "plot_hysteresis"]
+
+
+def _triples(estimates: Sequence[Estimate]) -> np.ndarray:
+    """Stack estimates as rows (value, low, high): shape (len(estimates), 3)."""
+    return np.array([tuple(e) for e in estimates], dtype=np.float64).reshape(-1, 3)
 
 
 def plot_one_step(
@@ -100,10 +105,11 @@ def plot_one_step(
     ax.legend(fontsize=8, loc="lower left", title="simulation: grey, blue", title_fontsize=8)
     ax = axes[1]
     lam = result.lambdas
-    for est, name, c in (
+    for gaps, name, c in (
         (summary.gap_full, "full gap $r_\\mu-\\max_\\nu r_\\nu$", 0),
         (summary.gap_paper, "paper's $\\Delta_{raw}+\\lambda\\Delta_{gate}$", 1),
     ):
+        est = _triples(gaps)
         sim_points(
             ax,
             lam,
@@ -129,7 +135,7 @@ def plot_one_step(
 
 def plot_winner_time(
     result: WinnerTimeResult,
-    medians: np.ndarray,
+    medians: Sequence[Estimate],
     *,
     horizons: Sequence[float] = (25.0, 50.0, 100.0),
 ) -> Figure:
@@ -139,9 +145,9 @@ def plot_winner_time(
     ----------
     result : WinnerTimeResult
         From :func:`~assocmem.context_gated.winner.winner_time_experiment`.
-    medians : numpy.ndarray, shape (A, 3)
+    medians : sequence of Estimate, length A
         Median t* per α with its bootstrap interval, from
-        :meth:`~assocmem.context_gated.winner.WinnerTimeResult.median_times` (NaN rows are not
+        :meth:`~assocmem.context_gated.winner.WinnerTimeResult.median_times` (NaN values are not
         drawn).
     horizons : sequence of float
         Horizons t_h of the right panel: fraction of memory sets with t* <= t_h.
@@ -154,7 +160,7 @@ def plot_winner_time(
     T = result.t_measured.shape[1]
     fig, axes = new_figure(1, 2, height=3.4)
     ax = axes[0]
-    med, lo, hi = np.asarray(medians, dtype=np.float64).T
+    med, lo, hi = _triples(medians).T
     done = np.isfinite(med)
     pred = np.median(result.t_predicted, axis=1)
     eq47 = np.median(result.t_eq47, axis=1)
@@ -213,7 +219,7 @@ def plot_winner_time(
 
 
 def plot_hysteresis(
-    result: HysteresisResult, jumps: dict[str, np.ndarray], *, level: float = 0.5
+    result: HysteresisResult, jumps: dict[str, list[Estimate]], *, level: float = 0.5
 ) -> Figure:
     """Winner fraction up and down in α, the uniform branch's gain, and the transition points.
 
@@ -221,8 +227,8 @@ def plot_hysteresis(
     ----------
     result : HysteresisResult
         From :func:`~assocmem.context_gated.hysteresis.hysteresis_sweep`.
-    jumps : dict of str to numpy.ndarray
-        Mean jump points with intervals, from
+    jumps : dict of str to list of Estimate
+        Mean jump points (one Estimate per λ) with intervals, from
         :meth:`~assocmem.context_gated.hysteresis.HysteresisResult.jump_intervals` at the same
         ``level``.
     level : float
@@ -295,7 +301,7 @@ def plot_hysteresis(
         ("up", "jump up (from uniform)", 0),
         ("down", "drop down (from winner)", 1),
     ):
-        est = jumps[key]
+        est = _triples(jumps[key])
         sim_points(
             ax,
             lam,

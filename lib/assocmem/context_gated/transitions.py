@@ -1,12 +1,12 @@
-"""Gate-only and coupled gate–retrieval phase transitions (paper Thm 3.3, Thm C.2; Fig. 3).
+"""The gate-only phase transition (paper Thm 3.3; Fig. 3a–c).
 
-Chapter 5, eqs. ``eq-cg-alpha-crit`` and ``eq-cg-coupled-crit``; W_h2, its spectrum, A(α)⁻¹ and
-the thresholds come from :mod:`assocmem.context_gated.theory`.
+Chapter 5, eq. ``eq-cg-alpha-crit``; W_h2, its spectrum and A(α)'s eigenvalues come from
+:mod:`assocmem.context_gated.theory`. The coupled gate–retrieval transition (Thm C.2, Fig. 3d) is
+followed up and down in α by :mod:`assocmem.context_gated.hysteresis`.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -15,23 +15,19 @@ import torch
 from tqdm.auto import tqdm
 
 from assocmem._validate import check_int, check_real
-from assocmem.context_gated.experiments import sample_clustered_memories
+from assocmem.context_gated.experiments import grid_label, sample_clustered_memories
 from assocmem.context_gated.theory import (
     alpha_crit_of_spectrum,
     competition_spectrum,
-    coupled_alpha_crit,
     gate_eigenvalues,
-    gate_inverse,
 )
 from assocmem.device import get_device, make_generator
-from assocmem.stats import first_crossing
+from assocmem.stats import Estimate, crossing
 
 __all__ = [
     "gate_state",
     "GateTransitionResult",
     "gate_transition",
-    "CoupledTransitionResult",
-    "coupled_transition",
 ]
 
 
@@ -110,6 +106,54 @@ class GateTransitionResult:
     alpha_crit: np.ndarray
     example: np.ndarray
     params: dict = field(default_factory=dict)
+
+    def crossing(self, level: float, *, n_boot: int = 500, seed: int = 0) -> Estimate:
+        """α where the mean peak gate probability first rises through ``level``, with its interval.
+
+        Parameters
+        ----------
+        level : float
+            The level, e.g. 1/2 or 0.95.
+        n_boot : int
+            Bootstrap resamples of the memory sets (>= 10); memory use is about
+            8·n_boot·T·A bytes.
+        seed : int
+            Seed of the resampling.
+
+        Returns
+        -------
+        Estimate
+            :func:`assocmem.stats.crossing` of the mean over memory sets (linear interpolation on
+            the α grid, NaN if the mean does not cross inside it), its percentile bootstrap 95 %
+            interval over memory sets, ``n`` = memory sets.
+
+        Raises
+        ------
+        ValueError
+            If there are fewer than 2 memory sets or ``level``/``n_boot`` is out of range.
+        """
+        return crossing(self.alphas, self.peak.T, level, direction="up", n_boot=n_boot,
+                        unit="memory sets", seed=seed)  # fmt: skip
+
+    def summary(
+        self, levels: Sequence[float] = (0.5, 0.95), *, n_boot: int = 500, seed: int = 0
+    ) -> dict[str, Estimate]:
+        """Return the crossings the chapter's prose quotes, labelled by level.
+
+        Parameters
+        ----------
+        levels : sequence of float
+            Levels of :meth:`crossing`.
+        n_boot, seed : int
+            As in :meth:`crossing`.
+
+        Returns
+        -------
+        dict of str to Estimate
+            Level (written ``f"{level:g}"`` without the point: 0.5 -> ``"05"``, 0.95 -> ``"095"``)
+            -> :meth:`crossing`.
+        """
+        return {grid_label(lv): self.crossing(lv, n_boot=n_boot, seed=seed) for lv in levels}
 
 
 def _alpha_grid(alphas: Sequence[float] | np.ndarray) -> np.ndarray:
@@ -219,161 +263,3 @@ def gate_transition(
         "seed": seed,
     }
     return GateTransitionResult(a, peak, ac, example, params)
-
-
-@dataclass
-class CoupledTransitionResult:
-    """Output of :func:`coupled_transition`.
-
-    Attributes
-    ----------
-    alphas : numpy.ndarray, shape (A,)
-    lambdas : numpy.ndarray, shape (L,)
-        Couplings λ.
-    peak_gate : numpy.ndarray, shape (L, A, T)
-        max_i softmax(β s*)_i, s* = A⁻¹(u + λp*).
-    peak_retrieval : numpy.ndarray, shape (L, A, T)
-        max_μ p*_μ.
-    converged : numpy.ndarray, shape (L, A)
-        Fraction of trials whose iteration met the tolerance.
-    predicted : numpy.ndarray, shape (L,)
-        α_crit (1 − λ²β/N) (Thm C.2).
-    measured : numpy.ndarray, shape (L,)
-        First α where the trial-mean peak gate probability crosses ``level`` (nan if never).
-    level : float
-    params : dict
-    """
-
-    alphas: np.ndarray
-    lambdas: np.ndarray
-    peak_gate: np.ndarray
-    peak_retrieval: np.ndarray
-    converged: np.ndarray
-    predicted: np.ndarray
-    measured: np.ndarray
-    level: float
-    params: dict = field(default_factory=dict)
-
-
-def _onset(x: np.ndarray, y: np.ndarray, level: float) -> float:
-    """First load where ``y`` reaches ``level`` (``x[0]`` if it starts there; NaN if never)."""
-    return float(x[0]) if y[0] >= level else first_crossing(x, y, level, direction="up")
-
-
-def coupled_transition(
-    alphas: Sequence[float] | np.ndarray,
-    lambdas: Sequence[float] = (0.0, 0.5, 1.0, 1.5, 2.0, 2.5),
-    *,
-    N: int = 50,
-    d: int = 10,
-    beta: float = 5.0,
-    trials: int = 20,
-    max_iter: int = 500,
-    tol: float = 1e-8,
-    sigma_init: float = 1e-4,
-    level: float = 0.5,
-    seed: int = 0,
-    device: str | torch.device | None = None,
-    progress: bool = True,
-) -> CoupledTransitionResult:
-    """Coupled gate–retrieval transition by fixed-point iteration (eq-cg-coupled-crit; Fig. 3d).
-
-    Quasi-static gates, uniform context u = (1/N)·1, uninformative query (b = 0):
-    r ← λA⁻¹u + λ²A⁻¹softmax(βr) from r⁰ ~ N(0, σ_init² I), at most ``max_iter`` iterations or
-    until ‖Δr‖_∞ < tol. Memories: clustered (as for :func:`gate_transition`), one set per trial.
-    Only α < α_crit (A(α) positive definite) is allowed: above it the gate subsystem alone is
-    unstable and the fixed point means nothing.
-
-    Parameters
-    ----------
-    alphas : 1-D sequence of float
-        Competition strengths, each in [0, α_crit).
-    lambdas : 1-D sequence of float
-        Couplings λ >= 0 (one curve each).
-    N, d : int
-        Memories and dimension.
-    beta : float
-        Inverse temperature (paper: 5).
-    trials : int
-        Memory sets per α.
-    max_iter, tol : int, float
-        Iteration cap and sup-norm tolerance of the fixed-point iteration.
-    sigma_init : float
-        Scale of the random start r⁰.
-    level : float
-        Crossing level of the trial-mean peak gate probability that defines the measured point.
-    seed : int
-        Seed of every draw (memories, then r⁰).
-    device : str or torch.device, optional
-        Where the iteration runs (draws are made on the CPU).
-    progress : bool
-        Show a progress bar over λ.
-
-    Returns
-    -------
-    CoupledTransitionResult
-        Peak probabilities of shape (L, A, T), float64; predicted and measured thresholds (L,).
-
-    Raises
-    ------
-    TypeError
-        If a size or the seed is not an integer.
-    ValueError
-        On out-of-range arguments, including any α >= α_crit = 1 (N > d).
-    """
-    a = _alpha_grid(alphas)
-    lam_arr = np.asarray(lambdas, dtype=np.float64)
-    if (
-        lam_arr.ndim != 1
-        or lam_arr.size == 0
-        or np.any(~np.isfinite(lam_arr))
-        or np.any(lam_arr < 0)
-    ):
-        raise ValueError("lambdas must be a non-empty 1-D sequence of finite values >= 0")
-    N = check_int("N", N, 2)
-    d = check_int("d", d, 1)
-    trials = check_int("trials", trials, 1)
-    be = check_real("beta", beta, low=0.0, strict=True)
-    lv = check_real("level", level, low=0.0, strict=True)
-    dev = get_device(device)
-    g = make_generator(seed)
-    evals, evecs = _clustered_competition(N, d, trials, g, dev)
-    ac_trial = 1.0 if N > d else float(alpha_crit_of_spectrum(evals).min())
-    if np.any(a >= ac_trial):
-        raise ValueError(f"alphas must lie below alpha_crit = {ac_trial:.4g} (A(alpha) > 0)")
-    M = gate_inverse(evals, evecs, a)  # (A, T, N, N): A(α_a)^{-1} of trial t
-    u = torch.full((N,), 1.0 / N, dtype=torch.float64, device=dev)
-    Mu = M @ u  # (A, T, N)
-    r0 = sigma_init * torch.randn(trials, N, generator=g, dtype=torch.float64).to(dev)
-    L = lam_arr.size
-    pg = np.zeros((L, a.size, trials))
-    pr = np.zeros((L, a.size, trials))
-    conv = np.zeros((L, a.size))
-    for li, lam in enumerate(tqdm(lam_arr, desc="λ", disable=not progress)):
-        r = r0.unsqueeze(0).expand(a.size, -1, -1).clone()
-        res = torch.full(r.shape[:-1], math.inf, dtype=torch.float64, device=dev)
-        for _ in range(max_iter):
-            p = torch.softmax(be * r, dim=-1)
-            new = lam * Mu + lam**2 * (M @ p.unsqueeze(-1)).squeeze(-1)
-            res = (new - r).abs().amax(-1)
-            r = new
-            if bool((res < tol).all()):
-                break
-        p = torch.softmax(be * r, dim=-1)
-        s = Mu + lam * (M @ p.unsqueeze(-1)).squeeze(-1)
-        pg[li] = torch.softmax(be * s, dim=-1).amax(-1).cpu().numpy()
-        pr[li] = p.amax(-1).cpu().numpy()
-        conv[li] = (res < tol).double().mean(-1).cpu().numpy()
-    pred = coupled_alpha_crit(ac_trial, lam_arr, be, N)
-    meas = np.array([_onset(a, pg[li].mean(-1), lv) for li in range(L)])
-    params = {
-        "N": N,
-        "d": d,
-        "beta": be,
-        "trials": trials,
-        "max_iter": max_iter,
-        "tol": tol,
-        "sigma_init": sigma_init,
-        "seed": seed,
-    }
-    return CoupledTransitionResult(a, lam_arr, pg, pr, conv, pred, meas, lv, params)

@@ -17,10 +17,10 @@ import numpy as np
 import torch
 
 from assocmem._validate import check_int, check_real
-from assocmem.context_gated.experiments import sample_clustered_memories
+from assocmem.context_gated.experiments import grid_index, grid_label, sample_clustered_memories
 from assocmem.context_gated.theory import as_memories, gate_matrix, gram, retrieval_threshold
 from assocmem.device import make_generator
-from assocmem.stats import bootstrap_interval, first_crossing
+from assocmem.stats import Estimate, bootstrap_interval, crossing
 
 __all__ = [
     "winner_fraction_crossing",
@@ -203,7 +203,7 @@ class WinnerTimeResult:
     winner_match: np.ndarray
     params: dict = field(default_factory=dict)
 
-    def median_times(self, *, seed: int = 0) -> np.ndarray:
+    def median_times(self, *, seed: int = 0) -> list[Estimate]:
         """Median measured t* per α over the memory sets, with a bootstrap 95 % interval.
 
         Parameters
@@ -213,15 +213,79 @@ class WinnerTimeResult:
 
         Returns
         -------
-        numpy.ndarray, shape (A, 3)
-            Columns: median, low, high; NaN rows where some set did not reach winner-take-all
-            by t_max (the median is then not measured).
+        list of Estimate, length A
+            Per α: the median over sets and its percentile bootstrap interval over memory sets
+            (:func:`assocmem.stats.bootstrap_interval`); value and interval NaN where some set did
+            not reach winner-take-all by t_max (the median is then not measured).
         """
-        out = np.full((self.alphas.size, 3), np.nan)
-        for i in np.nonzero(np.all(np.isfinite(self.t_measured), axis=1))[0]:
-            out[i] = bootstrap_interval(
-                self.t_measured[i], stat=lambda v: np.median(v, axis=1), seed=seed
-            )
+        T = self.t_measured.shape[1]
+        out = []
+        for row in self.t_measured:
+            if np.all(np.isfinite(row)) and T >= 2:
+                out.append(bootstrap_interval(row, stat=lambda v: np.median(v, axis=1), seed=seed,
+                                              unit="memory sets"))  # fmt: skip
+            else:
+                out.append(Estimate(math.nan, math.nan, math.nan, T,
+                                    "percentile bootstrap over memory sets"))  # fmt: skip
+        return out
+
+    def index(self, alpha: float) -> int:
+        """Index of ``alpha`` in :attr:`alphas` (ValueError if it is not on the grid)."""
+        return grid_index(self.alphas, alpha, "alpha")
+
+    def summary(
+        self,
+        alphas: Sequence[float] = (),
+        horizons: Sequence[float] = (),
+        *,
+        seed: int = 0,
+    ) -> dict[str, Estimate | float | int]:
+        """Return what the prose quotes about t*(α) and the λ = 0 transition, labelled.
+
+        Parameters
+        ----------
+        alphas : sequence of float
+            α values (on the grid) whose median times are reported.
+        horizons : sequence of float
+            Horizons t_h whose transition point (:func:`winner_fraction_crossing`) is reported.
+        seed : int
+            Seed of the bootstrap resampling of memory sets.
+
+        Returns
+        -------
+        dict of str to Estimate, float or int
+            ``"alpha_min"``: smallest α at which every set reached winner-take-all;
+            ``"ratio_max"``: largest |t_measured/t_predicted − 1| there; ``"match"``: fraction of
+            finished runs whose winner is the largest entry of P_min u; ``"n_fin"``: finished
+            (set, α) runs; ``"below"``, ``"n_below"``: finished and all runs at α < 1. Per α
+            (written ``f"{α:g}"`` without the point, 1.1 -> ``"11"``): ``"meas_{α}"`` (median t*,
+            :meth:`median_times`), ``"pred_{α}"`` and ``"eq47_{α}"`` (medians of the two
+            predictions). Per horizon (``int(t_h)``): ``"cross_{t_h}"``, an Estimate.
+
+        Raises
+        ------
+        ValueError
+            If an α is not on the grid or a horizon is not > 0.
+        """
+        done = np.all(np.isfinite(self.t_measured), axis=1)
+        fin = np.isfinite(self.t_measured)
+        ratio = self.t_measured[done] / self.t_predicted[done]
+        out: dict[str, Estimate | float | int] = {
+            "alpha_min": float(self.alphas[done].min()) if done.any() else math.nan,
+            "ratio_max": float(np.abs(ratio - 1).max()) if done.any() else math.nan,
+            "match": float(self.winner_match[fin].mean()) if fin.any() else math.nan,
+            "n_fin": int(fin.sum()),
+            "below": int(fin[self.alphas < 1].sum()),
+            "n_below": int(fin[self.alphas < 1].size),
+        }
+        medians = self.median_times(seed=seed) if len(alphas) else []
+        for a in alphas:
+            i, tag = self.index(a), grid_label(a)
+            out[f"meas_{tag}"] = medians[i]
+            out[f"pred_{tag}"] = float(np.median(self.t_predicted[i]))
+            out[f"eq47_{tag}"] = float(np.median(self.t_eq47[i]))
+        for th in horizons:
+            out[f"cross_{int(th)}"] = winner_fraction_crossing(self, th, seed=seed)
         return out
 
 
@@ -335,7 +399,7 @@ def winner_time_experiment(
 
 def winner_fraction_crossing(
     result: WinnerTimeResult, horizon: float, *, n_boot: int = 500, seed: int = 0
-) -> tuple[float, float, float]:
+) -> Estimate:
     """α where the fraction of memory sets with t* <= t_h first reaches 1/2, with a 95 % interval.
 
     Parameters
@@ -351,34 +415,21 @@ def winner_fraction_crossing(
 
     Returns
     -------
-    alpha, low, high : float
-        Linear interpolation of the crossing (:func:`assocmem.stats.first_crossing`) and its
-        percentile bootstrap interval over memory sets (NaN if no crossing).
+    Estimate
+        :func:`assocmem.stats.crossing` of the fraction of sets with t* <= t_h upward through
+        1/2 (linear interpolation; the grid's first α if the fraction starts at or above 1/2),
+        with its percentile bootstrap interval over memory sets (NaN if no crossing); unpacks as
+        ``alpha, low, high``.
 
     Raises
     ------
     ValueError
-        If the horizon is not > 0 or the α grid is not increasing.
+        If the horizon is not > 0, the α grid is not increasing or there are fewer than 2 sets.
     """
     th = check_real("horizon", horizon, low=0.0, strict=True)
     a = result.alphas
     if np.any(np.diff(a) <= 0):
         raise ValueError("the alpha grid of result must be increasing")
-    hit = (result.t_measured <= th).astype(np.float64)  # (A, T)
-
-    def cross(h: np.ndarray) -> np.ndarray:  # (B, T, A) -> (B,)
-        out = np.empty(h.shape[0])
-        for i in range(h.shape[0]):
-            f = h[i].mean(axis=0)
-            out[i] = a[0] if f[0] >= 0.5 else first_crossing(a, f, 0.5, direction="up")
-        return out
-
-    est = float(cross(hit.T[None])[0])  # (1, T, A)
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, hit.shape[1], size=(check_int("n_boot", n_boot, 10), hit.shape[1]))
-    boots = cross(hit[:, idx].transpose(1, 2, 0))  # (B, T, A)
-    boots = boots[np.isfinite(boots)]
-    if boots.size == 0 or not math.isfinite(est):
-        return est, math.nan, math.nan
-    lo, hi = np.quantile(boots, [0.025, 0.975])
-    return est, float(lo), float(hi)
+    hit = (result.t_measured <= th).astype(np.float64).T  # (T, A): memory sets x alphas
+    return crossing(a, hit, 0.5, direction="up", start="first", n_boot=n_boot,
+                    unit="memory sets", seed=seed)  # fmt: skip
