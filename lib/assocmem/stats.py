@@ -287,7 +287,11 @@ def crossing(
             raise ValueError("outcomes must be finite (a NaN could hide a crossing)")
         mean = ya.mean(axis=0)
         idx = rng.integers(0, n_units, size=(nb, n_units))
-        curves = ya[idx].mean(axis=1).T  # (n_x, nb)
+        # resample b's mean curve = (times each unit is drawn) @ outcomes / n: (nb, n_units)
+        # counts instead of the (nb, n_units, n_x) array of resampled rows
+        counts = np.zeros((nb, n_units))
+        np.add.at(counts, (np.arange(nb)[:, None], idx), 1.0)
+        curves = (counts @ ya).T / n_units  # (n_x, nb)
         method = f"percentile bootstrap over {unit}"
     elif interval == "jeffreys":
         miss = np.isnan(ya)
