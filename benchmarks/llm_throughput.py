@@ -2,12 +2,12 @@
 
 Measures real (non-pad) prompt tokens per second on the same k-shot SST-2 prompts for
 
-* ``extraction``: :func:`assocmem.llm.prompts.last_token_states` (length-sorted batches, left
+* ``extraction``: :func:`assocmem.llm.states.last_token_states` (length-sorted batches, left
   padding, hooks keeping the last position of every layer, no LM head);
 * ``plain forward``: ``model(**tokenizer(batch, padding=True))`` on the same length-sorted
   batches (full logits, as a user would call it);
 * ``plain forward, unsorted``: the same on batches in data order;
-* ``shared prefixes``: :func:`assocmem.llm.prompts.prompt_states` with the 4 demonstration
+* ``shared prefixes``: :func:`assocmem.llm.states.prompt_states` with the 4 demonstration
   prefixes' key/value caches computed once; its tokens/s counts the full prompts, so it can
   exceed the plain forward's;
 * ``shared prefixes, token budget``: the same with batches of up to 64 prompts holding at most
@@ -34,7 +34,8 @@ import numpy as np
 import torch
 from assocmem.llm.data import load_task
 from assocmem.llm.models import load_model
-from assocmem.llm.prompts import demo_prefixes, encode, last_token_states, make_split, prompt_states
+from assocmem.llm.prompts import demo_prefixes, encode, make_split
+from assocmem.llm.states import last_token_states, prompt_states
 
 
 def plain_forward(lm, prompts: list[str], batch_size: int, sort: bool) -> None:  # type: ignore[no-untyped-def]

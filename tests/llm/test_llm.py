@@ -23,7 +23,7 @@ from assocmem.llm.loaders import standin_gguf_path
 from assocmem.llm.models import LanguageModel, hub_reachable, load_model, resolve_model, wrap_model
 from assocmem.llm.plots import plot_accuracies, plot_additive, plot_lama, plot_probe, results_table
 from assocmem.llm.probes import context_vector, decode, effective_number, final_norm
-from assocmem.llm.prompts import demo_prefixes, encode, last_token_states, make_split, prompt_states
+from assocmem.llm.prompts import demo_prefixes, encode, make_split
 from assocmem.llm.registry import (
     ARCHITECTURES,
     MODELS,
@@ -32,6 +32,7 @@ from assocmem.llm.registry import (
     GGUFPackage,
     HubRepo,
 )
+from assocmem.llm.states import last_token_states, prompt_states
 
 DATA_DIR = Path(
     os.environ.get(
@@ -404,6 +405,11 @@ def test_tiny_llama_runs_whole_path(tiny: LanguageModel) -> None:
     assert set(res.rates()) == {"zero-shot", "1-shot ICL", "2-shot ICL", "additive (1-shot c)",
                                 "additive (2-shot c)"}  # fmt: skip
     assert res.probe is not None and res.probe.correct.shape == (4, 12)
+    summary = res.summary()  # what the page glues: the rates are the same Estimates
+    assert summary["add2"] == res.rates()["additive (2-shot c)"] and summary["n"] == 12
+    assert summary["diff_icl"].value == pytest.approx(
+        res.correct_add[2].mean() - res.correct_icl[2].mean()
+    )
     assert np.all(res.profile_zero["neff_entropy"] <= 260 + 1e-6)
     # selection never touches the test queries: scrambling their labels leaves the choice,
     # and the selection curve, unchanged
@@ -425,6 +431,8 @@ def test_tiny_llama_runs_whole_path(tiny: LanguageModel) -> None:
                     layers=[0, 3], progress=False)  # fmt: skip
     assert lama.n == n_facts and lama.effect.prob.shape == (2, 2, 2)
     assert np.all(lama.effect.prob <= 1) and lama.counts["queries"] == n_facts
+    assert lama.n_layers == tiny.n_layers and lama.summary()["n"] == n_facts
+    assert str(lama).startswith("whole-word top-1, zero-shot")
     # a seeded subset scores its own queries: zero-shot answers match the full run's there
     sub = run_lama(tiny, load_task("lama_p36", source="examples"), k=2, lambdas=[1.0],
                    layers=[3], n_queries=9, progress=False)  # fmt: skip

@@ -14,7 +14,8 @@ from typing import Any
 import torch
 from assocmem.llm.data import load_task
 from assocmem.llm.models import LanguageModel, wrap_model
-from assocmem.llm.prompts import encode, make_split, prompt_states
+from assocmem.llm.prompts import encode, make_split
+from assocmem.llm.states import prompt_states
 
 
 def _queries(lm: LanguageModel, seed: int) -> list[list[int]]:

@@ -7,8 +7,10 @@ Import from the modules (the package re-exports nothing). They import downward o
 - :mod:`.models` -- the wrapper the probes read (:class:`~.models.LanguageModel`), ``load_model``.
 - :mod:`.examples` -- small example sets written for this project (no data, no hub).
 - :mod:`.data` -- the tasks: local files, the hub at pinned revisions, or the examples.
-- :mod:`.prompts` -- query splits, prompts as token ids, batched hidden states, disk cache.
-- :mod:`.evaluation` -- rates with Wilson intervals, paired comparisons, linear probes.
+- :mod:`.prompts` -- prompt design: templates, query splits, demonstration prefixes, token ids.
+- :mod:`.states` -- hidden states of prompts (batched, on shared prefixes) and their disk cache.
+- :mod:`.evaluation` -- paired comparisons (an :class:`~assocmem.stats.Estimate` of the
+  difference) and the linear probe.
 - :mod:`.probes` -- logit lens, N_eff, context vectors, additive score, LAMA.
 - :mod:`.experiments` -- one driver per task: every number and curve the page shows.
 - :mod:`.plots` -- the figures and the table.

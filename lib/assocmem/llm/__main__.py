@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..stats import Estimate
 from .data import load_task
 from .experiments import default_layers, run_classification, run_lama
 from .models import load_model
@@ -42,6 +43,9 @@ N_PREFIXES = 4  # demonstration prefixes per k, as chapter 6
 
 
 def _jsonable(x: object) -> object:
+    if isinstance(x, Estimate):  # without its resampled draws
+        return {"value": x.value, "low": x.low, "high": x.high, "n": x.n, "method": x.method,
+                "level": x.level}  # fmt: skip
     if isinstance(x, np.ndarray):
         return x.tolist()
     if isinstance(x, (np.integer, np.floating, np.bool_)):

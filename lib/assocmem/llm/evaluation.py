@@ -1,4 +1,9 @@
-"""Rates with Wilson intervals, paired comparisons, and the linear probe of chapter 6.
+"""Paired comparisons of two methods on the same queries, and the linear probe of chapter 6.
+
+A rate with its Wilson interval is :func:`assocmem.stats.rate` (an
+:class:`~assocmem.stats.Estimate`, the book's one value type); a paired comparison
+(:func:`paired_comparison`) is the difference of two rates as an Estimate with its
+paired-bootstrap interval, the discordant counts and the exact McNemar p-value.
 
 Probe (paper App. D.4, Fig. 7; digest §6.6): per layer, a multinomial logistic regression on the
 standardised last-token states, its held-out accuracy by stratified k-fold cross-fitting; beside
@@ -14,10 +19,10 @@ import torch
 from scipy import optimize, stats
 from threadpoolctl import threadpool_limits
 
-from assocmem.stats import wilson_interval
+from assocmem._validate import check_int
+from assocmem.stats import Estimate, bootstrap_interval
 
 __all__ = [
-    "Rate",
     "PairedComparison",
     "paired_comparison",
     "probe_accuracy",
@@ -26,62 +31,54 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class Rate:
-    """A measured rate with its 95 % Wilson interval.
-
-    Attributes
-    ----------
-    successes, n : int
-    value, lo, hi : float
-    """
-
-    successes: int
-    n: int
-    value: float
-    lo: float
-    hi: float
-
-    @classmethod
-    def of(cls, correct: np.ndarray) -> Rate:
-        """Rate of a boolean array of outcomes (shape (n,), n >= 1)."""
-        c = np.asarray(correct, dtype=bool)
-        k, n = int(c.sum()), int(c.size)
-        lo, hi = (float(v) for v in wilson_interval(k, n))
-        return cls(k, n, k / n, lo, hi)
-
-    def __str__(self) -> str:
-        """Return ``0.812 [0.771, 0.847]``."""
-        return f"{self.value:.3f} [{self.lo:.3f}, {self.hi:.3f}]"
-
-
-@dataclass(frozen=True)
 class PairedComparison:
     """Accuracy difference a - b on the same queries.
 
     Attributes
     ----------
-    diff : float
-        Mean of a minus mean of b.
-    lo, hi : float
-        95 % paired-bootstrap interval of the difference (queries resampled together).
+    difference : Estimate
+        Mean of a minus mean of b (``value``), with the 95 % paired-bootstrap interval (queries
+        resampled together, :func:`assocmem.stats.bootstrap_interval`); ``n`` = queries.
     only_a, only_b : int
         Discordant pairs: a right and b wrong, and the reverse.
     p_mcnemar : float
-        Exact two-sided McNemar p-value (binomial test on the discordant pairs).
+        Exact two-sided McNemar p-value (binomial test on the discordant pairs; 1 when there are
+        none).
     """
 
-    diff: float
-    lo: float
-    hi: float
+    difference: Estimate
     only_a: int
     only_b: int
     p_mcnemar: float
 
+    @property
+    def verdict(self) -> str:
+        """``"above"``, ``"below"`` or ``"not distinguishable from"``: a against b.
+
+        Above when the interval of the difference lies wholly above 0, below when wholly below.
+        """
+        if self.difference.low > 0:
+            return "above"
+        if self.difference.high < 0:
+            return "below"
+        return "not distinguishable from"
+
+    def summary(self) -> dict[str, Estimate | float | int | str]:
+        """Return the numbers a sentence about the comparison quotes, by label.
+
+        Returns
+        -------
+        dict
+            ``diff`` (Estimate), ``p`` (McNemar), ``only_a``, ``only_b`` (discordant counts) and
+            ``verdict`` (:attr:`verdict`).
+        """
+        return {"diff": self.difference, "p": self.p_mcnemar, "only_a": self.only_a,
+                "only_b": self.only_b, "verdict": self.verdict}  # fmt: skip
+
     def __str__(self) -> str:
         """Return ``+0.050 [+0.020, +0.080], McNemar p = 0.003``."""
-        return (
-            f"{self.diff:+.3f} [{self.lo:+.3f}, {self.hi:+.3f}], McNemar p = {self.p_mcnemar:.2g}"
-        )
+        d = self.difference
+        return f"{d.value:+.3f} [{d.low:+.3f}, {d.high:+.3f}], McNemar p = {self.p_mcnemar:.2g}"
 
 
 def paired_comparison(
@@ -92,31 +89,34 @@ def paired_comparison(
     Parameters
     ----------
     a, b : numpy.ndarray, bool, shape (n,)
-        Correct or not, per query, for the two methods.
+        Correct or not, per query, for the two methods (n >= 2).
     n_boot : int
-        Bootstrap resamples.
+        Bootstrap resamples (>= 100).
     seed : int
         Seed of the resampling.
 
     Returns
     -------
     PairedComparison
+        ``difference`` is :func:`assocmem.stats.bootstrap_interval` of the per-query differences
+        ``a_i - b_i`` (percentile interval over queries resampled in pairs).
 
     Raises
     ------
     ValueError
-        If the shapes differ or n = 0.
+        If the shapes differ, the arrays are not 1-d, n < 2 or ``n_boot`` < 100.
     """
     a, b = np.asarray(a, bool), np.asarray(b, bool)
-    if a.shape != b.shape or a.ndim != 1 or a.size == 0:
-        raise ValueError(f"a and b must be equal-length 1-d arrays, got {a.shape}, {b.shape}")
+    if a.shape != b.shape or a.ndim != 1 or a.size < 2:
+        raise ValueError(
+            f"a and b must be equal-length 1-d arrays of >= 2 outcomes, got {a.shape}, {b.shape}"
+        )
+    check_int("n_boot", n_boot, 100)
     d = a.astype(float) - b.astype(float)
-    rng = np.random.default_rng(seed)
-    boots = d[rng.integers(0, d.size, size=(n_boot, d.size))].mean(1)
-    lo, hi = np.quantile(boots, [0.025, 0.975])
+    diff = bootstrap_interval(d, n_boot=n_boot, seed=seed, unit="queries (paired)")
     only_a, only_b = int((a & ~b).sum()), int((~a & b).sum())
     p = 1.0 if only_a + only_b == 0 else float(stats.binomtest(only_a, only_a + only_b, 0.5).pvalue)
-    return PairedComparison(float(d.mean()), float(lo), float(hi), only_a, only_b, p)
+    return PairedComparison(diff, only_a, only_b, p)
 
 
 def _fit_logistic(x: np.ndarray, y: np.ndarray, n_classes: int, l2: float) -> np.ndarray:

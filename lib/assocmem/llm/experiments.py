@@ -17,8 +17,10 @@ from typing import Any
 import numpy as np
 import torch
 
+from .._validate import check_real
+from ..stats import Estimate, rate
 from .data import Task
-from .evaluation import PairedComparison, Rate, label_alignment, paired_comparison, probe_accuracy
+from .evaluation import PairedComparison, label_alignment, paired_comparison, probe_accuracy
 from .models import LanguageModel
 from .probes import (
     LamaEffect,
@@ -30,8 +32,9 @@ from .probes import (
     lama_context_effect,
     layer_profile,
 )
-from .prompts import Split, demo_prefixes, encode, prompt_states
+from .prompts import Split, demo_prefixes, encode
 from .registry import MODELS
+from .states import prompt_states
 
 __all__ = [
     "TaskResult",
@@ -42,7 +45,11 @@ __all__ = [
     "default_layers",
     "select_additive",
     "lama_target_stats",
+    "REACH_TOL",
 ]
+
+#: "The probe reaches its best accuracy": within this much of it (chapter 6's probe sentence).
+REACH_TOL = 0.02
 
 
 def __getattr__(name: str) -> object:
@@ -123,15 +130,61 @@ class ProbeResult:
     alignment: np.ndarray
 
     @property
-    def accuracy(self) -> list[Rate]:
-        """Probe accuracy with its Wilson interval, per layer."""
-        return [Rate.of(c) for c in self.correct]
+    def accuracy(self) -> list[Estimate]:
+        """Probe accuracy with its Wilson interval (:func:`assocmem.stats.rate`), per layer."""
+        return [rate(c) for c in self.correct]
 
     @property
     def alignment_mean_ci(self) -> tuple[np.ndarray, np.ndarray]:
         """Mean cosine margin per layer and the half-width of its 95 % interval (1.96 SE)."""
         a = self.alignment
         return a.mean(1), 1.96 * a.std(1, ddof=1) / np.sqrt(a.shape[1])
+
+    def peak_layer(self) -> int:
+        """Layer of the best held-out probe accuracy (the first, if tied)."""
+        return int(np.argmax([e.value for e in self.accuracy]))
+
+    def reach_layer(self, tol: float = REACH_TOL) -> int:
+        """First layer whose probe accuracy is within ``tol`` (>= 0) of the best one.
+
+        Raises
+        ------
+        ValueError
+            If ``tol`` is negative.
+        """
+        tol = check_real("tol", tol, low=0.0)
+        acc = np.array([e.value for e in self.accuracy])
+        return int(np.argmax(acc >= acc.max() - tol))
+
+    def alignment_onset(self) -> int:
+        """First layer from which the mean alignment margin stays at or above half its maximum.
+
+        0 when every layer is; ``L + 1`` when none is (a negative maximum).
+        """
+        align = self.alignment_mean_ci[0]
+        above = align >= 0.5 * align.max()
+        return int(len(above) - np.argmin(above[::-1])) if not above.all() else 0
+
+    def summary(self, tol: float = REACH_TOL) -> dict[str, Estimate | float | int | str]:
+        """Return the probe's numbers by the labels chapter 6 quotes.
+
+        Parameters
+        ----------
+        tol : float
+            Tolerance of :meth:`reach_layer` (>= 0).
+
+        Returns
+        -------
+        dict
+            ``probe_peak`` (:meth:`peak_layer`), ``probe_best`` (its accuracy, an Estimate),
+            ``probe_reach`` (:meth:`reach_layer`), ``align_half`` (:meth:`alignment_onset`) and
+            ``order``: ``"before"`` when separability is reached before the alignment sets in,
+            else ``"not before"``.
+        """
+        peak, reach, half = self.peak_layer(), self.reach_layer(tol), self.alignment_onset()
+        order = "before" if reach < half else "not before"
+        return {"probe_peak": peak, "probe_reach": reach, "probe_best": self.accuracy[peak],
+                "align_half": half, "order": order}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -193,13 +246,13 @@ class TaskResult:
         """The largest k (used for the profiles and the probe)."""
         return max(self.ks)
 
-    def rates(self) -> dict[str, Rate]:
+    def rates(self) -> dict[str, Estimate]:
         """Test accuracies with Wilson intervals: zero-shot, each k-shot ICL, each additive."""
-        out = {"zero-shot": Rate.of(self.correct_zero)}
+        out = {"zero-shot": rate(self.correct_zero)}
         for k in self.ks:
-            out[f"{k}-shot ICL"] = Rate.of(self.correct_icl[k])
+            out[f"{k}-shot ICL"] = rate(self.correct_icl[k])
         for k in self.ks:
-            out[f"additive ({k}-shot c)"] = Rate.of(self.correct_add[k])
+            out[f"additive ({k}-shot c)"] = rate(self.correct_add[k])
         return out
 
     def comparisons(self, k: int | None = None) -> dict[str, PairedComparison]:
@@ -210,6 +263,57 @@ class TaskResult:
             "additive - zero-shot": paired_comparison(add, self.correct_zero, seed=self.seed),
             f"additive - {k}-shot ICL": paired_comparison(add, self.correct_icl[k], seed=self.seed),
         }
+
+    def summary(
+        self, k: int | None = None, *, tol: float = REACH_TOL
+    ) -> dict[str, Estimate | float | int | str]:
+        """Return every number chapter 6 quotes about this task, by label.
+
+        Parameters
+        ----------
+        k : int, optional
+            Demonstrations behind the compared additive score (default: the largest).
+        tol : float
+            Tolerance of the probe's :meth:`ProbeResult.reach_layer`.
+
+        Returns
+        -------
+        dict
+            ``n`` (test queries); at the last layer, over the profiled queries, the mean mass on
+            the label tokens ``mass_zero``/``mass_icl`` and the median entropy N_eff
+            ``neff_zero``/``neff_icl``; test accuracies (Estimates, Wilson) ``zero``,
+            ``{k}icl`` and ``add{k}`` for every k; the comparisons of the additive score with
+            zero-shot and with k-shot ICL: ``diff_zero``/``diff_icl`` (Estimates of the
+            difference, paired bootstrap), ``diff_zero_p``/``diff_icl_p`` (McNemar) and
+            ``vs_zero``/``vs_icl`` (:attr:`PairedComparison.verdict`); ``chosen`` (the selected
+            layer and lambda, as text); and, with a probe, :meth:`ProbeResult.summary`.
+
+        Raises
+        ------
+        KeyError
+            If ``k`` is not one of :attr:`ks`.
+        """
+        k = self.k if k is None else k
+        if k not in self.ks:
+            raise KeyError(f"k must be one of {self.ks}, got {k}")
+        out: dict[str, Estimate | float | int | str] = {"n": self.n_test}
+        for kind, prof in (("zero", self.profile_zero), ("icl", self.profile_icl)):
+            out[f"mass_{kind}"] = float(prof["label_mass"][:, -1].mean())
+            out[f"neff_{kind}"] = float(np.median(prof["neff_entropy"][:, -1]))
+        out["zero"] = rate(self.correct_zero)
+        out.update({f"{kk}icl": rate(self.correct_icl[kk]) for kk in self.ks})
+        out.update({f"add{kk}": rate(self.correct_add[kk]) for kk in self.ks})
+        comps = self.comparisons(k)
+        for tag, comp in (("zero", comps["additive - zero-shot"]),
+                          ("icl", comps[f"additive - {k}-shot ICL"])):  # fmt: skip
+            out[f"diff_{tag}"] = comp.difference
+            out[f"diff_{tag}_p"] = comp.p_mcnemar
+            out[f"vs_{tag}"] = comp.verdict
+        ell, lam = self.chosen[k]
+        out["chosen"] = f"ℓ = {ell}, λ = {lam:.3g}"
+        if self.probe is not None:
+            out.update(self.probe.summary(tol))
+        return out
 
 
 def _query_ids(lm: LanguageModel, task: Task, items: np.ndarray) -> list[list[int]]:
@@ -258,9 +362,9 @@ def run_classification(
         Seed of the demonstrations and the bootstrap.
     batch_size, max_tokens : int, int or None
         Most prompts and most query tokens per forward pass
-        (:func:`assocmem.llm.prompts.prompt_states`).
+        (:func:`assocmem.llm.states.prompt_states`).
     cache : bool or None
-        Disk cache of the states (:func:`assocmem.llm.prompts.prompt_states`).
+        Disk cache of the states (:func:`assocmem.llm.states.prompt_states`).
     progress : bool or None
 
     Returns
@@ -402,6 +506,8 @@ class LamaResult:
         With c-bar of each query from the other fold (two-fold cross-fitting).
     counts : dict of str to int
         :func:`lama_target_stats`.
+    n_layers : int
+        Decoder blocks L of the model (the "top quarter" of :meth:`summary` is relative to it).
     """
 
     source: str
@@ -415,19 +521,75 @@ class LamaResult:
     correct_minus: np.ndarray
     effect: LamaEffect
     counts: dict[str, int]
+    n_layers: int
 
     @property
     def n(self) -> int:
         """Number of queries scored."""
         return len(self.correct_zero)
 
-    def rates(self) -> dict[str, Rate]:
-        """Whole-word top-1 rates with Wilson intervals."""
+    def rates(self) -> dict[str, Estimate]:
+        """Whole-word top-1 rates with Wilson intervals (:func:`assocmem.stats.rate`)."""
         return {
-            "zero-shot": Rate.of(self.correct_zero),
-            f"{self.k} correct demos": Rate.of(self.correct_plus),
-            f"{self.k} wrong demos": Rate.of(self.correct_minus),
+            "zero-shot": rate(self.correct_zero),
+            f"{self.k} correct demos": rate(self.correct_plus),
+            f"{self.k} wrong demos": rate(self.correct_minus),
         }
+
+    def late_prob(self, top: float = 0.25) -> tuple[float, float]:
+        """Whole-word target probability, supportive and adversarial, over the late layers.
+
+        Parameters
+        ----------
+        top : float
+            Fraction of the model counted as late, in (0, 1]: context layers
+            ``l >= (1 - top) L``.
+
+        Returns
+        -------
+        (float, float)
+            Mean of :attr:`LamaEffect.prob` over those context layers and every lambda, for the
+            supportive (+) and the adversarial (-) context vector.
+
+        Raises
+        ------
+        ValueError
+            If ``top`` is outside (0, 1] or no context layer of the sweep is late.
+        """
+        top = check_real("top", top, low=0.0, strict=True)
+        if top > 1:
+            raise ValueError(f"top must lie in (0, 1], got {top}")
+        eff = self.effect
+        late = eff.layers >= (1 - top) * self.n_layers
+        if not late.any():
+            raise ValueError(f"no context layer >= {(1 - top) * self.n_layers:g} in the sweep")
+        return float(eff.prob[0][late].mean()), float(eff.prob[1][late].mean())
+
+    def summary(self) -> dict[str, Estimate | float | int | str]:
+        """Return every number chapter 6 quotes about LAMA, by label.
+
+        Returns
+        -------
+        dict
+            ``n`` (queries scored), the counts of :func:`lama_target_stats`; the whole-word top-1
+            rates (Estimates, Wilson) ``zero``, ``plus`` (k correct demonstrations) and
+            ``minus`` (k wrong ones); the whole-word target probability zero-shot ``p0`` and,
+            over the top quarter of the layers (:meth:`late_prob`), ``pplus`` and ``pminus``;
+            ``sep``: ``"above"`` when ``pplus > pminus``, else ``"below"``.
+        """
+        rates = self.rates()
+        p_plus, p_minus = self.late_prob()
+        return {"n": self.n, **self.counts, "zero": rates["zero-shot"],
+                "plus": rates[f"{self.k} correct demos"], "minus": rates[f"{self.k} wrong demos"],
+                "p0": float(self.effect.prob0), "pplus": p_plus,
+                "pminus": p_minus, "sep": "above" if p_plus > p_minus else "below"}  # fmt: skip
+
+    def __str__(self) -> str:
+        """Return the whole-word top-1 rates (95 % Wilson) and the target counts, one a line."""
+        rows = [f"whole-word top-1, {name:16s} {e.value:.3f} [{e.low:.3f}, {e.high:.3f}]"
+                f"  (n = {e.n})" for name, e in self.rates().items()]  # fmt: skip
+        rows += [f"  {key:24s} {val:4d}" for key, val in self.counts.items()]
+        return "\n".join(rows)
 
 
 def run_lama(
@@ -538,4 +700,5 @@ def run_lama(
         correct_minus=states["adversarial"].target_top1,  # type: ignore[arg-type]
         effect=effect,
         counts=lama_target_stats(lm, task),
+        n_layers=lm.n_layers,
     )

@@ -237,7 +237,7 @@ def wrap_model(
     tokenizer : transformers tokenizer
         Its tokenizer (set to pad on the left with EOS).
     name : str
-        Label of the model (also the cache key, see :func:`assocmem.llm.prompts.task_states`).
+        Label of the model (also the cache key, see :func:`assocmem.llm.states.prompt_states`).
     reason : str
         Why this model is used.
     identity : str

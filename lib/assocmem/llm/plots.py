@@ -7,10 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from assocmem.stats import wilson_interval
+from assocmem.stats import rate, wilson_interval
 
 from ..plotting import color, finish, legend_below, new_figure, sim_points
-from .evaluation import Rate
 from .experiments import LamaResult, TaskResult
 
 __all__ = [
@@ -145,14 +144,14 @@ def plot_additive(results: Sequence[TaskResult], k: int | None = None) -> Any:
             _band(ax, res.lambdas, ci[0], ci[1], col)
             ax.plot(res.lambdas, a, color=col, marker="o", ms=3, label=f"additive, ℓ = {ell}")
         ell, lam = res.chosen[kk]
-        add = Rate.of(res.correct_add[kk])
+        add = rate(res.correct_add[kk])
         ax.plot([lam], [add.value], marker="*", ms=12, color="k", ls="none",
                 label="selected (ℓ, λ)")  # fmt: skip
-        refs = ((Rate.of(res.correct_zero), "--", "zero-shot"),
-                (Rate.of(res.correct_icl[kk]), ":", f"{kk}-shot ICL"))  # fmt: skip
-        for rate, style, lab in refs:
-            ax.axhline(rate.value, color="k", linestyle=style, lw=1.2, label=lab)
-            ax.axhspan(rate.lo, rate.hi, color="k", alpha=0.07, lw=0)
+        refs = ((rate(res.correct_zero), "--", "zero-shot"),
+                (rate(res.correct_icl[kk]), ":", f"{kk}-shot ICL"))  # fmt: skip
+        for est, style, lab in refs:
+            ax.axhline(est.value, color="k", linestyle=style, lw=1.2, label=lab)
+            ax.axhspan(est.low, est.high, color="k", alpha=0.07, lw=0)
         ax.axhline(1 / len(res.label_words), color="0.6", lw=1, label="chance (1/#classes)")
         ax.set_xscale("log")
         ax.set_xlabel("context strength λ")
@@ -188,7 +187,7 @@ def plot_accuracies(results: Sequence[TaskResult]) -> Any:
         names = list(rates)
         for i, name in enumerate(names):
             r = rates[name]
-            err = np.array([[r.value - r.lo], [r.hi - r.value]])
+            err = np.array([[r.value - r.low], [r.high - r.value]])
             sim_points(ax, [i], [r.value], err, label=name, color=color(i), markersize=6,
                        capsize=3)  # fmt: skip
         ax.axhline(1 / len(res.label_words), color="0.6", lw=1)
@@ -221,7 +220,7 @@ def plot_probe(results: Sequence[TaskResult]) -> Any:
         layers = np.arange(pr.correct.shape[0])
         acc = pr.accuracy
         val = np.array([r.value for r in acc])
-        _band(axes[0, j], layers, np.array([r.lo for r in acc]), np.array([r.hi for r in acc]),
+        _band(axes[0, j], layers, np.array([r.low for r in acc]), np.array([r.high for r in acc]),
               color(0))  # fmt: skip
         axes[0, j].plot(layers, val, color=color(0), marker="o", ms=3, label="linear probe")
         axes[0, j].axhline(1 / len(res.label_words), color="0.6", lw=1, label="chance")
@@ -296,13 +295,15 @@ def results_table(results: Sequence[TaskResult], k: int | None = None) -> str:
         sp = r.split
         rows.append(f"{TASK_TITLES.get(r.task, r.task)} ({data} data, model {r.model})")
         rows.append(f"  n_ctx = {len(sp.ctx)}, n_sel = {len(sp.sel)}, n_test = {len(sp.test)}")
-        for name, rate in r.rates().items():
-            extra = ""
-            if name.startswith("additive"):
-                kn = int(name.split("(")[1].split("-")[0])
-                ell, lam = r.chosen[kn]
-                extra = f"\n  {'':22s} at l = {ell}, lambda = {lam:.3g} (chosen on sel)"
-            rows.append(f"  {name:22s} {rate}{extra}")
+        rates = r.rates()
+        for name in ("zero-shot", *(f"{kn}-shot ICL" for kn in r.ks)):
+            est = rates[name]
+            rows.append(f"  {name:22s} {est.value:.3f} [{est.low:.3f}, {est.high:.3f}]")
+        for kn in r.ks:
+            est, (ell, lam) = rates[f"additive ({kn}-shot c)"], r.chosen[kn]
+            rows.append(f"  {f'additive ({kn}-shot c)':22s} "
+                        f"{est.value:.3f} [{est.low:.3f}, {est.high:.3f}]")  # fmt: skip
+            rows.append(f"  {'':22s} at l = {ell}, lambda = {lam:.3g} (chosen on sel)")
         for name, comp in r.comparisons(kk).items():
             rows.append(f"  {name:22s} {comp}")
     return "\n".join(rows)
