@@ -19,9 +19,11 @@ theory and the finite-size thresholds are reconstructions, see chapter 3 and the
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from scipy.optimize import brentq
 from scipy.special import log_ndtr
 from scipy.stats import chi2, gamma
@@ -348,3 +350,37 @@ def threshold(p: float, *, criterion: str = "all", embedding: str = "gaussian") 
         return (pf * log1 if criterion == "all" else log1) - target
 
     return float(math.exp(brentq(gap, math.log(1e-4), math.log(50.0), xtol=1e-7)))
+
+
+def threshold_table(
+    p_values: Sequence[float],
+    criteria: Sequence[str] = ("all", "typical"),
+    *,
+    embedding: str = "gaussian",
+) -> pd.DataFrame:
+    """:func:`threshold` of each criterion at a few ``p``, as a table.
+
+    Parameters
+    ----------
+    p_values : sequence of float
+        Numbers of associations, each in [3, 1e30].
+    criteria : sequence of {"all", "typical"}
+        The criteria, one column each.
+    embedding : {"gaussian", "spherical", "leading"}
+        As for :func:`score_moments`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Column ``p``, then one column ``criterion "<name>"`` per criterion: the load at which
+        its recall probability equals 1/2 (eq. eq-hebb-threshold).
+
+    Raises
+    ------
+    ValueError
+        As :func:`threshold`.
+    """
+    ps = [float(p) for p in p_values]
+    cols = {f'criterion "{c}"': [threshold(p, criterion=_check_criterion(c), embedding=embedding)
+                                 for p in ps] for c in criteria}  # fmt: skip
+    return pd.DataFrame({"p": ps, **cols})

@@ -5,7 +5,9 @@ group's transition; :func:`spectrum_summary` measures the Kolmogorov-Smirnov dis
 of memories' top singular values to the truncated quarter circle of
 :mod:`assocmem.linear.spectra`; :func:`spectrum_causes` tests causes of a broad trained spectrum
 (longer training, a margin-maximising objective, the truncated Hebbian memory, a larger ``d``) on
-the instances of one rank-``m`` sweep group (chapter 4). Source: a reconstruction of the spectral
+the instances of one rank-``m`` sweep group (chapter 4); :func:`spectrum_fits`,
+:func:`spectrum_fit_summary` and :func:`causes_summary` tabulate and label what chapter 4
+quotes. Source: a reconstruction of the spectral
 argument of Giorlandino, Goldt & Maillard 2026 (arXiv:2605.10795; course digest section 7.2).
 """
 
@@ -28,7 +30,14 @@ from assocmem.linear.sweeps import GROUP_COLUMNS
 from assocmem.linear.tables import check_table
 from assocmem.linear.training import hebbian_memory, train_memory
 
-__all__ = ["stored_spectra", "spectrum_summary", "spectrum_causes"]
+__all__ = [
+    "stored_spectra",
+    "spectrum_summary",
+    "spectrum_causes",
+    "spectrum_fits",
+    "spectrum_fit_summary",
+    "causes_summary",
+]
 
 
 def stored_spectra(table: pd.DataFrame) -> pd.DataFrame:
@@ -208,3 +217,119 @@ def spectrum_causes(
             rows.append(spectrum_summary("trained QR^T, first perfect step",
                                          res.weights[ok], sub, ml))  # fmt: skip
     return pd.DataFrame(rows)
+
+
+def spectrum_fits(spectra: pd.DataFrame) -> pd.DataFrame:
+    """Kolmogorov–Smirnov distances of pooled stored spectra to the two laws, one row per group.
+
+    Parameters
+    ----------
+    spectra : pandas.DataFrame
+        :func:`stored_spectra` output (columns ``kappa``, ``load``, ``singular_values``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group with values: ``κ``, ``load α``, ``n values``, ``KS (truncated) law``
+        (to the truncated quarter circle at ``κ``), ``KS quarter circle`` and ``5 % level``
+        (``1.36 / sqrt(n)``, the level for ``n`` independent values).
+
+    Raises
+    ------
+    ValueError
+        If a column is missing.
+    """
+    missing = [c for c in ("kappa", "load", "singular_values") if c not in spectra.columns]
+    if missing:
+        raise ValueError(f"spectra lacks the columns {missing} of stored_spectra's output")
+    rows = []
+    for k, load, s in zip(spectra["kappa"], spectra["load"], spectra["singular_values"],
+                          strict=True):  # fmt: skip
+        s = np.asarray(s, dtype=np.float64)
+        if s.size:
+            rows.append({"κ": float(k), "load α": float(load), "n values": int(s.size),
+                         "KS (truncated) law": spectrum_ks_distance(s, float(k)),
+                         "KS quarter circle": spectrum_ks_distance(s, 1.0),
+                         "5 % level": 1.36 / math.sqrt(s.size)})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def spectrum_fit_summary(fits: pd.DataFrame, kappas: dict[str, float]) -> dict[str, float]:
+    """Return the distances chapter 4 quotes, by label: ``ks_<name>``, ``ks_<name>_level``.
+
+    Parameters
+    ----------
+    fits : pandas.DataFrame
+        :func:`spectrum_fits` output.
+    kappas : dict of str -> float
+        Label -> rank ratio of the row to quote (e.g. ``{"full": 1.0}``).
+
+    Returns
+    -------
+    dict of str -> float
+        ``ks_<name>`` (distance to the truncated law) and ``ks_<name>_level`` (its 5 % level).
+
+    Raises
+    ------
+    ValueError
+        If a rank ratio does not select exactly one row.
+    """
+    out = {}
+    for name, k in kappas.items():
+        row = fits[np.isclose(fits["κ"].to_numpy(float), float(k))]
+        if len(row) != 1:
+            raise ValueError(f"{len(row)} rows of fits have κ = {k}; need one")
+        out[f"ks_{name}"] = float(row["KS (truncated) law"].iloc[0])
+        out[f"ks_{name}_level"] = float(row["5 % level"].iloc[0])
+    return out
+
+
+def causes_summary(causes: pd.DataFrame) -> dict[str, float | int]:
+    """Return the numbers chapter 4 quotes from :func:`spectrum_causes`, by label.
+
+    Rows are found by their ``memory`` label and ``d``: ``first`` (trained, first perfect step,
+    the sweep's ``d``), ``long`` (trained longer), ``margin`` (max-margin continuation),
+    ``hebb`` (truncated Hebbian) and ``large`` (trained at the larger ``d``, if present).
+
+    Parameters
+    ----------
+    causes : pandas.DataFrame
+        :func:`spectrum_causes` output.
+
+    Returns
+    -------
+    dict
+        ``ks_<row>``, ``lvl_<row>`` (its 5 % level) and ``marg_<row>`` (mean margin) for each
+        row present; ``spec_n`` (memories of ``first``) and, with a larger ``d``, ``large_n``.
+
+    Raises
+    ------
+    ValueError
+        If ``causes`` lacks a column or one of the first four rows.
+    """
+    missing = [c for c in ("memory", "d", "memories", "KS", "KS 5 % level", "margin")
+               if c not in causes.columns]  # fmt: skip
+    if missing:
+        raise ValueError(f"causes lacks the columns {missing} of spectrum_causes' output")
+    d0 = int(causes["d"].min())
+    first = causes["memory"] == "trained QR^T, first perfect step"
+    small = causes["d"] == d0
+    rows = {
+        "first": causes[first & small],
+        "long": causes[causes["memory"].str.startswith("trained QR^T, ") & ~first],
+        "margin": causes[causes["memory"].str.startswith("max-margin")],
+        "hebb": causes[causes["memory"] == "truncated Hebbian"],
+        "large": causes[first & ~small],
+    }
+    out: dict[str, float | int] = {}
+    for key, r in rows.items():
+        if len(r) != 1:
+            if key == "large" and len(r) == 0:
+                continue
+            raise ValueError(f"causes must hold one {key!r} row, found {len(r)}")
+        out |= {f"ks_{key}": float(r["KS"].iloc[0]), f"lvl_{key}": float(r["KS 5 % level"].iloc[0]),
+                f"marg_{key}": float(r["margin"].iloc[0])}  # fmt: skip
+    out["spec_n"] = int(rows["first"]["memories"].iloc[0])
+    if len(rows["large"]):
+        out["large_n"] = int(rows["large"]["memories"].iloc[0])
+    return out

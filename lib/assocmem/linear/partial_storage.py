@@ -20,9 +20,10 @@ be stored while the summed cost fits the ``d^2`` weights, ``sum_{mu in S} C_mu <
   ``p_c(d)`` at this ``d`` whatever ``p``, and ``f = p_c(d) / p``. It ignores the ``p - n``
   outputs that still compete, so it is *not* a bound for the memory (see chapter 3).
 
-Also :func:`accuracy_by_load`, the mean accuracy per load of a sweep with a t-interval over
-instances, and :func:`subset_problem`, the problem restricted to a subset of inputs with every
-output still competing (a constructive check of the cost argument).
+Also :class:`AboveCapacity`, chapter 3's comparison of the Hebbian, trained and subset-trained
+memories with these curves at one ``d``, :func:`accuracy_by_load`, the mean accuracy per load of
+a sweep with a t-interval over instances, and :func:`subset_problem`, the problem restricted to a
+subset of inputs with every output still competing (a constructive check of the cost argument).
 
 Reconstruction for the course (chapter 3), built on the paper digest of Giorlandino, Goldt &
 Maillard (arXiv:2605.10795), sections 4.2-4.3 (the cost ``C_p`` and ``alpha_c(p)``); the
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -42,11 +44,13 @@ from scipy import stats
 
 from assocmem._validate import check_int, check_p, check_positive, check_samples
 from assocmem.linear.finite_size import finite_size_capacity_estimate, predicted_transition
+from assocmem.linear.hebbian import recall_probability
 from assocmem.linear.load import load_for_pairs, pairs_for_load
 from assocmem.linear.problems import MemoryProblem, stack_problems
 from assocmem.linear.replica import sample_cost_solutions
 from assocmem.linear.sampling import sample_problem
 from assocmem.linear.training import train_memory
+from assocmem.stats import Estimate, mean_interval
 
 
 def random_subset_fraction(
@@ -368,3 +372,217 @@ def subset_sweep(
                          "load": load_for_pairs(p, d), "p": p, "seed": int(s), "kept": n,
                          "subset_recalled": k / n, "accuracy": k / p})  # fmt: skip
     return pd.DataFrame(rows)
+
+
+@dataclass(frozen=True)
+class AboveCapacity:
+    """Accuracies of memories above ``alpha = 1/2`` at one ``d``, next to the cost curves.
+
+    Chapter 3's comparison: Hebbian, trained (``method = "train"``) and subset-trained
+    (``"subset"``, :func:`subset_sweep`) memories, looked up by load and method (:meth:`at`),
+    with the random-subset and give-up fractions and the Hebbian theory ``P_1`` at the same
+    loads.
+
+    Attributes
+    ----------
+    runs : pandas.DataFrame
+        The rows of :func:`assocmem.linear.sweeps.capacity_sweep` (Hebbian and trained) and of
+        :func:`subset_sweep`, concatenated; one row per instance.
+    d : int
+        The dimension compared (``runs`` may hold other ``d`` too, e.g. for a figure).
+    budget : int
+        Adam budget of the trained memories (steps).
+    accuracy : pandas.DataFrame
+        :func:`accuracy_by_load` of ``runs`` (set on creation).
+
+    Raises
+    ------
+    ValueError
+        If ``runs`` lacks a column of :func:`accuracy_by_load` or holds no row at ``d``.
+    """
+
+    runs: pd.DataFrame
+    d: int
+    budget: int
+    accuracy: pd.DataFrame = field(init=False, repr=False)
+    _cache: dict[tuple[str, float], float] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        """Check the sizes and compute :attr:`accuracy`."""
+        check_int("d", self.d, 2)
+        check_int("budget", self.budget, 1)
+        object.__setattr__(self, "accuracy", accuracy_by_load(self.runs))
+        object.__setattr__(self, "_cache", {})
+        if not (self.runs["d"] == self.d).any():
+            raise ValueError(f"runs hold no row at d = {self.d}")
+
+    def _rows(self, alpha: float, method: str) -> pd.DataFrame:
+        r = self.runs
+        sel = r[(r["method"] == method) & (r["d"] == self.d)
+                & np.isclose(r["alpha"].to_numpy(float), float(alpha))]  # fmt: skip
+        if len(sel) == 0:
+            raise ValueError(f"no {method!r} memory at alpha = {alpha}, d = {self.d}")
+        return sel
+
+    def has(self, alpha: float, method: str) -> bool:
+        """Whether memories of ``method`` were run at load ``alpha``."""
+        try:
+            self._rows(alpha, method)
+        except ValueError:
+            return False
+        return True
+
+    def at(self, alpha: float, method: str = "train") -> Estimate:
+        """Mean accuracy of ``method``'s memories at the requested load ``alpha``.
+
+        Returns
+        -------
+        assocmem.stats.Estimate
+            Mean fraction recalled with its Student-t interval over the instances
+            (:func:`assocmem.stats.mean_interval`), cut to [0, 1] (as :func:`accuracy_by_load`).
+
+        Raises
+        ------
+        ValueError
+            If no memory of ``method`` ran at ``alpha``.
+        """
+        return _mean_accuracy(self._rows(alpha, method)["accuracy"].to_numpy(float))
+
+    def pairs(self, alpha: float) -> int:
+        """Return the number of associations ``p`` at load ``alpha`` and this ``d``."""
+        return int(pairs_for_load(float(alpha), self.d))
+
+    def _cached(self, name: str, alpha: float) -> float:
+        key = (name, float(alpha))
+        if key not in self._cache:
+            p = self.pairs(alpha)
+            self._cache[key] = float(
+                random_subset_fraction(p, self.d)[0] if name == "random"
+                else give_up_fraction(p, self.d) if name == "give_up"
+                else recall_probability(p, self.d, criterion="typical")
+            )  # fmt: skip
+        return self._cache[key]
+
+    def random_fraction(self, alpha: float) -> float:
+        """:func:`random_subset_fraction` at load ``alpha`` (default precision)."""
+        return self._cached("random", alpha)
+
+    def give_up(self, alpha: float) -> float:
+        """:func:`give_up_fraction` at load ``alpha`` (default samples)."""
+        return self._cached("give_up", alpha)
+
+    def hebbian_theory(self, alpha: float) -> float:
+        """Hebbian recall probability ``P_1`` (criterion "typical") at load ``alpha``."""
+        return self._cached("p1", alpha)
+
+    def table(self) -> pd.DataFrame:
+        """One row per Hebbian load at ``d``: the three memories and the three predictions.
+
+        Columns ``load``, ``p``, ``Hebbian [95 % CI] (n)``, ``Hebbian P_1``, ``trained``,
+        ``subset-trained`` (cells ``"acc [low, high] (n)"``, ``"-"`` where not run),
+        ``random subset f`` and ``give up f``.
+        """
+
+        def cell(a: float, method: str) -> str:
+            if not self.has(a, method):
+                return "-"
+            e = self.at(a, method)
+            return f"{e.value:.3f} [{e.low:.3f}, {e.high:.3f}] ({e.n})"
+
+        heb = self.accuracy[(self.accuracy["method"] == "hebbian") & (self.accuracy["d"] == self.d)]
+        alphas = heb["alpha"].to_list()
+        return pd.DataFrame({
+            "load": heb["load"].to_numpy(float), "p": heb["p"].to_numpy(),
+            "Hebbian [95 % CI] (n)": [cell(a, "hebbian") for a in alphas],
+            "Hebbian P_1": [self.hebbian_theory(a) for a in alphas],
+            "trained": [cell(a, "train") for a in alphas],
+            "subset-trained": [cell(a, "subset") for a in alphas],
+            "random subset f": [self.random_fraction(a) for a in alphas],
+            "give up f": [self.give_up(a) for a in alphas],
+        })  # fmt: skip
+
+    def summary(self, alphas: Sequence[float]) -> dict[str, Estimate | float | int]:
+        """Return the numbers chapter 3 quotes, by label.
+
+        Parameters
+        ----------
+        alphas : sequence of float
+            Loads of the trained memories; entry ``i`` gives the labels ``"{i}_..."``.
+
+        Returns
+        -------
+        dict
+            ``d``, ``budget``; per load ``i``: ``{i}_load`` (actual load), ``{i}_tr``,
+            ``{i}_hb`` and, where run, ``{i}_sub`` (:meth:`at` of the trained, Hebbian and
+            subset-trained memories), ``{i}_p1``, ``{i}_frand``, ``{i}_fgive`` (the
+            predictions), ``{i}_stored`` (trained instances that stored every association);
+            ``sub_all`` and ``sub_n`` (subset-trained instances that recalled every kept input,
+            of all), ``n_stalled`` (trained instances without perfect recall) and ``steps_hi``
+            (the most steps one of them ran).
+        """
+        out: dict[str, Estimate | float | int] = {"d": self.d, "budget": self.budget}
+        for i, a in enumerate(alphas):
+            tr = self._rows(a, "train")
+            out |= {f"{i}_load": float(tr["load"].iloc[0]), f"{i}_tr": self.at(a, "train"),
+                    f"{i}_hb": self.at(a, "hebbian"), f"{i}_p1": self.hebbian_theory(a),
+                    f"{i}_frand": self.random_fraction(a), f"{i}_fgive": self.give_up(a),
+                    f"{i}_stored": int(tr["recalled_all"].sum())}  # fmt: skip
+            if self.has(a, "subset"):
+                out[f"{i}_sub"] = self.at(a, "subset")
+        r = self.runs[self.runs["d"] == self.d]
+        sub = r[r["method"] == "subset"]
+        trained = r[r["method"] == "train"]
+        stalled = trained[~trained["recalled_all"].astype(bool)]
+        out |= {"sub_all": int((sub["subset_recalled"] == 1.0).sum()), "sub_n": len(sub),
+                "n_stalled": len(stalled),
+                "steps_hi": int(stalled["steps"].max()) if len(stalled) else 0}  # fmt: skip
+        return out
+
+
+def accuracy_at(
+    table: pd.DataFrame, *, load: float | None = None, level: float = 0.95
+) -> dict[str, float | Estimate]:
+    """Mean accuracy of one sweep group at one load, with its Student-t interval.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Rows of one (method, d) group of :func:`assocmem.linear.sweeps.capacity_sweep` (as for
+        :func:`accuracy_by_load`), one row per instance.
+    load : float, optional
+        Actual load ``p log p / d^2``; the grid load nearest to it is used. Default: the largest
+        load of the table.
+    level : float
+        Coverage of the interval, in (0, 1).
+
+    Returns
+    -------
+    dict
+        ``load`` (the grid's actual load, float) and ``acc`` (:class:`assocmem.stats.Estimate`:
+        mean fraction recalled over the instances at that load, the :func:`accuracy_by_load`
+        interval cut to [0, 1], ``n`` instances, ``method = "Student t"``).
+
+    Raises
+    ------
+    ValueError
+        If the table holds more than one (method, d) group, lacks a column, or ``load`` is not
+        a finite positive number.
+    """
+    acc = accuracy_by_load(table, level=level)
+    if acc[["method", "d"]].drop_duplicates().shape[0] != 1:
+        raise ValueError("table must hold one (method, d) group")
+    if load is None:
+        row = acc.iloc[-1]
+    else:
+        x = check_positive("load", load)
+        row = acc.loc[(acc["load"] - x).abs().idxmin()]
+    values = table.loc[table["alpha"] == row["alpha"], "accuracy"].to_numpy(float)
+    return {"load": float(row["load"]), "acc": _mean_accuracy(values, level)}
+
+
+def _mean_accuracy(values: NDArray[np.float64], level: float = 0.95) -> Estimate:
+    """Mean of instance accuracies with its Student-t interval cut to [0, 1]."""
+    e = mean_interval(values, level=level)
+    assert isinstance(e, Estimate)  # 1-d values give an Estimate
+    lo, hi = np.clip([e.low, e.high], 0.0, 1.0)
+    return replace(e, low=float(lo), high=float(hi))

@@ -6,7 +6,8 @@
 :func:`simulate_scores` samples Hebbian memories (float64, Gaussian or spherical embeddings) and
 returns their target and non-target scores, the simulation the Hebbian theory of
 :mod:`assocmem.linear.hebbian` is checked against; :func:`mechanism_scores` measures the
-Hebbian and the trained memory on the same problems.
+Hebbian and the trained memory on the same problems and :func:`mechanism_report` prints them next
+to the RS optimal mechanism.
 
 Source: digest of arXiv:2605.10795, §6 (units sigma_W) and §9 (observables); reconstruction,
 see chapter 3.
@@ -15,7 +16,7 @@ see chapter 3.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -242,3 +243,58 @@ def mechanism_scores(
         st["accuracy"] = float(np.mean(st["gap"] > 0))
         out[name] = st
     return out
+
+
+def mechanism_report(
+    stats: Mapping[str, Mapping[str, Any]],
+    rs: Mapping[str, Any],
+    rs_capacity: Mapping[str, Any],
+    *,
+    margin: float,
+) -> str:
+    """Chapter 3's printed comparison of the Hebbian, trained and RS optimal score levels.
+
+    Parameters
+    ----------
+    stats : mapping
+        :func:`mechanism_scores` output (``"hebbian"`` and ``"trained"`` statistics).
+    rs, rs_capacity : mapping
+        :func:`assocmem.linear.mechanism.optimal_mechanism` output at the max-margin ``margin``
+        and at capacity (margin 0): arrays ``level``, ``n_active``, ``raw_max``.
+    margin : float
+        The max-margin ``kappa_0`` of ``rs`` (units of ``sigma_W``).
+
+    Returns
+    -------
+    str
+        Five lines: sizes and load with ``sqrt(2 log p)``; the target standard deviations and
+        their ratio; the trained target, maximum-competitor and gap means; the RS level ``T*``
+        (mean +- standard deviation), ``k`` and the raw competitor maximum at ``margin``; the
+        same at capacity. All in units of ``sigma_W``.
+
+    Raises
+    ------
+    KeyError
+        If a field is missing.
+
+    Notes
+    -----
+    Source: digest §6 (units sigma_W, eq-tstar); reconstruction, see chapter 3.
+    """
+    heb, opt = spread_summary(dict(stats["hebbian"])), spread_summary(dict(stats["trained"]))
+    p, d = int(stats["hebbian"]["p"]), int(stats["hebbian"]["d"])
+    load = p * math.log(p) / d**2
+    lv, cap = np.asarray(rs["level"]), np.asarray(rs_capacity["level"])
+    return "\n".join([
+        f"p = {p}, d = {d}, alpha = {load:.3f}, "
+        f"sqrt(2 log p) = {heb['extreme_value_level']:.2f}",
+        f"target std: Hebbian {heb['target_std']:.2f}, trained {opt['target_std']:.2f}, "
+        f"ratio {heb['target_std'] / opt['target_std']:.1f}",
+        f"trained: target mean {opt['target_mean']:.2f}, max competitor mean "
+        f"{opt['max_competitor_mean']:.2f}, gap mean {opt['gap_mean']:.2f}",
+        f"RS max-margin (kappa0 = {margin:.2f}): T* = {lv.mean():.2f} +- {lv.std():.2f}, "
+        f"pushed competitors k = {np.mean(rs['n_active']):.1f},",
+        f"    raw competitor max {np.mean(rs['raw_max']):.2f}",
+        f"RS at capacity (kappa0 = 0): T* = {cap.mean():.2f} +- {cap.std():.2f}, "
+        f"k = {np.mean(rs_capacity['n_active']):.1f}",
+    ])  # fmt: skip

@@ -8,13 +8,16 @@ instances); :func:`transition_comparison` sets measured transitions against the 
 prediction of :mod:`assocmem.linear.finite_size`. :func:`bootstrap_transitions` gives the same
 crossing of 1/2 for every group of a table with a percentile bootstrap over instances (the seeds
 are resampled, jointly for every load and every group), and :func:`transition_ratio` the ratio of
-two such crossings with its interval (chapter 4). Every estimator returns an
+two such crossings with its interval (chapter 4); :func:`truncated_hebbian_transitions` both per
+``d`` for the truncated Hebbian memories, :func:`ratio_comparison` a measured ratio against
+predictions and :func:`crossing_range` the range of several crossings. Every estimator returns an
 :class:`assocmem.stats.Estimate` (the crossing is :func:`assocmem.stats.crossing`).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,7 +25,8 @@ import pandas as pd
 
 from assocmem._validate import check_int, check_real
 from assocmem.linear.finite_size import predicted_transition
-from assocmem.linear.load import pairs_at_load
+from assocmem.linear.load import pairs_at_load, pairs_for_load
+from assocmem.linear.spectra import critical_load, hebbian_critical_load
 from assocmem.linear.sweeps import COLUMNS, GROUP_COLUMNS
 from assocmem.linear.tables import check_table
 from assocmem.stats import Estimate, crossing, ratio
@@ -35,6 +39,10 @@ __all__ = [
     "BootstrapTransitions",
     "bootstrap_transitions",
     "transition_ratio",
+    "crossing_range",
+    "ratio_comparison",
+    "TruncatedHebbianTransitions",
+    "truncated_hebbian_transitions",
 ]
 
 
@@ -267,7 +275,7 @@ class BootstrapTransitions:
     @property
     def draws(self) -> np.ndarray:
         """float64 array (n_boot, n_groups): the crossing in each draw (NaN: none in the grid)."""
-        return np.stack([e.draws for e in self.estimates], axis=1)
+        return np.stack([np.asarray(e.draws) for e in self.estimates], axis=1)
 
     def estimate(self, kappa: float, method: str | None = None) -> Estimate:
         """Return the crossing of the group with rank ratio ``kappa`` (and ``method``, if given).
@@ -389,3 +397,193 @@ def transition_ratio(
     if not (math.isfinite(a.value) and math.isfinite(b.value)):
         raise ValueError("both groups must cross 1/2 inside their load grids")
     return ratio(a, b)
+
+
+def crossing_range(estimates: Sequence[Estimate]) -> dict[str, float | int]:
+    """Range of several crossings (e.g. one per ``d``) for a sentence that quotes them together.
+
+    Parameters
+    ----------
+    estimates : sequence of assocmem.stats.Estimate
+        The crossings, at least one (e.g. :func:`transition_load` or :func:`accuracy_crossing`
+        of each sweep).
+
+    Returns
+    -------
+    dict
+        ``lo`` and ``hi`` (smallest and largest value), ``ci_lo`` and ``ci_hi`` (smallest lower
+        and largest upper end of the intervals: every interval lies inside) and ``n`` (the
+        smallest number of units); NaN ends are ignored.
+
+    Raises
+    ------
+    TypeError
+        If an entry is not an Estimate.
+    ValueError
+        If ``estimates`` is empty.
+    """
+    est = list(estimates)
+    if not est:
+        raise ValueError("estimates must hold at least one Estimate")
+    for e in est:
+        if not isinstance(e, Estimate):
+            raise TypeError(f"estimates must be Estimates, got {type(e).__name__}")
+    return {"lo": float(np.nanmin([e.value for e in est])),
+            "hi": float(np.nanmax([e.value for e in est])),
+            "ci_lo": float(np.nanmin([e.low for e in est])),
+            "ci_hi": float(np.nanmax([e.high for e in est])),
+            "n": int(min(e.n for e in est))}  # fmt: skip
+
+
+def ratio_comparison(measured: Estimate, predictions: Mapping[str, float], *,
+                     label: str = "α(1/4) / α(1)") -> pd.DataFrame:  # fmt: skip
+    """Tabulate a measured ratio with its interval next to predicted values (chapter 4).
+
+    Parameters
+    ----------
+    measured : assocmem.stats.Estimate
+        The measured ratio (:func:`transition_ratio`).
+    predictions : mapping of str -> float
+        Name of each prediction -> its value.
+    label : str
+        Heading of the first column.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``label`` (``"measured"``, then the prediction names), ``value`` and
+        ``95 % interval`` (``"[low, high]"`` to 3 decimals for the measurement, empty for the
+        predictions).
+
+    Raises
+    ------
+    TypeError
+        If ``measured`` is not an Estimate or ``predictions`` not a mapping.
+    """
+    if not isinstance(measured, Estimate):
+        raise TypeError(f"measured must be an Estimate, got {type(measured).__name__}")
+    if not isinstance(predictions, Mapping):
+        raise TypeError(f"predictions must be a mapping, got {type(predictions).__name__}")
+    return pd.DataFrame({
+        label: ["measured", *predictions],
+        "value": [float(measured.value), *(float(v) for v in predictions.values())],
+        "95 % interval": [f"[{measured.low:.3f}, {measured.high:.3f}]"] + [""] * len(predictions),
+    })  # fmt: skip
+
+
+@dataclass(frozen=True)
+class TruncatedHebbianTransitions:
+    """Perfect-recall transitions of truncated Hebbian memories, per ``d`` and rank ratio.
+
+    Made by :func:`truncated_hebbian_transitions` (chapter 4). Look results up by label:
+    :meth:`crossing` (``d``, ``kappa``) and :meth:`ratio` (``alpha_H(kappa) / alpha_H(1)``).
+
+    Attributes
+    ----------
+    boots : dict of int -> BootstrapTransitions
+        One bootstrap per ``d`` (the seeds resampled jointly for every rank).
+    kappas : tuple of float
+        The rank ratios shown, the full rank 1.0 among them.
+    """
+
+    boots: dict[int, BootstrapTransitions]
+    kappas: tuple[float, ...]
+
+    def _boot(self, d: int) -> BootstrapTransitions:
+        if d not in self.boots:
+            raise ValueError(f"d must be one of {sorted(self.boots)}, got {d!r}")
+        return self.boots[d]
+
+    def crossing(self, d: int, kappa: float) -> Estimate:
+        """Transition load ``alpha_H(kappa)`` at dimension ``d`` (ValueError: no such group)."""
+        return self._boot(d).estimate(kappa)
+
+    def ratio(self, d: int, kappa: float) -> Estimate:
+        """``alpha_H(kappa) / alpha_H(1)`` at dimension ``d``, with its bootstrap interval."""
+        return transition_ratio(self._boot(d), kappa, 1.0)
+
+    def table(self) -> pd.DataFrame:
+        """One row per (d, kappa): measured transition and ratio with intervals, and the theory.
+
+        Columns ``d``, ``κ``, ``n per load``, ``measured α_H``, ``α_H 95 % interval``,
+        ``α_c(κ)/4`` (:func:`~.spectra.hebbian_critical_load`), ``α_H(κ)/α_H(1)`` (1 at full
+        rank), ``ratio 95 % interval`` (empty at full rank) and ``2α_c(κ)`` (the predicted
+        ratio, :func:`~.spectra.critical_load`).
+        """
+        rows = []
+        for d in sorted(self.boots):
+            for k in self.kappas:
+                a = self.crossing(d, k)
+                q = self.ratio(d, k) if k < 1 else None
+                rows.append({
+                    "d": d, "κ": k, "n per load": a.n, "measured α_H": a.value,
+                    "α_H 95 % interval": f"[{a.low:.4f}, {a.high:.4f}]",
+                    "α_c(κ)/4": hebbian_critical_load(k),
+                    "α_H(κ)/α_H(1)": q.value if q else 1.0,
+                    "ratio 95 % interval": f"[{q.low:.3f}, {q.high:.3f}]" if q else "",
+                    "2α_c(κ)": 2 * critical_load(k),
+                })  # fmt: skip
+        return pd.DataFrame(rows)
+
+    def summary(self) -> dict[str, Estimate | float | int]:
+        """Return the numbers chapter 4 quotes, by label.
+
+        ``d_small``, ``d_big`` (smallest and largest ``d``), ``n`` (instances per load),
+        ``a_full``, ``a_quarter`` (transitions at ``kappa = 1`` and ``1/4``, largest ``d``),
+        ``ratio_big``, ``ratio_half`` (ratios at ``kappa = 1/4`` and ``1/2``, largest ``d``),
+        ``ratio_small`` (``kappa = 1/4``, smallest ``d``), ``pred_quarter``, ``pred_half``
+        (``2 alpha_c(kappa)``) and ``p_quarter`` (pairs at ``a_quarter`` for the largest ``d``).
+        """
+        small, big = min(self.boots), max(self.boots)
+        a_quarter = self.crossing(big, 0.25)
+        return {
+            "d_small": small, "d_big": big, "n": a_quarter.n,
+            "a_full": self.crossing(big, 1.0), "a_quarter": a_quarter,
+            "ratio_big": self.ratio(big, 0.25), "ratio_half": self.ratio(big, 0.5),
+            "ratio_small": self.ratio(small, 0.25),
+            "pred_quarter": 2 * critical_load(0.25), "pred_half": 2 * critical_load(0.5),
+            "p_quarter": pairs_for_load(a_quarter.value, big),
+        }  # fmt: skip
+
+
+def truncated_hebbian_transitions(
+    table: pd.DataFrame,
+    kappas: Sequence[float] = (0.25, 0.5, 1.0),
+    *,
+    n_boot: int = 2000,
+    seed: int = 1,
+) -> TruncatedHebbianTransitions:
+    """Bootstrap the transitions of a :func:`~.sweeps.truncated_hebbian_sweep` table per ``d``.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`~.sweeps.truncated_hebbian_sweep` output for one or more ``d``, every ``d``
+        holding the ranks ``kappa d`` for each of ``kappas``.
+    kappas : sequence of float
+        Rank ratios in (0, 1], including 1.0 (the reference of the ratios).
+    n_boot, seed
+        As in :func:`bootstrap_transitions` (one bootstrap per ``d``, the same seed).
+
+    Returns
+    -------
+    TruncatedHebbianTransitions
+
+    Raises
+    ------
+    ValueError
+        If ``kappas`` lacks 1.0 or holds a value outside (0, 1], or as
+        :func:`bootstrap_transitions`.
+
+    Notes
+    -----
+    The Hebbian analogue ``alpha_H(kappa) = alpha_c(kappa) / 4`` is a reconstruction (course
+    digest section 7); see chapter 4.
+    """
+    ks = tuple(check_real("kappas", k, low=0.0, strict=True) for k in kappas)
+    if 1.0 not in ks or max(ks) > 1.0:
+        raise ValueError(f"kappas must lie in (0, 1] and include 1.0, got {kappas!r}")
+    check_table(table)
+    boots = {int(d): bootstrap_transitions(g, n_boot=n_boot, seed=seed)
+             for d, g in table.groupby("d", sort=True)}  # fmt: skip
+    return TruncatedHebbianTransitions(boots, ks)
