@@ -350,6 +350,7 @@ def ratio(numerator: Estimate, denominator: Estimate) -> Estimate:
         if not math.isfinite(e.value):
             raise ValueError(f"{name} has no value ({e.value}): nothing to divide")
     a, b = numerator.draws, denominator.draws
+    assert a is not None and b is not None  # checked above
     if a.shape != b.shape or numerator.n != denominator.n or numerator.method != denominator.method:
         raise ValueError("numerator and denominator must resample the same units the same way")
     with np.errstate(divide="ignore", invalid="ignore"):
