@@ -7,9 +7,11 @@ comment-only lines excluded. Categories, first match wins:
 
 - ``colab``: any statement of the cell that installs the library in Colab (``google.colab``);
 - ``import``: ``import`` / ``from ... import``;
-- ``plumbing``: calls ``glue``/``glue_all``/``print``/``display``, formats a table for display
-  (a pandas ``round``/``style``/``format``/``rename``/``set_index``/``loc``... chain as the
-  cell's value), or is an f-string / ``str`` munging that only builds a glue key or label;
+- ``plumbing``: calls ``glue``/``glue_all``/``print``/``display``/``table``, formats a table
+  for display (a pandas ``round``/``style``/``format``/``rename``/``set_index``/``loc``...
+  chain as the cell's value), is an f-string / ``str`` munging that only builds a glue key or
+  label, or looks a result up by position (``i16 = list(lambdas).index(16)``,
+  ``i = np.argmin(np.abs(grid - x))``);
 - ``library``: calls a name imported from ``assocmem`` (figures included);
 - ``other``: parameters, NumPy arithmetic, asserts, loops' bookkeeping.
 
@@ -25,7 +27,9 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-PLUMBING_CALLS = {"glue", "glue_all", "print", "display", "Markdown", "HTML"}
+PLUMBING_CALLS = {"glue", "glue_all", "print", "display", "Markdown", "HTML", "table"}
+LOOKUP_CALLS = {"list", ".index", "int", "argmin", ".argmin", "abs", ".abs", "searchsorted",
+                ".searchsorted", "float", "len"}
 TABLE_METHODS = {"round", "style", "format", "rename", "set_index", "reset_index", "head",
                  "to_frame", "pivot", "pivot_table", "sort_values", "drop", "hide", "set_caption",
                  "format_index", "applymap", "map", "background_gradient", "to_string",
@@ -85,6 +89,14 @@ def _is_label_munging(node: ast.AST) -> bool:
         not any(isinstance(n, ast.Name) and n.id.startswith("np") for n in ast.walk(v))
 
 
+def _is_position_lookup(node: ast.AST) -> bool:
+    """``i16 = list(lambdas).index(16)``, ``i = int(np.argmin(np.abs(a - x)))``."""
+    if not isinstance(node, ast.Assign):
+        return False
+    calls = _names(node.value)
+    return bool(calls & {".index", ".argmin", ".searchsorted"}) and calls <= LOOKUP_CALLS
+
+
 def _lines(node: ast.AST, src_lines: list[str]) -> int:
     seg = src_lines[node.lineno - 1: node.end_lineno]
     return sum(1 for ln in seg if ln.strip() and not ln.strip().startswith("#"))
@@ -94,7 +106,8 @@ def _classify(stmt: ast.stmt, library: set[str]) -> str:
     if isinstance(stmt, (ast.Import, ast.ImportFrom)):
         return "import"
     calls = _names(stmt)
-    if calls & PLUMBING_CALLS or _is_table_expr(stmt) or _is_label_munging(stmt):
+    if (calls & PLUMBING_CALLS or _is_table_expr(stmt) or _is_label_munging(stmt)
+            or _is_position_lookup(stmt)):  # fmt: skip
         return "plumbing"
     if calls & library:
         return "library"
@@ -131,8 +144,7 @@ def count_chapter(path: Path) -> Counter:
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("assocmem"):
                 library.update(a.asname or a.name for a in node.names)
-        library.discard("glue")
-        library.discard("glue_all")
+        library -= {"glue", "glue_all", "table"}
         _walk(tree.body, library, src_lines, counts)
     return counts
 
