@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import torch
 from assocmem.linear.implicit_bias import (
+    MarginTrajectories,
     l2_max_margin,
     least_distance,
     linf_max_margin,
@@ -139,5 +140,53 @@ def test_margin_trajectories_on_trained_memories() -> None:
         assert np.all(vals <= 1 + 1e-6)
         assert np.all(vals[:, -1] > 0)  # stored: positive margin at the end
     assert np.all(np.abs(tr.cos_l2) <= 1 + 1e-12)
+    assert (tr.d, tr.p) == (d, batch.p)
+    s = tr.summary(mid=100)
+    assert s["t_mid"] == 100 and s["steps"] == 200 and s["n"] == 2
+    assert s["ratio_l2_end"].value == pytest.approx(tr.ratio_l2[:, -1].mean())
     with pytest.raises(TypeError):
         margin_trajectories(batch[0], steps=10)
+
+
+def _trajectories() -> MarginTrajectories:
+    """Three instances, the third not storable; steps 10, 20, 30, 40."""
+    nan = np.nan
+    ratio = np.array([[0.1, 0.2, 0.3, 0.4], [0.3, 0.4, 0.5, 0.8], [nan] * 4])
+    return MarginTrajectories(
+        step=np.array([10, 20, 30, 40]),
+        ratio_l2=ratio,
+        ratio_linf=ratio / 2,
+        cos_l2=ratio + 0.1,
+        cos_linf=ratio + 0.2,
+        separable=np.array([True, True, False]),
+        perfect_step=[10, 31, None],
+        margin_l2=np.array([1.0, 1.0, nan]),
+        margin_linf=np.array([1.0, 1.0, nan]),
+        d=6,
+        p=9,
+    )
+
+
+def test_margin_trajectories_summary_by_label() -> None:
+    s = _trajectories().summary(mid=15)  # first recorded step >= 15 is 20 (column 1)
+    assert (s["d"], s["p"], s["steps"], s["n"], s["t_mid"]) == (6, 9, 40, 2, 20)
+    assert s["first"] == 20  # median of 10 and 31 is 20.5, truncated
+    end, mid = s["ratio_l2_end"], s["ratio_l2_mid"]
+    assert end.value == pytest.approx(0.6) and mid.value == pytest.approx(0.3)
+    # values 0.4 and 0.8: sd = 0.2 sqrt(2), half-width t_{0.975,1} sd / sqrt(2) = 12.706 * 0.2
+    assert end.high - end.value == pytest.approx(12.7062047 * 0.2, rel=1e-6)
+    assert end.n == 2 and end.method == "Student t"
+    assert s["ratio_linf_end"].value == pytest.approx(0.3)
+    assert s["cos_l2_mid"].value == pytest.approx(0.4)
+    assert s["cos_linf_end"].value == pytest.approx(0.8)
+    curves = {f"{c}_{t}" for c in MarginTrajectories.CURVES for t in ("end", "mid")}
+    assert set(s) == curves | {"d", "p", "steps", "n", "first", "t_mid"}
+
+
+def test_margin_trajectories_summary_rejects_bad_steps() -> None:
+    tr = _trajectories()
+    assert tr.column(1) == 0 and tr.column(40) == 3
+    with pytest.raises(ValueError, match="last recorded step"):
+        tr.summary(mid=41)
+    with pytest.raises(ValueError):
+        tr.column(0)

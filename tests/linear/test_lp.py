@@ -12,6 +12,7 @@ from assocmem.linear.lp import (
     FEASIBLE_FLOOR,
     INFEASIBLE_TOL,
     LP_MAX_ENTRIES,
+    LPDecision,
     constraint_generation,
     constraint_margins,
     constraint_matrix,
@@ -310,3 +311,16 @@ def test_max_margin_linf_agrees_with_the_decision(decoupled: bool) -> None:
             # the capped dense LP (t <= 1) has the same optimum when t* < 1
             capped = lp_decide(prob, method="dense").margin
             assert capped == pytest.approx(min(t, 1.0), abs=1e-7)
+
+
+def test_lp_decision_prints_its_certificate() -> None:
+    W, Y = np.eye(2), np.ones((3, 2))
+    assert str(LPDecision(True, 0.01234, 3, 245, W)) == (
+        "stored after 3 rounds, 245 constraints; its W has margin 0.0123"
+    )
+    assert str(LPDecision(False, 1e-7, 5, 400, None, Y)) == (
+        "not stored after 5 rounds, 400 constraints; no |W_ij| <= 1 has margin > 1.0e-07"
+    )
+    assert str(LPDecision(True, 0.5, 1, 12)) == (
+        "stored after 1 round, 12 constraints; max margin t* = 0.5 (no certificate)"
+    )

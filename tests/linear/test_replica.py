@@ -6,8 +6,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from assocmem.linear.finite_size import (
+    comparison_summary,
     expected_cost_expansion,
     finite_size_capacity,
     finite_size_capacity_estimate,
@@ -278,3 +280,37 @@ def test_finite_size_table_columns():
     assert tab["p"].tolist() == [100.0, 1e6]
     assert np.all(tab["alpha_c(p)"] > 0.5) and tab["alpha_c(p)"][0] > tab["alpha_c(p)"][1]
     np.testing.assert_allclose(tab["alpha_c(p)"], np.log(tab["p"]) / tab["E[C_p]"], rtol=0.03)
+
+
+def _comparison() -> pd.DataFrame:
+    """Three sweeps in the columns of transition_comparison; the largest d is 32 (row 1)."""
+    return pd.DataFrame({
+        "sweep": ["OP, trained, d=12", "OP, trained, d=32", "DP, exact LP, d=12"],
+        "d": [12, 32, 12], "seeds per load": [16, 8, 16],
+        "measured alpha_c": [1.05, 0.93, 0.97], "measured +-": [0.03, 0.01, 0.02],
+        "95% low": [0.99, 0.91, 0.93], "95% high": [1.11, 0.95, 1.01],
+        "predicted alpha_c": [1.02, 0.90, 1.02], "p at predicted": [40, 211, 40],
+        "difference / error": [0.95, 2.4, np.nan],
+    })  # fmt: skip
+
+
+def test_comparison_summary_by_label() -> None:
+    s = comparison_summary(_comparison())
+    assert s["n_sweeps"] == 3 and s["n_within_2"] == 1  # |0.95| <= 2; 2.4 > 2; NaN never
+    assert s["z_max"] == 2.4
+    assert s["largest_sweep"] == "OP, trained, d=32" and s["largest_p"] == 211
+    est = s["largest_measured"]
+    assert (est.value, est.low, est.high, est.n, est.stderr) == (0.93, 0.91, 0.95, 8, 0.01)
+    assert s["largest_predicted"] == 0.90 and s["largest_z"] == 2.4
+    assert comparison_summary(_comparison(), within=3)["n_within_3"] == 2
+
+
+def test_comparison_summary_rejects_bad_input() -> None:
+    with pytest.raises(TypeError):
+        comparison_summary({"sweep": []})
+    with pytest.raises(ValueError, match="empty"):
+        comparison_summary(_comparison().iloc[:0])
+    with pytest.raises(ValueError, match="lacks"):
+        comparison_summary(_comparison().drop(columns="95% low"))
+    with pytest.raises(ValueError, match="within"):
+        comparison_summary(_comparison(), within=0)

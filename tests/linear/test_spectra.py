@@ -14,6 +14,7 @@ from assocmem.linear.load import load_for_pairs, pairs_for_load
 from assocmem.linear.problems import all_recalled
 from assocmem.linear.sampling import sample_problem, sample_problems
 from assocmem.linear.spectra import (
+    compare_fourth_moments,
     critical_load,
     critical_load_marchenko_pastur,
     critical_load_quadrature,
@@ -338,3 +339,39 @@ def test_fourth_moment_ratio_quarter_circle_hebbian_and_exact_cases() -> None:
     assert hebbian_fourth_moment(p, d2) == pytest.approx(2 + 1 / 3)
     with pytest.raises(ValueError):
         hebbian_fourth_moment(0, 4)
+
+
+def test_compare_fourth_moments_by_label() -> None:
+    groups = {"trained OP": [2.0, 2.2], "trained DP": [2.1, 2.3], "i.i.d. Gaussian": [1.9, 2.0]}
+    c = compare_fourth_moments(groups, {
+        "op_dp": ("trained OP", "trained DP"),
+        "tr_iid": (("trained OP", "trained DP"), "i.i.d. Gaussian")})  # fmt: skip
+    s = c.summary()
+    assert set(s) == {"m4_op", "m4_dp", "m4_gaussian", "perm_op_dp", "diff_op_dp",
+                      "perm_tr_iid", "diff_tr_iid"}  # fmt: skip
+    assert s["m4_op"].value == pytest.approx(2.1) and s["m4_gaussian"].n == 2
+    # OP {2.0, 2.2} vs DP {2.1, 2.3}: mean difference -0.1; of the 6 relabellings, those with
+    # |difference| >= 0.1 are {2.0,2.2}|{2.1,2.3}, its mirror, {2.0,2.1}|{2.2,2.3} and its mirror
+    assert s["diff_op_dp"] == pytest.approx(-0.1)
+    assert s["perm_op_dp"] == pytest.approx(4 / 6)
+    # pooled {2.0, 2.2, 2.1, 2.3} (mean 2.15) vs {1.9, 2.0} (mean 1.95); of the C(6, 4) = 15
+    # relabellings, |difference| >= 0.2 for the observed one, the same with the two 2.0 swapped,
+    # and {2.2, 2.3} against the rest (|difference| 0.25): p = 3 / 15
+    assert s["diff_tr_iid"] == pytest.approx(0.2)
+    assert s["perm_tr_iid"] == pytest.approx(3 / 15)
+    assert list(c.tests["groups"]) == [
+        "trained OP vs trained DP",
+        "trained OP + trained DP vs i.i.d. Gaussian",
+    ]
+    np.testing.assert_array_equal(c.groups["trained DP"], [2.1, 2.3])
+
+
+def test_compare_fourth_moments_rejects_bad_input() -> None:
+    with pytest.raises(ValueError, match="unknown groups"):
+        compare_fourth_moments({"a": [1.0]}, {"t": ("a", "b")})
+    with pytest.raises(ValueError, match="distinct"):
+        compare_fourth_moments({"trained OP": [1.0], "Hebbian OP": [2.0]}, {})
+    with pytest.raises(ValueError, match="finite"):
+        compare_fourth_moments({"a": [np.nan]}, {})
+    with pytest.raises(TypeError):
+        compare_fourth_moments([1.0], {})

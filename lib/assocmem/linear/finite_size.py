@@ -4,7 +4,8 @@ The replica-symmetric volume vanishes when ``(p / d^2) E[C_p] = 1``, which gives
 capacity ``alpha_c(p) = log p / E[C_p]`` (Monte Carlo of the q -> 1 cost of
 :mod:`assocmem.linear.replica`), its large-p expansions, the shortcut estimate (a spherical
 perceptron with an extreme-value margin), the predicted transition at embedding dimension d, and
-the heuristic finite-size capacity of a rank-constrained memory.
+the heuristic finite-size capacity of a rank-constrained memory; :func:`comparison_summary`
+reads measured transitions against that prediction (the numbers chapter 2 quotes).
 
 Reconstruction following the paper digest (Giorlandino, Goldt & Maillard, arXiv:2605.10795,
 digest sections 4.2-4.3 and 7.2); see chapters 2 and 4. Conventions (fields ``t``, ``margin``)
@@ -16,6 +17,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
@@ -30,6 +32,7 @@ from assocmem.linear.extremes import LOG_SQRT_2PI, expected_max
 from assocmem.linear.load import pairs_for_load
 from assocmem.linear.replica import expected_cost, sample_cost_solutions
 from assocmem.linear.spectra import critical_load
+from assocmem.stats import Estimate
 
 
 def finite_size_capacity_estimate(
@@ -468,3 +471,89 @@ def finite_size_critical_load(
         p = p_new
         alpha = factor * finite_size_capacity_estimate(p, seed=seed, rel_error=rel_error)[0]
     return alpha, p
+
+
+#: Columns of :func:`assocmem.linear.transitions.transition_comparison` that
+#: :func:`comparison_summary` reads.
+COMPARISON_COLUMNS = ("sweep", "d", "seeds per load", "measured alpha_c", "measured +-",
+                      "95% low", "95% high", "predicted alpha_c", "p at predicted",
+                      "difference / error")  # fmt: skip
+
+
+def comparison_summary(
+    comparison: pd.DataFrame, *, within: float = 2.0
+) -> dict[str, Estimate | float | int | str]:
+    """Summarise measured transitions against the finite-size prediction, by label.
+
+    Parameters
+    ----------
+    comparison : pandas.DataFrame
+        Output of :func:`assocmem.linear.transitions.transition_comparison` (one row per sweep,
+        the columns :data:`COMPARISON_COLUMNS`), at least one row.
+    within : float
+        Agreement threshold in combined standard errors, > 0.
+
+    Returns
+    -------
+    dict of str -> Estimate, float, int or str
+        ``"n_sweeps"`` (rows); ``"n_within_<within>"`` (rows with ``|difference / error| <=
+        within``, the key written with ``:g``, e.g. ``n_within_2``); ``"z_max"`` (largest
+        ``|difference / error|``, NaN rows ignored); and, for the sweep at the largest ``d``
+        (the first such row): ``"largest_sweep"`` (its label), ``"largest_p"`` (``p`` at the
+        predicted transition, int), ``"largest_measured"`` (an :class:`~assocmem.stats.Estimate`:
+        the measured transition, its 95 % interval, ``n`` = instances per load, ``stderr``, method
+        ``"Jeffreys posterior"``, as :func:`assocmem.linear.transitions.transition_load`),
+        ``"largest_predicted"`` and ``"largest_z"`` (its ``difference / error``).
+
+    Raises
+    ------
+    TypeError
+        If ``comparison`` is not a DataFrame.
+    ValueError
+        If it is empty or lacks a column, or ``within`` is not positive.
+
+    Notes
+    -----
+    Chapter 2, "Theory vs simulation": the prediction solves ``alpha = alpha_c(p)`` with eq.
+    ``eq-alpha-p`` (:func:`predicted_transition`; reconstruction, digest §4.3).
+
+    Examples
+    --------
+    >>> c = pd.DataFrame({"sweep": ["a", "b"], "d": [12, 16], "seeds per load": [16, 16],
+    ...     "measured alpha_c": [1.0, 0.9], "measured +-": [0.02, 0.02],
+    ...     "95% low": [0.96, 0.86], "95% high": [1.04, 0.94], "predicted alpha_c": [1.02, 0.95],
+    ...     "p at predicted": [40, 60], "difference / error": [-0.9, -2.5]})
+    >>> s = comparison_summary(c)
+    >>> s["n_within_2"], s["z_max"], s["largest_sweep"], s["largest_measured"].high
+    (1, 2.5, 'b', 0.94)
+    """
+    if not isinstance(comparison, pd.DataFrame):
+        raise TypeError(f"comparison must be a pandas.DataFrame, got {type(comparison).__name__}")
+    if len(comparison) == 0:
+        raise ValueError("comparison is empty")
+    missing = [c for c in COMPARISON_COLUMNS if c not in comparison.columns]
+    if missing:
+        raise ValueError(f"comparison lacks the columns {missing} of transition_comparison")
+    if isinstance(within, bool) or not isinstance(within, (int, float, np.integer, np.floating)) \
+            or not 0 < within < math.inf:  # fmt: skip
+        raise ValueError(f"within must be positive and finite, got {within!r}")
+    z = comparison["difference / error"].abs()
+    row = comparison.loc[comparison["d"].idxmax()]
+    return {
+        "n_sweeps": len(comparison),
+        f"n_within_{within:g}": int((z <= within).sum()),
+        "z_max": float(z.max()),
+        "largest_sweep": str(row["sweep"]),
+        "largest_p": int(row["p at predicted"]),
+        "largest_measured": Estimate(
+            float(row["measured alpha_c"]),
+            float(row["95% low"]),
+            float(row["95% high"]),
+            int(row["seeds per load"]),
+            "Jeffreys posterior",
+            0.95,
+            float(row["measured +-"]),
+        ),
+        "largest_predicted": float(row["predicted alpha_c"]),
+        "largest_z": float(row["difference / error"]),
+    }

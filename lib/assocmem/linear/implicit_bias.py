@@ -14,7 +14,9 @@ are homogeneous in ``W``, so only the direction of ``W`` matters, and a directio
 :func:`margin_ratios` divides the normalised margins of a sequence of memories (e.g. snapshots of
 training, :func:`assocmem.linear.training.train_memory` with ``record_weights=True``) by these
 maxima, so that each ratio is <= 1 and equals 1 only in a max-margin direction; it also returns
-the cosines between each ``W`` and the two max-margin solutions.
+the cosines between each ``W`` and the two max-margin solutions. :func:`margin_trajectories`
+follows them over training; :meth:`MarginTrajectories.summary` gives the means over instances
+(:class:`assocmem.stats.Estimate`) that chapter 1 quotes.
 
 Sources: for plain gradient descent on separable data with the logistic or cross-entropy loss,
 the direction converges to the l2 max-margin (hard-margin SVM) solution (Soudry, Hoffer, Nacson,
@@ -37,6 +39,7 @@ from assocmem._validate import check_int
 from assocmem.linear.lp import DENSE_THRESHOLD, constraint_matrix, max_margin_linf
 from assocmem.linear.problems import MemoryProblem
 from assocmem.linear.training import train_memory
+from assocmem.stats import Estimate, mean_interval
 
 #: Relative tolerance of the KKT checks of :func:`l2_max_margin` (primal feasibility,
 #: stationarity and complementary slackness, relative to the scale of the solution).
@@ -321,6 +324,8 @@ class MarginTrajectories:
         First step with perfect recall of each problem (``train_memory``).
     margin_l2, margin_linf : numpy.ndarray, float64, shape (B,)
         The maxima ``1 / ||W_2*||_F`` and ``t*`` (NaN where not separable).
+    d, p : int
+        Size of the instances (embedding dimension, associations).
     """
 
     step: NDArray[np.int64]
@@ -332,6 +337,81 @@ class MarginTrajectories:
     perfect_step: list[int | None]
     margin_l2: NDArray[np.float64]
     margin_linf: NDArray[np.float64]
+    d: int
+    p: int
+
+    #: The per-instance curves that :meth:`summary` averages.
+    CURVES = ("ratio_l2", "ratio_linf", "cos_l2", "cos_linf")
+
+    def column(self, step: int) -> int:
+        """Index of the first recorded step ``>= step`` (the snapshot that :meth:`summary` reads).
+
+        Parameters
+        ----------
+        step : int
+            An Adam step, ``1 <= step <= self.step[-1]``.
+
+        Returns
+        -------
+        int
+            Column of :attr:`step` (and of the ``(B, n)`` curves).
+
+        Raises
+        ------
+        ValueError
+            If ``step`` is not an integer in that range.
+        """
+        step = check_int("step", step, 1)
+        if step > int(self.step[-1]):
+            raise ValueError(f"step must be <= the last recorded step {int(self.step[-1])}, "
+                             f"got {step}")  # fmt: skip
+        return int(np.searchsorted(self.step, step))
+
+    def summary(self, mid: int) -> dict[str, Estimate | int]:
+        """Return the numbers chapter 1 quotes: sizes, counts and the mean curves at two steps.
+
+        Parameters
+        ----------
+        mid : int
+            An intermediate Adam step; the curves are read at the first recorded step
+            ``>= mid`` (:meth:`column`) and at the last one.
+
+        Returns
+        -------
+        dict of str -> Estimate or int
+            ``"d"``, ``"p"``; ``"steps"`` (last recorded step); ``"n"`` (instances the exact LP
+            can store, the units of every mean); ``"first"`` (median first perfect step of those
+            instances, truncated to an int; -1 if none reached perfect recall); ``"t_mid"`` (the
+            recorded step read as ``mid``); and for each curve of :attr:`CURVES`
+            (``ratio_l2``, ...) ``"<curve>_end"`` and ``"<curve>_mid"``: its mean over the
+            storable instances with the 95 % Student-t interval
+            (:func:`assocmem.stats.mean_interval`).
+
+        Raises
+        ------
+        ValueError
+            If ``mid`` is out of range (:meth:`column`) or no instance is storable.
+
+        Notes
+        -----
+        The normalised-margin ratios and cosines of chapter 1, eq. ``eq-normalised-margin``.
+        """
+        col = self.column(mid)
+        ok = np.asarray(self.separable, dtype=bool)
+        if not ok.any():
+            raise ValueError("no instance can be stored: the curves are all NaN")
+        first = [s for s, k in zip(self.perfect_step, ok, strict=True) if k and s is not None]
+        out: dict[str, Estimate | int] = {
+            "d": int(self.d), "p": int(self.p), "steps": int(self.step[-1]), "n": int(ok.sum()),
+            "first": int(np.median(first)) if first else -1, "t_mid": int(self.step[col]),
+        }  # fmt: skip
+        for key in self.CURVES:
+            curves = getattr(self, key)[ok]
+            for tag, c in (("end", -1), ("mid", col)):
+                est = mean_interval(curves[:, c])
+                assert isinstance(est, Estimate)
+                out[f"{key}_{tag}"] = est
+        return out
 
 
 def margin_trajectories(
@@ -409,5 +489,5 @@ def margin_trajectories(
         m2[i], minf[i] = l2.margin, t_star
     return MarginTrajectories(
         step, out["ratio_l2"], out["ratio_linf"], out["cos_l2"], out["cos_linf"], sep,
-        res.perfect_step, m2, minf,
+        res.perfect_step, m2, minf, problems.d, problems.p,
     )  # fmt: skip

@@ -100,6 +100,22 @@ class LPDecision:
     weights: NDArray[np.float64] | None = None
     multipliers: NDArray[np.float64] | None = None
 
+    def __str__(self) -> str:
+        """One line: the decision, the work it took and the certificate's number.
+
+        ``stored after 3 rounds, 245 constraints; its W has margin 0.0123`` (a certifying ``W``),
+        ``not stored after 5 rounds, 400 constraints; no |W_ij| <= 1 has margin > 1.0e-07``
+        (a dual certificate), or ``... ; max margin t* = 0.01 (no certificate)`` (``"dense"``).
+        """
+        word = "stored" if self.feasible else "not stored"
+        rounds = f"{self.rounds} round{'s' * (self.rounds != 1)}"
+        head = f"{word} after {rounds}, {self.constraints} constraints"
+        if self.feasible and self.weights is not None:
+            return f"{head}; its W has margin {self.margin:.3g}"
+        if not self.feasible and self.multipliers is not None:
+            return f"{head}; no |W_ij| <= 1 has margin > {self.margin:.1e}"
+        return f"{head}; max margin t* = {self.margin:.3g} (no certificate)"
+
 
 def lp_size(p: int, d: int) -> int:
     """Count the coefficients of the dense LP: ``p (p-1)`` constraints x ``d^2``.

@@ -25,6 +25,10 @@ Three computations of alpha_c(kappa) are provided and cross-checked in the tests
 :func:`critical_load_quadrature` (adaptive quadrature of the density and a bracketing root find)
 and :func:`critical_load_marchenko_pastur` (quadrature of the eigenvalue form).
 
+:func:`fourth_moment_ratio` reduces a matrix's spectrum to one number, ``m_4``, and
+:func:`compare_fourth_moments` compares groups of matrices by it (means with intervals,
+permutation tests over instances; chapter 1).
+
 The chapter-4 experiment (training ``W = Q R^T`` across loads and rank ratios) lives in
 :mod:`assocmem.linear.sweeps`, its finite-size prediction in :mod:`assocmem.linear.finite_size`
 and the figures in :mod:`assocmem.linear.plots_rank`.
@@ -33,14 +37,19 @@ and the figures in :mod:`assocmem.linear.plots_rank`.
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from scipy.integrate import quad
 from scipy.optimize import brentq
 
 from assocmem._validate import as_float_array, check_kappa, check_prob, check_scalar_kappa
+from assocmem.stats import Estimate, mean_interval, permutation_test
 
 
 def _out(arr: NDArray[np.float64]) -> Any:
@@ -886,3 +895,131 @@ def hebbian_fourth_moment(p: float, d: float) -> float:
         if not (isinstance(v, (int, float, np.integer, np.floating)) and 0 < v < math.inf):
             raise ValueError(f"{name} must be positive and finite, got {v!r}")
     return 2.0 + float(d) / float(p)
+
+
+def _group_tag(label: str) -> str:
+    """``"trained OP"`` -> ``"op"``, ``"i.i.d. Gaussian"`` -> ``"gaussian"``: last word, a-z0-9."""
+    return re.sub(r"[^a-z0-9]", "", label.split()[-1].lower()) if label.split() else ""
+
+
+@dataclass(frozen=True)
+class MomentComparison:
+    """Fourth singular-value moments of groups of matrices and permutation tests between them.
+
+    Made by :func:`compare_fourth_moments`.
+
+    Attributes
+    ----------
+    groups : dict of str -> numpy.ndarray
+        Label -> :func:`fourth_moment_ratio` of each matrix of the group, float64, shape (n,)
+        (what :func:`assocmem.linear.plots_margin.plot_moment_ratio` draws).
+    tests : pandas.DataFrame
+        One row per test: ``test`` (its name), ``groups`` (``"a vs b"``, pooled groups joined by
+        ``" + "``), ``mean difference`` (mean of a minus mean of b) and ``p`` (two-sided
+        permutation p-value, :func:`assocmem.stats.permutation_test`).
+    """
+
+    groups: dict[str, np.ndarray]
+    tests: pd.DataFrame
+
+    def summary(self) -> dict[str, Estimate | float]:
+        """Return the numbers chapter 1 quotes, by label.
+
+        Returns
+        -------
+        dict of str -> Estimate or float
+            ``"m4_<tag>"``: each group's mean ``m_4`` with its 95 % Student-t interval over
+            matrices (:func:`assocmem.stats.mean_interval`), ``<tag>`` the last word of the
+            group's label, lower case, letters and digits only (``"trained OP"`` -> ``op``,
+            ``"i.i.d. Gaussian"`` -> ``gaussian``); ``"perm_<test>"`` and ``"diff_<test>"``:
+            each test's p-value and mean difference.
+        """
+        out: dict[str, Estimate | float] = {}
+        for label, v in self.groups.items():
+            est = mean_interval(v)
+            assert isinstance(est, Estimate)
+            out[f"m4_{_group_tag(label)}"] = est
+        for row in self.tests.to_dict("records"):
+            out[f"perm_{row['test']}"] = float(row["p"])
+            out[f"diff_{row['test']}"] = float(row["mean difference"])
+        return out
+
+
+def compare_fourth_moments(
+    groups: Mapping[str, ArrayLike],
+    tests: Mapping[str, tuple[str | tuple[str, ...], str | tuple[str, ...]]],
+    *,
+    n_perm: int = 20000,
+    seed: int = 0,
+) -> MomentComparison:
+    """Compare the normalised fourth moment ``m_4`` of groups of matrices by permutation tests.
+
+    Parameters
+    ----------
+    groups : mapping of str -> array_like, float, shape (n,)
+        Label -> one :func:`fourth_moment_ratio` per matrix (an independent instance), finite,
+        at least one per group. The labels' tags (last word, lower case, letters and digits;
+        :meth:`MomentComparison.summary`) must differ.
+    tests : mapping of str -> (a, b)
+        Test name -> the two sides, each a group label or a tuple of labels whose values are
+        pooled (concatenated in the given order).
+    n_perm : int
+        As in :func:`assocmem.stats.permutation_test` (exact when the relabellings number at
+        most ``n_perm``), >= 1.
+    seed : int
+        Seed of the random relabellings, the same for every test.
+
+    Returns
+    -------
+    MomentComparison
+        The groups (float64 arrays) and one row of ``tests`` per test, in the given order.
+
+    Raises
+    ------
+    TypeError
+        If ``groups`` or ``tests`` is not a mapping.
+    ValueError
+        If a group is empty or not finite, two labels share a tag, a test names an unknown
+        group, or ``n_perm`` < 1.
+
+    Notes
+    -----
+    The matrix is the exchangeable unit (its singular values are dependent), as in
+    :func:`assocmem.stats.permutation_test`; chapter 1, "Spectra of the learnt weights"
+    (the statistic ``m_4 = d tr (W W^T)^2 / (tr W W^T)^2``; derived for this book, not from the
+    paper).
+
+    Examples
+    --------
+    >>> c = compare_fourth_moments({"a": [2.0, 2.1], "b": [2.2, 2.3]}, {"ab": ("a", "b")})
+    >>> s = c.summary()  # the two values on either side: 2 of 6 relabellings are as extreme
+    >>> round(s["diff_ab"], 3), round(s["perm_ab"], 3), round(s["m4_a"].value, 3)
+    (-0.2, 0.333, 2.05)
+    """
+    if not isinstance(groups, Mapping) or not isinstance(tests, Mapping):
+        raise TypeError("groups and tests must be mappings")
+    g: dict[str, np.ndarray] = {}
+    for label, vals in groups.items():
+        v = np.asarray(vals, dtype=np.float64).ravel()
+        if v.size < 1 or not np.all(np.isfinite(v)):
+            raise ValueError(f"group {label!r} must hold at least one finite value")
+        g[str(label)] = v
+    tags = [_group_tag(k) for k in g]
+    if len(set(tags)) != len(tags) or "" in tags:
+        raise ValueError(f"the group labels' tags must be non-empty and distinct, got {tags}")
+
+    def side(names: str | tuple[str, ...]) -> tuple[str, np.ndarray]:
+        names = (names,) if isinstance(names, str) else tuple(names)
+        unknown = [n for n in names if n not in g]
+        if unknown or not names:
+            raise ValueError(f"tests name unknown groups {unknown}; known: {list(g)}")
+        return " + ".join(names), np.concatenate([g[n] for n in names])
+
+    rows = []
+    for name, (a, b) in tests.items():
+        (la, va), (lb, vb) = side(a), side(b)
+        diff, pv = permutation_test(va, vb, n_perm=n_perm, seed=seed)
+        rows.append({"test": str(name), "groups": f"{la} vs {lb}", "mean difference": diff,
+                     "p": pv})  # fmt: skip
+    return MomentComparison(g, pd.DataFrame(rows, columns=["test", "groups", "mean difference",
+                                                            "p"]))  # fmt: skip
