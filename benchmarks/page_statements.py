@@ -1,4 +1,4 @@
-"""Count what the chapters' code cells are made of: plumbing, imports, the Colab guard, library calls.
+"""Count what the chapters' code cells are made of: plumbing, imports, Colab guard, library.
 
 The measure of issue 25 ("pages that teach"): every code cell of ``book/*.md`` is parsed with
 :mod:`ast`; each *simple* statement (compound statements are entered and their header lines
@@ -28,12 +28,41 @@ from collections import Counter
 from pathlib import Path
 
 PLUMBING_CALLS = {"glue", "glue_all", "print", "display", "Markdown", "HTML", "table"}
-LOOKUP_CALLS = {"list", ".index", "int", "argmin", ".argmin", "abs", ".abs", "searchsorted",
-                ".searchsorted", "float", "len"}
-TABLE_METHODS = {"round", "style", "format", "rename", "set_index", "reset_index", "head",
-                 "to_frame", "pivot", "pivot_table", "sort_values", "drop", "hide", "set_caption",
-                 "format_index", "applymap", "map", "background_gradient", "to_string",
-                 "set_table_styles"}
+LOOKUP_CALLS = {
+    "list",
+    ".index",
+    "int",
+    "argmin",
+    ".argmin",
+    "abs",
+    ".abs",
+    "searchsorted",
+    ".searchsorted",
+    "float",
+    "len",
+}
+TABLE_METHODS = {
+    "round",
+    "style",
+    "format",
+    "rename",
+    "set_index",
+    "reset_index",
+    "head",
+    "to_frame",
+    "pivot",
+    "pivot_table",
+    "sort_values",
+    "drop",
+    "hide",
+    "set_caption",
+    "format_index",
+    "applymap",
+    "map",
+    "background_gradient",
+    "to_string",
+    "set_table_styles",
+}
 CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```\s*$", re.S | re.M)
 
 
@@ -85,8 +114,11 @@ def _is_label_munging(node: ast.AST) -> bool:
     if isinstance(v, ast.JoinedStr):
         return True
     calls = _names(v)
-    return bool(calls) and calls <= {"str", ".replace", ".split", ".lower", ".join", "int"} and \
-        not any(isinstance(n, ast.Name) and n.id.startswith("np") for n in ast.walk(v))
+    return (
+        bool(calls)
+        and calls <= {"str", ".replace", ".split", ".lower", ".join", "int"}
+        and not any(isinstance(n, ast.Name) and n.id.startswith("np") for n in ast.walk(v))
+    )
 
 
 def _is_position_lookup(node: ast.AST) -> bool:
@@ -98,7 +130,7 @@ def _is_position_lookup(node: ast.AST) -> bool:
 
 
 def _lines(node: ast.AST, src_lines: list[str]) -> int:
-    seg = src_lines[node.lineno - 1: node.end_lineno]
+    seg = src_lines[node.lineno - 1 : node.end_lineno]
     return sum(1 for ln in seg if ln.strip() and not ln.strip().startswith("#"))
 
 
@@ -116,8 +148,15 @@ def _classify(stmt: ast.stmt, library: set[str]) -> str:
 
 def _walk(stmts: list[ast.stmt], library: set[str], src_lines: list[str], counts: Counter) -> None:
     for s in stmts:
-        bodies = [b for b in (getattr(s, "body", None), getattr(s, "orelse", None),
-                              getattr(s, "finalbody", None)) if isinstance(b, list) and b]
+        bodies = [
+            b
+            for b in (
+                getattr(s, "body", None),
+                getattr(s, "orelse", None),
+                getattr(s, "finalbody", None),
+            )
+            if isinstance(b, list) and b
+        ]
         if isinstance(s, (ast.FunctionDef, ast.ClassDef)) or not bodies:
             counts[_classify(s, library)] += _lines(s, src_lines)
             continue
