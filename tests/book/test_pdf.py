@@ -63,3 +63,12 @@ def test_the_figures_are_in_the_pdf(pdf_text):
     images = sum(len(page.images) for page in PdfReader(PDF).pages)
     # every chapter with code draws at least one figure (tests/book/test_html.py checks the HTML)
     assert images >= 6, f"only {images} images in the PDF: were the chapters executed?"
+
+
+def test_no_object_repr_in_the_pdf(pdf_text):
+    # a table displayed as a pandas Styler used to come out as "<pandas.io.formats.style.Styler
+    # at 0x…>" in the PDF; assocmem.pages.table has a text form (issue 29, item 5)
+    squashed = _squash(pdf_text)
+    found = re.findall(r"<[\w.]+(?:object)?at0x[0-9a-f]+>", squashed)
+    assert not found, f"the PDF shows object reprs instead of content: {found[:5]}"
+    assert "Styler" not in squashed
