@@ -133,6 +133,8 @@ class Table:
 
     def _repr_html_(self) -> str:
         styler = self.data.style.hide(axis="index").format(self._formats, na_rep="–")
+        # class "dataframe": the theme's table style, as for a plain DataFrame
+        styler = styler.set_table_attributes('class="dataframe"')
         if self._caption:
             styler = styler.set_caption(self._caption)
         return styler.to_html()
