@@ -8,8 +8,10 @@ message that names the argument and the allowed range (DESIGN.md, conventions).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
+import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 
@@ -144,3 +146,18 @@ def seed_list(seeds: object, name: str = "seeds") -> list[int]:
     if len(set(out)) != len(out):
         raise ValueError(f"{name} must not repeat a seed, got {out}")
     return out
+
+
+def check_frame(name: str, value: object, columns: Sequence[str], source: str) -> pd.DataFrame:
+    """Return ``value`` if it is a non-empty DataFrame holding ``columns`` (those of ``source``).
+
+    TypeError unless a DataFrame; ValueError if empty or missing one of ``columns``.
+    """
+    if not isinstance(value, pd.DataFrame):
+        raise TypeError(f"{name} must be a pandas.DataFrame, got {type(value).__name__}")
+    if len(value) == 0:
+        raise ValueError(f"{name} is empty")
+    missing = [c for c in columns if c not in value.columns]
+    if missing:
+        raise ValueError(f"{name} lacks the columns {missing} of {source}")
+    return value

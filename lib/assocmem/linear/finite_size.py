@@ -22,6 +22,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
 from assocmem._validate import (
+    check_frame,
     check_int,
     check_margin,
     check_p,
@@ -527,13 +528,7 @@ def comparison_summary(
     >>> s["n_within_2"], s["z_max"], s["largest_sweep"], s["largest_measured"].high
     (1, 2.5, 'b', 0.94)
     """
-    if not isinstance(comparison, pd.DataFrame):
-        raise TypeError(f"comparison must be a pandas.DataFrame, got {type(comparison).__name__}")
-    if len(comparison) == 0:
-        raise ValueError("comparison is empty")
-    missing = [c for c in COMPARISON_COLUMNS if c not in comparison.columns]
-    if missing:
-        raise ValueError(f"comparison lacks the columns {missing} of transition_comparison")
+    comparison = check_frame("comparison", comparison, COMPARISON_COLUMNS, "transition_comparison")
     if isinstance(within, bool) or not isinstance(within, (int, float, np.integer, np.floating)) \
             or not 0 < within < math.inf:  # fmt: skip
         raise ValueError(f"within must be positive and finite, got {within!r}")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import pandas as pd
 from scipy.stats import binomtest
 
+from assocmem._validate import check_frame
 from assocmem.linear.sweeps import COLUMNS, GROUP_COLUMNS
 
 __all__ = ["check_table", "success_by_load", "instance_agreement"]
@@ -23,23 +24,17 @@ def check_table(table: object) -> pd.DataFrame:
 
     The columns are those of :func:`~.sweeps.capacity_sweep` (:data:`~.sweeps.COLUMNS`).
     """
-    if not isinstance(table, pd.DataFrame):
-        raise TypeError(f"table must be a pandas.DataFrame, got {type(table).__name__}")
-    if len(table) == 0:
-        raise ValueError("table is empty")
-    missing = [c for c in COLUMNS if c not in table.columns]
-    if missing:
-        raise ValueError(f"table lacks the columns {missing} of capacity_sweep's output")
+    frame = check_frame("table", table, COLUMNS, "capacity_sweep's output")
     for c in [*GROUP_COLUMNS, "alpha", "load", "p", "seed", "recalled_all"]:
-        if table[c].isna().any():
+        if frame[c].isna().any():
             raise ValueError(f"table column {c!r} has missing values")
-    dup = table.duplicated([*GROUP_COLUMNS, "alpha", "seed"])
+    dup = frame.duplicated([*GROUP_COLUMNS, "alpha", "seed"])
     if dup.any():
         raise ValueError(
             f"table repeats {int(dup.sum())} (experiment, alpha, seed) rows: the same instance "
             "would count twice (concatenated the same sweep twice?)"
         )
-    return table
+    return frame
 
 
 def success_by_load(table: pd.DataFrame) -> pd.DataFrame:
