@@ -67,3 +67,68 @@ def test_cache_misses_on_a_prompt_or_prefix_change(tiny: LanguageModel, tmp_path
     assert not b.from_cache and not torch.equal(a.h, b.h)
     c = prompt_states(tiny, [encode(tiny, "A\n")], q, targets=[[65]] * len(q), **kw)
     assert not c.from_cache and c.target_logprob is not None
+
+
+def test_cache_misses_after_an_in_place_edit_of_the_weights(
+    tiny: LanguageModel, byte_tokenizer: Callable[[], Any], tmp_path: Path
+) -> None:
+    """Issue 29, item 1: on d8f35f4 an in-place head ablation was served the pre-edit states.
+
+    The model is wrapped with a fixed identity, as a registry model is (its file hash): the
+    identity alone cannot see an edit; the key's digest of every weight value must.
+    """
+    lm = wrap_model(
+        copy.deepcopy(tiny.model), byte_tokenizer(), name=tiny.name, identity="file-sha256:abc"
+    )
+    q = _queries(lm, 0)
+    before = _states(lm, q, tmp_path)
+    assert _states(lm, q, tmp_path).from_cache
+    o_proj = lm.model.model.layers[1].self_attn.o_proj.weight
+    saved = o_proj.detach().clone()
+    with torch.no_grad():
+        o_proj[:, :8] = 0  # zero one head's output (head size 8)
+    ablated = _states(lm, q, tmp_path)
+    assert not ablated.from_cache
+    torch.testing.assert_close(ablated.h, prompt_states(lm, [[]], q, cache=False).h)
+    assert not torch.equal(ablated.h, before.h)
+    # an edit through .data (no version-counter bump) beyond the first 4096 values of a tensor
+    emb = lm.model.model.embed_tokens.weight
+    assert emb.numel() > 4096
+    with torch.no_grad():
+        o_proj.copy_(saved)
+    restored = _states(lm, q, tmp_path)
+    assert restored.from_cache  # the same weights again: the pre-edit entry is the right one
+    torch.testing.assert_close(restored.h, before.h)
+    emb.data[-1, -1] += 1.0  # the last value of the last token's embedding (a token q uses)
+    late = _states(lm, q, tmp_path)
+    assert not late.from_cache
+
+
+def test_weights_digest_reads_every_value(tiny: LanguageModel) -> None:
+    from assocmem.llm.models import _device_checksum, weights_digest
+
+    model = copy.deepcopy(tiny.model)
+    d0 = weights_digest(model)
+    assert weights_digest(copy.deepcopy(model)) == d0  # a copy: same values, same digest
+    w = model.model.embed_tokens.weight
+    for index in [(0, 0), (w.shape[0] - 1, w.shape[1] - 1), (200, 17)]:
+        old = float(w.data[index])
+        w.data[index] = old + 2.0**-20
+        assert weights_digest(model) != d0, index
+        w.data[index] = old
+    assert weights_digest(model) == d0
+    # the on-device checksum (used off the CPU), exercised here on CPU tensors
+    g = torch.Generator().manual_seed(0)
+    for dtype in (torch.float32, torch.bfloat16, torch.float64):
+        x = torch.randn(3 * 2**15 + 11, generator=g).to(dtype)
+        c0 = _device_checksum(x)
+        assert _device_checksum(x.clone()) == c0
+        y = x.clone()
+        y[-1] = -y[-1]
+        assert _device_checksum(y) != c0  # one word changed (the last, in the padded row)
+        z = x.clone()
+        z[[5, 2**15 + 7]] = x[[2**15 + 7, 5]]
+        assert _device_checksum(z) != c0  # two words swapped across rows
+        z = x.clone()
+        z[[5, 9]] = x[[9, 5]]
+        assert _device_checksum(z) != c0  # two words swapped within a row

@@ -33,7 +33,7 @@ __all__ = [
     "LanguageModel",
     "load_model",
     "wrap_model",
-    "weights_fingerprint",
+    "weights_digest",
     "hub_reachable",
     "resolve_model",
 ]
@@ -54,8 +54,9 @@ class LanguageModel:
     reason : str
         Why this model was chosen (printed by :func:`load_model`).
     identity : str
-        What the weights are (file hash, hub revision, or a fingerprint of the weights); part of
-        the hidden-state cache key. Empty: filled in with :func:`weights_fingerprint`.
+        What the weights were when loaded (file hash, hub revision, or :func:`weights_digest`);
+        part of the hidden-state cache key, beside the digest of the weights at each call.
+        Empty: filled in with :func:`weights_digest`.
     add_bos : bool or None
         Whether every prompt starts with the tokenizer's BOS token (exactly one; added by the
         prompt code, never by the tokenizer). None: whether the tokenizer adds it by itself.
@@ -89,7 +90,7 @@ class LanguageModel:
         self.d_model = int(cfg.hidden_size)
         self.device = self.embedding.weight.device
         if not self.identity:
-            self.identity = weights_fingerprint(self.model)
+            self.identity = weights_digest(self.model)
         tok = self.tokenizer
         if tok.pad_token is None:
             tok.pad_token = tok.eos_token
@@ -191,8 +192,53 @@ class LanguageModel:
         return torch.tensor(flat, dtype=torch.long)
 
 
-def weights_fingerprint(model: Any) -> str:
-    """Return a cheap fingerprint of the weights: class, sizes, dtype and a hash of samples.
+#: Integer views of the parameter dtypes by element size (the checksum sums bit patterns exactly).
+_INT_VIEW = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+_CHECK_ROW = 1 << 15  # positions weighted 1..2**15 within a row: |bits| * row * row < 2**63
+_CHECK_MOD = (1 << 31) - 1
+
+
+def _device_checksum(t: torch.Tensor) -> tuple[int, int]:
+    """Exact integer checksum of a tensor's bit patterns, computed where the tensor lives.
+
+    The tensor is read as integers of its element size (float bits, not values), padded with
+    zeros to rows of ``2**15``; returns ``(sum of all words, sum over rows of
+    (row index + 1) * (sum_j (j + 1) * word_j mod 2**31-1) mod 2**31-1)``: a change of any one word
+    changes the first number, a swap of two different words changes the second. Integer sums are
+    exact, so the result does not depend on the device, the thread count or the summation order.
+    Used for tensors off the CPU (a GPU reads 16 GB of Llama-3-8B weights in milliseconds; copying
+    them to the CPU to hash them would take tens of seconds per call).
+    """
+    x = t.detach().reshape(-1)
+    if x.dtype == torch.bool:
+        x = x.view(torch.uint8)
+    x = x.view(_INT_VIEW[x.element_size()])
+    w = torch.arange(1, _CHECK_ROW + 1, dtype=torch.int64, device=x.device)
+    s1 = s2 = 0
+    step = _CHECK_ROW * 64
+    for start in range(0, x.numel(), step):
+        chunk = x[start : start + step].to(torch.int64)
+        pad = (-chunk.numel()) % _CHECK_ROW
+        rows = torch.nn.functional.pad(chunk, (0, pad)).view(-1, _CHECK_ROW)
+        if x.element_size() == 8:  # 64-bit words: fold to 32 bits first (no overflow)
+            rows = (rows >> 32) ^ (rows & 0xFFFFFFFF)
+        s1 += int(rows.sum())
+        first_row = start // _CHECK_ROW
+        r = torch.arange(first_row + 1, first_row + rows.shape[0] + 1, device=x.device)
+        per_row = (rows * w).sum(1) % _CHECK_MOD
+        s2 = (s2 + int(((per_row * (r % _CHECK_MOD)) % _CHECK_MOD).sum())) % _CHECK_MOD
+    return s1, s2
+
+
+def weights_digest(model: Any) -> str:
+    """Return a digest of every value of every parameter and buffer of ``model``.
+
+    The key of the hidden-state cache (:func:`assocmem.llm.states.states_key`) holds it, so a
+    model whose weights were edited in place (an ablated head, ``w.data[...] = 0``, a loaded
+    state dict) never gets the states of the unedited one. All values are read on every call:
+    edits through ``.data`` do not move PyTorch's version counters, so nothing cheaper is safe.
+    CPU tensors are hashed with SHA-256 (about 0.5 s per GB here); tensors on an accelerator go
+    through an exact integer checksum computed on the device (:func:`_device_checksum`).
 
     Parameters
     ----------
@@ -202,20 +248,26 @@ def weights_fingerprint(model: Any) -> str:
     Returns
     -------
     str
-        ``"<class>:<n_params>:<dtype>:<sha1 of the first 4096 values of every parameter>"``;
-        two models that differ in any of these get different fingerprints.
+        ``"<class>:<n_params>:<dtype>:<hex digest>"``; the hex digest covers every tensor's
+        name, dtype, shape and values, so models that differ in any value differ here.
     """
-    digest = hashlib.sha1()
+    digest = hashlib.sha256()
     n_params = 0
     dtype = ""
     with torch.no_grad():
-        for name, p in model.named_parameters():
-            n_params += p.numel()
-            dtype = dtype or str(p.dtype)
-            digest.update(name.encode())
-            sample = p.detach().reshape(-1)[:4096].float().cpu().numpy()
-            digest.update(sample.tobytes())
-    return f"{type(model).__name__}:{n_params}:{dtype}:{digest.hexdigest()[:16]}"
+        tensors = [*model.named_parameters(), *model.named_buffers()]
+        for name, p in tensors:
+            if isinstance(p, torch.nn.Parameter):
+                n_params += p.numel()
+                dtype = dtype or str(p.dtype)
+            digest.update(f"{name}|{p.dtype}|{tuple(p.shape)}|".encode())
+            if p.device.type == "cpu":
+                x = p.detach().contiguous().reshape(-1)
+                x = x.view(torch.uint8) if x.dtype != torch.bool else x.to(torch.uint8)
+                digest.update(memoryview(x.numpy()))
+            else:
+                digest.update(repr(_device_checksum(p)).encode())
+    return f"{type(model).__name__}:{n_params}:{dtype}:{digest.hexdigest()[:24]}"
 
 
 def wrap_model(
@@ -241,7 +293,7 @@ def wrap_model(
     reason : str
         Why this model is used.
     identity : str
-        What the weights are (e.g. a file hash); default a fingerprint of the weights.
+        What the weights are (e.g. a file hash); default :func:`weights_digest` at wrap time.
     add_bos : bool or None
         See :class:`LanguageModel`.
     architecture : Architecture or None

@@ -4,8 +4,9 @@ A prompt is ``[BOS] + prefixes[which[i]] + queries[i]`` in token ids (built by
 :mod:`.prompts`); :func:`prompt_states` runs the queries that share a prefix in batches on top of
 that prefix's key/value cache (computed once) and keeps the last query token's residual state at
 every layer, optionally scoring target words by teacher forcing. The states are cached on disk
-under a key (:func:`states_key`) that hashes the exact token ids, the model's identity, dtype and
-device, and :data:`EXTRACTION_VERSION`; :func:`cache_dir` says where.
+under a key (:func:`states_key`) that hashes the exact token ids, the model's identity, every value
+of its weights (an in-place edit gets its own entry), dtype and device, and
+:data:`EXTRACTION_VERSION`; :func:`cache_dir` says where.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from tqdm.auto import tqdm
 
 from assocmem._validate import check_int
 
-from .models import LanguageModel
+from .models import LanguageModel, weights_digest
 from .prompts import encode
 from .registry import MODELS
 
@@ -81,7 +82,9 @@ def states_key(
     Returns
     -------
     dict
-        The model's identity (file hash, hub revision or weight fingerprint), dtype, device type,
+        The model's identity (file hash, hub revision or weight digest at load), the digest of
+        its weights now (:func:`~.models.weights_digest`: every value, so weights edited in place
+        after loading get their own entry), dtype, device type,
         number of layers, the SHA-1 of the exact token ids (BOS included) and
         :data:`EXTRACTION_VERSION`.
     """
@@ -92,6 +95,7 @@ def states_key(
         digest.update(data + b"|")
     return {
         "model": lm.identity,
+        "weights": weights_digest(lm.model),
         "dtype": str(lm.dtype),
         "device": lm.device.type,
         "layers": lm.n_layers + 1,
