@@ -1,20 +1,22 @@
-"""Exact perfect-storage LP: CPU time per instance against d, for each method, and agreement.
+"""Exact perfect-storage LP: CPU time per instance against d, new solver beside the old one.
 
-For each d, instances at loads around the transition (OP and DP, seeds 0..n-1 at every load) are
-decided by ``lp_decide(method="cg")`` (constraint generation, interior-point restricted LPs), by
-``method="highs"`` (the same constraint generation with a highspy dual-simplex model) where
-``d <= --highs-max-d``, and by ``method="dense"`` (every constraint at once through scipy) where
-``d <= --dense-max-d``. Prints, per (d, problem): CPU seconds per instance (median and max,
-``time.process_time``), rounds, constraints used / p(p-1), the number of feasible answers, the
-smallest certified margin of a feasible answer and the largest dual bound of an infeasible one
-(the gap between them is the room the certificates have), and the count of instances where
-``"cg"`` and the other methods ran and gave the same answer. A disagreement is printed with the
-certificate of the ``"cg"`` answer (a W checked on every constraint, or a dual bound), which is a
-proof; the dense method returns no certificate.
+For each d, instances at loads around the *predicted* transition of that d (``--factors`` times
+``predicted_transition(d)``, OP and DP, seeds 0..n-1 at every load) are decided by
+``lp_decide(method="ipm")`` (the default: one interior-point solve of the full max-margin LP with
+structured normal equations) and, where ``d <= --old-max-d``, by ``method="cg"`` (the previous
+default: constraint generation with dense restricted LPs) on the same instances. Prints, per
+(d, problem) and solver: CPU seconds per instance (median and max, ``time.process_time``),
+interior-point iterations and rounds (medians), constraints used / p(p-1), the achieved float64
+rate (the dominant flops counted by the solver -- normal matrix and Cholesky factor -- over the
+CPU seconds) and its ratio to the machine's float64 matrix-product rate measured at the start of
+the same run (the figure of merit), the number of feasible answers, the smallest certified
+margin and the largest certified dual bound, and how many old and new answers agree (each answer
+carries a certificate checked in float64, so a disagreement would be a bug; it is printed).
 
 Run it one process at a time with one thread, e.g.
-``OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/lp_speed.py`` (defaults: d = 12,
-16, 24, 32, loads 0.9, 0.95, 1.0, 1.05, 2 seeds per load; a few minutes on one core).
+``OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/lp_speed.py`` (defaults: d = 16, 24,
+32, 48, 64; loads 0.9, 1.0, 1.1 x the predicted transition; 2 seeds per load; about 15 minutes
+on one core, most of it d = 64 and the old solver at d = 32).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import argparse
 import time
 
 import numpy as np
+from assocmem.linear.finite_size import predicted_transition
 from assocmem.linear.load import pairs_for_load
 from assocmem.linear.lp import lp_decide
 from assocmem.linear.sampling import sample_problem
@@ -34,68 +37,73 @@ def _cpu(f):  # type: ignore[no-untyped-def]
     return out, time.process_time() - t0
 
 
+def _gemm_rate(n: int = 2048, repeats: int = 3) -> float:
+    """The machine's float64 matrix-product rate, GFLOP/s of CPU time (best of ``repeats``)."""
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((n, n)), rng.standard_normal((n, n))
+    best = min(_cpu(lambda: a @ b)[1] for _ in range(repeats))
+    return 2.0 * n**3 / best / 1e9
+
+
 def _med_max(x: list[float]) -> str:
     return f"{np.median(x):6.2f}/{max(x):6.2f}" if x else "     -/     -"
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--d", type=int, nargs="+", default=[12, 16, 24, 32])
-    ap.add_argument("--alphas", type=float, nargs="+", default=[0.9, 0.95, 1.0, 1.05])
+    ap.add_argument("--d", type=int, nargs="+", default=[16, 24, 32, 48, 64])
+    ap.add_argument("--factors", type=float, nargs="+", default=[0.9, 1.0, 1.1])
     ap.add_argument("--seeds", type=int, default=2)
-    ap.add_argument("--dense-max-d", type=int, default=16)
-    ap.add_argument("--highs-max-d", type=int, default=16)
+    ap.add_argument("--old-max-d", type=int, default=32)
     ap.add_argument("--problems", nargs="+", default=["op", "dp"], choices=["op", "dp"])
     args = ap.parse_args()
-    print(f"loads {args.alphas}, seeds 0..{args.seeds - 1} per load; CPU seconds per instance")
-    head = (
-        "d   prob  n  cg_cpu(med/max)  highs_cpu(med/max)  dense_cpu(med/max)  rounds  "
-        "rows/p(p-1)  feasible  min_feas_margin  max_infeas_bound  agree_highs  agree_dense"
-    )
-    print(head)
+    rate = _gemm_rate()
+    print(f"machine float64 matrix product (2048^3, one process): {rate:.1f} GFLOP/s")
+    print(f"loads {args.factors} x predicted transition, seeds 0..{args.seeds - 1} per load; "
+          "CPU seconds per instance")  # fmt: skip
+    print("d   prob  p        solver  n  cpu(med/max)  iters  rounds  rows/p(p-1)  GFLOP/s  "
+          "ratio  feasible  min_margin  max_bound  agree")  # fmt: skip
     for d in args.d:
+        alpha_c = predicted_transition(d)[0]
         for name in args.problems:
-            t_cg: list[float] = []
-            t_hi: list[float] = []
-            t_de: list[float] = []
-            rounds, frac, feas, margins, bounds = [], [], [], [], []
-            agree_hi = both_hi = agree_de = both_de = 0
-            for alpha in args.alphas:
-                p = pairs_for_load(alpha, d)
+            res: dict[str, list] = {"ipm": [], "cg": []}  # type: ignore[type-arg]
+            ps = []
+            for f in args.factors:
+                p = pairs_for_load(alpha_c * f, d)
+                ps.append(p)
                 for seed in range(args.seeds):
                     prob = sample_problem(p, d, decoupled=name == "dp", seed=seed)
-                    r, sec = _cpu(lambda prob=prob: lp_decide(prob))
-                    t_cg.append(sec)
-                    rounds.append(r.rounds)
-                    frac.append(r.constraints / (p * (p - 1)))
-                    feas.append(r.feasible)
-                    (margins if r.feasible else bounds).append(r.margin)
-                    others = []
-                    if d <= args.highs_max_d:
-                        rh, sec = _cpu(lambda prob=prob: lp_decide(prob, method="highs"))
-                        t_hi.append(sec)
-                        both_hi += 1
-                        agree_hi += rh.feasible == r.feasible
-                        others.append(("highs", rh.feasible))
-                    if d <= args.dense_max_d:
-                        rd, sec = _cpu(lambda prob=prob: lp_decide(prob, method="dense"))
-                        t_de.append(sec)
-                        both_de += 1
-                        agree_de += rd.feasible == r.feasible
-                        others.append(("dense", rd.feasible))
-                    for meth, ok in others:
-                        if ok != r.feasible:
-                            print(f"  disagreement d={d} {name} alpha={alpha} seed={seed}: "
-                                  f"cg {r.feasible} (certified margin/bound {r.margin:.3g}), "
-                                  f"{meth} {ok}")  # fmt: skip
-            mtxt = f"{min(margins):.2e}" if margins else "-"
-            btxt = f"{max(bounds):.2e}" if bounds else "-"
-            ahi = f"{agree_hi}/{both_hi}" if both_hi else "-"
-            ade = f"{agree_de}/{both_de}" if both_de else "-"
-            print(f"{d:<3d} {name:>3s} {len(t_cg):3d}  {_med_max(t_cg):>15s}  "
-                  f"{_med_max(t_hi):>18s}  {_med_max(t_de):>18s}  {np.median(rounds):6.1f}  "
-                  f"{np.median(frac):11.3f}  {sum(feas):4d}/{len(feas):<3d}  {mtxt:>15s}  "
-                  f"{btxt:>16s}  {ahi:>11s}  {ade:>11s}", flush=True)  # fmt: skip
+                    for meth in ("ipm", "cg"):
+                        if meth == "cg" and d > args.old_max_d:
+                            continue
+                        r, sec = _cpu(lambda prob=prob, meth=meth: lp_decide(prob, method=meth))
+                        res[meth].append((r, sec, p))
+            agree = "-"
+            if res["cg"]:
+                pairs = zip(res["ipm"], res["cg"], strict=True)
+                same = [a[0].feasible == b[0].feasible for a, b in pairs]
+                agree = f"{sum(same)}/{len(same)}"
+                for (a, _, p), ok in zip(res["ipm"], same, strict=True):
+                    if not ok:
+                        print(f"  disagreement d={d} {name} p={p}: ipm {a}")
+            for meth in ("ipm", "cg"):
+                rows = res[meth]
+                if not rows:
+                    continue
+                secs = [s for _, s, _ in rows]
+                decs = [r for r, _, _ in rows]
+                frac = [r.constraints / (p * (p - 1)) for r, _, p in rows]
+                gf = sum(r.flops for r in decs) / sum(secs) / 1e9
+                margins = [r.margin for r in decs if r.feasible]
+                bounds = [r.margin for r in decs if not r.feasible]
+                mtxt = f"{min(margins):.1e}" if margins else "-"
+                btxt = f"{max(bounds):.1e}" if bounds else "-"
+                n_feas = sum(r.feasible for r in decs)
+                print(f"{d:<3d} {name:>3s}  {min(ps)}-{max(ps):<4d} {meth:>6s} {len(rows):2d}  "
+                      f"{_med_max(secs)}  {np.median([r.iterations for r in decs]):5.0f}  "
+                      f"{np.median([r.rounds for r in decs]):6.0f}  {np.median(frac):11.3f}  "
+                      f"{gf:7.1f}  {gf / rate:5.2f}  {n_feas:4d}/{len(rows):<3d}  {mtxt:>10s}  "
+                      f"{btxt:>9s}  {agree:>5s}", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -11,14 +11,23 @@ whether the homogeneous system ``(u_mu - v)^T W e_mu > 0`` (every input ``mu``, 
   ``|W_ij| <= 1`` then has some margin ``<= ||G||_1 / sum(y)``, a bound evaluated in float64
   independently of the solver (Gordan's alternative with the solver's tolerance made explicit).
 
-Three methods: ``"cg"`` (:func:`constraint_generation` on the max-margin LP, each restricted LP
-solved by a dense primal-dual interior-point method written for this LP; the default),
-``"highs"`` (the same constraint generation with one ``highspy`` dual-simplex model kept across
-rounds; slower, kept as an independent second solver and as the fallback of ``"cg"``) and
-``"dense"`` (every constraint at once through :func:`scipy.optimize.linprog`, the reference for
-small instances). The certificates
-are computed in float64 from the solver's output by this module, never taken from the solver's
-own status, so a solver inaccuracy can make a decision fail (``RuntimeError``) but not wrong.
+Four methods: ``"ipm"`` (the default: one primal-dual interior-point solve of the max-margin LP
+over *all* ``p (p - 1)`` constraints, its normal matrix built from the Kronecker structure of
+the constraints, ``sum_mu U_mu (x) e_mu e_mu^T``, in ``O(p d^4)`` flops whatever the number of
+constraints), ``"cg"`` (:func:`constraint_generation` on the max-margin LP, each restricted LP
+solved by a dense interior-point method; the previous default, kept as a second solver and as
+the fallback of ``"ipm"``), ``"highs"`` (the same constraint generation with one ``highspy``
+dual-simplex model kept across rounds; slower, an independent third solver and the fallback of
+``"cg"``) and ``"dense"`` (every constraint at once through :func:`scipy.optimize.linprog`, the
+reference for small instances). The certificates are computed in float64 from the solver's
+output by this module, never taken from the solver's own status, so a solver inaccuracy can make
+a decision fail (``RuntimeError``) but not wrong.
+
+Every decision is invariant to rescaling the inputs and the targets by positive factors: each
+method works on the instance rescaled by powers of two to an RMS norm near 1 (exact in
+floating point), so the floors :data:`FEASIBLE_FLOOR` and ``tol`` are relative to
+``scale = s_u s_e`` (:attr:`LPDecision.scale`); the certificate is then checked again on the
+instance as given.
 
 Source: the perfect-storage condition of the digest of arXiv:2605.10795, §3.2-3.3
 (reconstruction, see chapter 1); constraint generation and Gordan's theorem are textbook LP
@@ -29,6 +38,7 @@ Optimization*, 2nd ed., Algorithm 14.3).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from collections.abc import Callable
@@ -36,6 +46,7 @@ from dataclasses import dataclass
 
 import highspy
 import numpy as np
+import torch
 from numpy.typing import NDArray
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 from scipy.linalg.blas import dsyrk
@@ -53,17 +64,17 @@ LP_MAX_ENTRIES: int = 25_000_000
 #: ``W`` with ``|W_ij| <= 1`` must be at most this. Feasible instances near capacity at
 #: d <= 32 have best margins of order 1e-3 to 1e-1 on the same scale (measured in
 #: ``benchmarks/lp_speed.py``), infeasible ones give bounds of order 1e-12 or below.
-INFEASIBLE_TOL: float = 1e-7
+INFEASIBLE_TOL: float = 1e-7  # in units of LPDecision.scale
 
 #: A feasibility certificate needs every margin of ``W`` above this (float64 rounding of
 #: ``(u - v)^T W e`` with ``|W_ij| <= 1`` and unit-scale embeddings is below 1e-12).
-FEASIBLE_FLOOR: float = 1e-10
+FEASIBLE_FLOOR: float = 1e-10  # in units of LPDecision.scale
 
 #: The ``"dense"`` reference calls an instance feasible when its max-margin optimum (dual simplex,
 #: feasibility tolerances 1e-9) exceeds this.
 DENSE_THRESHOLD: float = 1e-7
 
-LP_METHODS = ("cg", "highs", "dense")
+LP_METHODS = ("ipm", "cg", "highs", "dense")
 
 
 @dataclass(frozen=True)
@@ -76,9 +87,9 @@ class LPDecision:
         True if some ``W`` recalls every association (perfect storage possible).
     margin : float
         Feasible: the smallest margin ``(u_mu - v)^T W e_mu`` of the certifying ``W``
-        (``|W_ij| <= 1``) over all ``p (p-1)`` constraints, > :data:`FEASIBLE_FLOOR`.
+        (``|W_ij| <= 1``) over all ``p (p-1)`` constraints, > ``FEASIBLE_FLOOR * scale``.
         Infeasible: the dual upper bound on the best such margin of any ``W`` with
-        ``|W_ij| <= 1`` (<= ``tol``). ``"dense"``: the solver's max-margin optimum ``t*``
+        ``|W_ij| <= 1`` (<= ``tol * scale``). ``"dense"``: the solver's max-margin optimum ``t*``
         (no certificate; its precision is the solver's tolerance, about 1e-9).
     rounds : int
         LP solves (1 for ``"dense"``).
@@ -89,8 +100,18 @@ class LPDecision:
         None.
     multipliers : numpy.ndarray or None
         float64, shape (p, p-1), >= 0: the certifying multipliers ``y`` when infeasible
-        (``"cg"``, ``"highs"``), indexed like :func:`constraint_margins` (zero off the last
-        restricted LP), else None; ``margin == dual_bound(multipliers, problem)``.
+        (``"ipm"``, ``"cg"``, ``"highs"``), indexed like :func:`constraint_margins` (zero off the
+        last restricted LP), else None; ``margin == dual_bound(multipliers, problem)``.
+    iterations : int
+        Interior-point iterations, summed over rounds (``"ipm"``, ``"cg"``; 0 otherwise).
+    flops : float
+        The dominant floating-point operations of those iterations (normal matrices and their
+        Cholesky factors), for rates in ``benchmarks/lp_speed.py``.
+    scale : float
+        ``s_u s_e``: the powers of two nearest the RMS norms of the targets (with the DP's
+        competitors) and of the inputs. The floors :data:`FEASIBLE_FLOOR` and ``tol`` are in
+        these units (1 for embeddings of norm about 1), so decisions are scale-invariant;
+        ``margin`` is in the instance's own units.
     """
 
     feasible: bool
@@ -99,6 +120,9 @@ class LPDecision:
     constraints: int
     weights: NDArray[np.float64] | None = None
     multipliers: NDArray[np.float64] | None = None
+    iterations: int = 0
+    flops: float = 0.0
+    scale: float = 1.0
 
     def __str__(self) -> str:
         """One line: the decision, the work it took and the certificate's number.
@@ -466,6 +490,7 @@ def _max_margin_ipm(
     rel: float,
     accept: Callable[[NDArray[np.float64]], bool],
     max_iter: int = 100,
+    work: list[float] | None = None,
 ) -> tuple[str, NDArray[np.float64], float, NDArray[np.float64]]:
     """Solve ``max t s.t. A w >= t 1, |w_i| <= 1`` by Mehrotra's predictor-corrector method.
 
@@ -487,6 +512,9 @@ def _max_margin_ipm(
         Called on ``w`` whenever ``t > 0``; True stops with ``"accepted"``.
     max_iter : int
         Iterations before ``"stalled"``.
+    work : list of two floats, optional
+        Incremented in place by the iterations and the dominant flops (``N (n + 1)^2`` for the
+        normal matrix, ``(n + 1)^3 / 3`` for its factor) spent.
 
     Returns
     -------
@@ -536,6 +564,9 @@ def _max_margin_ipm(
         rd = c + Ap.T @ y - np.r_[nu - lam, 0.0]
         D = y / s
         K = dsyrk(1.0, (Ap * np.sqrt(D)[:, None]).T, lower=1)  # lower triangle of Ap^T D Ap
+        if work is not None:
+            work[0] += 1
+            work[1] += N * (n + 1) ** 2 + (n + 1) ** 3 / 3
         K[diag[:n], diag[:n]] += nu / b + lam / a
         K[diag, diag] += 1e-13 * (1.0 + K[diag, diag])
         try:
@@ -569,6 +600,173 @@ def _max_margin_ipm(
         x, s = x + ap * dx, s + ap * ds
         y, lam, nu = y + ad * dy, lam + ad * dl, nu + ad * dn
     return status, x[:n].copy(), bound, y
+
+
+class _FullLP:
+    """All ``p (p - 1)`` constraints of an instance as structured operators (never the matrix).
+
+    Row ``(mu, j)`` is ``a = vec((u_mu - v_j) e_mu^T)`` (row-major ``W``, as
+    :func:`constraint_matrix`), so ``A w`` are the margins, ``A^T y = vec(g^T e)`` with
+    ``g_mu = sum_j y_{mu j} (u_mu - v_j)``, and ``A^T diag(D) A = sum_mu U_mu (x) E_mu`` with
+    ``U_mu = sum_j D_{mu j} (u_mu - v_j)(u_mu - v_j)^T`` and ``E_mu = e_mu e_mu^T``: entry
+    ``((i, k), (j, l))`` is ``sum_mu U_mu[i, j] E_mu[k, l]``, one product of two ``(p, d^2)``
+    matrices, ``2 p m^2`` flops with ``m = d (d + 1) / 2`` (both are symmetric), instead of
+    ``N d^4`` for the dense rows.
+    """
+
+    def __init__(
+        self, e: NDArray[np.float64], u: NDArray[np.float64], c: NDArray[np.float64] | None
+    ) -> None:
+        self.e, self.u, self.c = e, u, c
+        p, d = e.shape
+        self.p, self.d, self.n = p, d, d * d
+        self.off = ~np.eye(p, dtype=bool)
+        # U_mu and E_mu are symmetric: the product runs on their d (d + 1) / 2 upper entries
+        self.iu = np.triu_indices(d)
+        m = len(self.iu[0])
+        pair = np.zeros((d, d), dtype=np.int64)
+        pair[self.iu] = np.arange(m)
+        pair = np.maximum(pair, pair.T)  # pair[i, j]: packed index of {i, j}
+        # K[(i, k), (j, l)] = Mp[pair[i, j], pair[k, l]], as one gather from the packed product
+        self.gather = (pair[:, None, :, None] * m + pair[None, :, None, :]).reshape(-1)
+        self.gather = self.gather.astype(np.int32 if m * m < 2**31 else np.int64)
+        self.Ep = e[:, self.iu[0]] * e[:, self.iu[1]]  # (p, m)
+        if c is None:
+            self.UU = (u[:, :, None] * u[:, None, :]).reshape(p, d * d)
+            self.diff = None
+        else:
+            self.diff = u[:, None, :] - c  # (p, p-1, d)
+        self.flops = 0.0  # the dominant flops spent (normal matrix, Cholesky)
+
+    def full(self, y: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Spread (p, p-1) to (p, p) with zero diagonal (OP: column nu is competitor u_nu)."""
+        out = np.zeros((self.p, self.p))
+        out[self.off] = y.ravel()
+        return out
+
+    def margins(self, w: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Return ``A w`` (the margins), flat (N,)."""
+        We = self.e @ w.reshape(self.d, self.d).T
+        if self.diff is None:
+            S = We @ self.u.T
+            return (np.diag(S)[:, None] - S)[self.off]
+        return np.einsum("mjd,md->mj", self.diff, We).ravel()
+
+    def g(self, y: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Return ``g_mu = sum_j y_{mu j} (u_mu - v_j)``, (p, d), from flat y (N,)."""
+        Y = y.reshape(self.p, self.p - 1)
+        if self.diff is None:
+            return Y.sum(axis=1)[:, None] * self.u - self.full(Y) @ self.u
+        return np.einsum("mj,mjd->md", Y, self.diff)
+
+    def rmat(self, y: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Return ``A^T y``, (n,)."""
+        return (self.g(y).T @ self.e).ravel()
+
+    def normal(self, D: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Return ``A^T diag(D) A``, (n, n), from the ``p`` matrices ``U_mu`` (see the class)."""
+        p, d = self.p, self.d
+        if self.diff is None:
+            Df = self.full(D.reshape(p, p - 1))
+            h = Df @ self.u
+            uh = self.u[:, :, None] * h[:, None, :]
+            U = (Df @ self.UU).reshape(p, d, d) - uh - uh.transpose(0, 2, 1)
+            U += Df.sum(axis=1)[:, None, None] * self.UU.reshape(p, d, d)
+        else:
+            Dd = D.reshape(p, p - 1)
+            U = np.matmul(self.diff.transpose(0, 2, 1) * Dd[:, None, :], self.diff)
+        Up = U[:, self.iu[0], self.iu[1]]  # (p, m)
+        Mp = Up.T @ self.Ep  # Mp[{i, j}, {k, l}] = sum_mu U_mu[i, j] E_mu[k, l]
+        self.flops += 2.0 * p * Up.shape[1] ** 2
+        return np.take(Mp, self.gather).reshape(d * d, d * d)
+
+
+def _structured_ipm(
+    L: _FullLP,
+    tol: float,
+    accept: Callable[[NDArray[np.float64]], bool],
+    max_iter: int = 150,
+) -> tuple[str, NDArray[np.float64], float, NDArray[np.float64], int]:
+    """``max t s.t. A w >= t 1, |w_i| <= 1`` over *every* constraint, by Mehrotra's method.
+
+    The algorithm of :func:`_max_margin_ipm` (same start, steps and stopping rules) with the
+    products ``A w``, ``A^T y`` and ``A^T D A`` done by the structured operators of
+    :class:`_FullLP`: an iteration costs about ``p d^4 / 2`` flops for the normal matrix and
+    ``(d^2 + 1)^3 / 3`` for its Cholesky factor, whatever the number ``N = p (p - 1)`` of
+    constraints (whose part is ``O(p^2 d^2)``). With all constraints in one LP there are no
+    rounds to warm-start. Returns status (``"infeasible"``, ``"accepted"``, ``"stalled"``,
+    ``"failed"``), the last ``w``, the last dual bound, the last ``y`` (flat, (N,)) and the
+    iterations.
+    """
+    n, N = L.n, L.p * (L.p - 1)
+    w, t = np.zeros(n), -1.0
+    s = np.ones(N)  # A w - t
+    y = np.full(N, 1.0 / N)
+    g = L.rmat(y)
+    lam, nu = 1.0 + np.maximum(-g, 0.0), 1.0 + np.maximum(g, 0.0)
+    diag = np.arange(n + 1)
+
+    def steplen(v: NDArray[np.float64], dv: NDArray[np.float64]) -> float:
+        neg = dv < 0
+        return float(min(1.0, np.min(-v[neg] / dv[neg]))) if neg.any() else 1.0
+
+    def rmat_t(v: NDArray[np.float64]) -> NDArray[np.float64]:  # Ap^T v, Ap = [A, -1]
+        return np.r_[L.rmat(v), -v.sum()]
+
+    status, bound, it = "stalled", np.inf, 0
+    while it < max_iter:
+        it += 1
+        a, b = 1.0 + w, 1.0 - w
+        Aty = L.rmat(y)
+        bound = float(np.abs(Aty).sum() / y.sum())
+        if bound <= tol:  # the certificate (dual_bound over every constraint) is reached
+            status = "infeasible"
+            break
+        if t > 0 and accept(w):
+            status = "accepted"
+            break
+        mu = (y @ s + lam @ a + nu @ b) / (N + 2 * n)
+        rp = L.margins(w) - t - s
+        rd = np.r_[Aty - nu + lam, 1.0 - y.sum()]
+        D = y / s
+        K = np.empty((n + 1, n + 1))
+        K[:n, :n] = L.normal(D)
+        K[n, :n] = K[:n, n] = -L.rmat(D)
+        K[n, n] = D.sum()
+        K[diag[:n], diag[:n]] += nu / b + lam / a
+        K[diag, diag] += 1e-13 * (1.0 + K[diag, diag])
+        L.flops += (n + 1) ** 3 / 3
+        try:
+            F = cho_factor(K, lower=True, overwrite_a=True, check_finite=False)
+        except LinAlgError:
+            status = "failed"
+            break
+        if not np.all(np.isfinite(F[0][diag, diag])):
+            status = "failed"
+            break
+        base = rd - rmat_t(D * rp)
+        ry, rl, rn = -y * s, -lam * a, -nu * b
+        for corrector in (False, True):
+            rhs = base + rmat_t(ry / s) - np.r_[rn / b - rl / a, 0.0]
+            dx = cho_solve(F, rhs, check_finite=False)
+            dw = dx[:n]
+            ds = L.margins(dw) - dx[n] + rp
+            dy, dl, dn = (ry - y * ds) / s, (rl - lam * dw) / a, (rn + nu * dw) / b
+            ap = min(steplen(s, ds), steplen(a, dw), steplen(b, -dw))
+            ad = min(steplen(y, dy), steplen(lam, dl), steplen(nu, dn))
+            if corrector:
+                break
+            mu_aff = (
+                (s + ap * ds) @ (y + ad * dy)
+                + (a + ap * dw) @ (lam + ad * dl)
+                + (b - ap * dw) @ (nu + ad * dn)
+            ) / (N + 2 * n)
+            sm = (mu_aff / mu) ** 3 * mu
+            ry, rl, rn = sm - y * s - ds * dy, sm - lam * a - dw * dl, sm - nu * b + dw * dn
+        ap, ad = 0.995 * ap, 0.995 * ad
+        w, t, s = w + ap * dw, t + ap * float(dx[n]), s + ap * ds
+        y, lam, nu = y + ad * dy, lam + ad * dl, nu + ad * dn
+    return status, w, bound, y, it
 
 
 def _rows(
@@ -636,6 +834,11 @@ def constraint_generation(
     per_round = check_int("per_round", per_round, 1)
     tol = check_positive("tol", tol)
     max_rounds = check_int("max_rounds", max_rounds, 1)
+    return _in_units(problem, tol, lambda q: _cg_decide(q, per_round, tol, max_rounds))
+
+
+def _cg_decide(problem: MemoryProblem, per_round: int, tol: float, max_rounds: int) -> LPDecision:
+    """Run the loop of :func:`constraint_generation` on an already normalised instance."""
     e, u, c = _arrays(problem)
     p, d = e.shape
 
@@ -644,6 +847,7 @@ def constraint_generation(
         return bool(margins.min() > FEASIBLE_FLOOR)
 
     W = u.T @ e  # Hebbian start: it only chooses the first constraints
+    work = [0.0, 0.0]  # interior-point iterations and flops, reported in the decision
     have = np.zeros((p, p - 1), dtype=bool)  # constraints in the restricted LP
     blocks: list[NDArray[np.float64]] = []
     rows_mu: list[NDArray[np.intp]] = []
@@ -666,19 +870,20 @@ def constraint_generation(
         A = np.vstack(blocks)
         blocks = [A]
         # 2. solve the restricted LP: max t s.t. A vec(W) >= t, |W_ij| <= 1
-        status, w, _, y = _max_margin_ipm(A, tol, rel=1e-3, accept=passes)
+        status, w, _, y = _max_margin_ipm(A, tol, rel=1e-3, accept=passes, work=work)
         W = w.reshape(d, d)
         # 3. stored: this W meets all p (p - 1) constraints (checked in float64)
         margin = float(constraint_margins(W, problem).min())
         if margin > FEASIBLE_FLOOR:
-            return LPDecision(True, margin, rounds, int(have.sum()), W)
+            return LPDecision(True, margin, rounds, int(have.sum()), W, None, int(work[0]), work[1])
         # 4. not stored: the duals bound the margin of every W with |W_ij| <= 1
         if status == "infeasible":
             Y = np.zeros((p, p - 1))
             Y[np.concatenate(rows_mu), np.concatenate(rows_j)] = y
             bound = dual_bound(Y, problem) if np.all(y >= 0) else np.inf
             if bound <= tol:
-                return LPDecision(False, bound, rounds, int(have.sum()), None, Y)
+                n_it = int(work[0])
+                return LPDecision(False, bound, rounds, int(have.sum()), None, Y, n_it, work[1])
         if status != "optimal":  # failed, stalled, or a certificate that failed
             break
         t = float(np.min(A @ w))  # the restricted LP's margin (to the gap 1e-3)
@@ -692,16 +897,106 @@ def constraint_generation(
     return _highs_decide(problem, per_round, tol, max_rounds)
 
 
+def _ipm_decide(
+    problem: MemoryProblem, per_round: int, tol: float, max_rounds: int, max_iter: int = 150
+) -> LPDecision:
+    """One structured interior-point solve of the full max-margin LP (``method="ipm"``).
+
+    ``problem`` is already normalised (see :func:`_normalised`); the floors are absolute here.
+    Falls back to ``"cg"`` (which falls back to ``"highs"``) when the interior-point method
+    stalls or fails, so that only the certificates decide.
+    """
+    e, u, c = _arrays(problem)
+    p, d = e.shape
+    L = _FullLP(e, u, c)
+
+    def passes(w: NDArray[np.float64]) -> bool:
+        return bool(constraint_margins(w.reshape(d, d), problem).min() > FEASIBLE_FLOOR)
+
+    status, w, _, y, it = _structured_ipm(L, tol, passes, max_iter)
+    N = p * (p - 1)
+    if status == "accepted":
+        W = w.reshape(d, d).copy()
+        margin = float(constraint_margins(W, problem).min())
+        return LPDecision(True, margin, 1, N, W, iterations=it, flops=L.flops)
+    if status == "infeasible" and np.all(y >= 0):
+        Y = y.reshape(p, p - 1).copy()
+        bound = dual_bound(Y, problem)
+        if bound <= tol:
+            return LPDecision(False, bound, 1, N, None, Y, iterations=it, flops=L.flops)
+    return _cg_decide(problem, per_round, tol, max_rounds)
+
+
+def _pow2(x: float) -> float:
+    """Return the power of two nearest to ``x`` in log scale (1 for 0 or non-finite ``x``)."""
+    return float(2.0 ** np.round(np.log2(x))) if x > 0 and np.isfinite(x) else 1.0
+
+
+def _normalised(problem: MemoryProblem) -> tuple[MemoryProblem, float]:
+    """Rescale inputs and targets (and competitors) to an RMS norm near 1, by powers of two.
+
+    Both factors are powers of two (``e / s_e``, ``u / s_u``, ``c / s_u``), so the float32 data
+    are rescaled exactly (outside the subnormal range) and every margin of a ``W`` is exactly
+    ``s_u s_e`` times the normalised one. Returns the rescaled instance and ``s_u s_e``.
+    """
+    e, u, c = problem.inputs, problem.targets, problem.competitors
+    s_e = _pow2(float(e.double().square().sum(dim=1).mean().sqrt()))
+    vs = u if c is None else torch.cat([u, c.reshape(-1, c.shape[-1])])
+    s_u = _pow2(float(vs.double().square().sum(dim=1).mean().sqrt()))
+    if s_e == 1.0 and s_u == 1.0:
+        return problem, 1.0
+    out = MemoryProblem(e / s_e, u / s_u, None if c is None else c / s_u)
+    return out, s_e * s_u
+
+
+def _in_units(
+    problem: MemoryProblem, tol: float, solve: Callable[[MemoryProblem], LPDecision]
+) -> LPDecision:
+    """Run ``solve`` on the normalised instance; re-certify its answer on ``problem`` itself.
+
+    The floors :data:`FEASIBLE_FLOOR` and ``tol`` apply to the normalised instance, i.e. to
+    ``problem`` in units of ``scale = s_u s_e``, so that a decision does not change when the
+    inputs or the targets are rescaled by positive factors (exactly so for powers of two).
+    The certificate is checked again in float64 on ``problem`` (margins and dual bound
+    recomputed there, against the floors times ``scale``).
+    """
+    norm, scale = _normalised(problem)
+    dec = solve(norm)
+    if dec.weights is not None:
+        margin = float(constraint_margins(dec.weights, problem).min())
+        if not margin > FEASIBLE_FLOOR * scale:
+            raise RuntimeError(f"the certifying W lost its margin on rescaling ({margin:.3g})")
+    elif dec.multipliers is not None:
+        margin = dual_bound(dec.multipliers, problem)
+        if not margin <= tol * scale:
+            raise RuntimeError(f"the dual bound grew on rescaling ({margin:.3g})")
+    else:
+        margin = dec.margin * scale
+    return dataclasses.replace(dec, margin=margin, scale=scale)
+
+
 def lp_decide(
     problem: MemoryProblem,
     *,
-    method: str = "cg",
+    method: str = "ipm",
     per_round: int = 8,
     tol: float = INFEASIBLE_TOL,
     max_rounds: int = 200,
     max_entries: int = LP_MAX_ENTRIES,
 ) -> LPDecision:
     """Decide exactly whether some ``W`` recalls every association, with a certificate.
+
+    ``"ipm"`` (the default) maximises the margin ``t`` subject to ``(u_mu - v)^T W e_mu >= t``
+    and ``|W_ij| <= 1`` over every one of the ``p (p - 1)`` constraints in one LP, by Mehrotra's
+    predictor-corrector interior-point method on the ``d^2 + 1`` unknowns. Constraint row
+    ``(mu, v)`` is ``a = vec((u_mu - v) e_mu^T)``, so the normal matrix is
+    ``A^T D A = sum_mu U_mu (x) e_mu e_mu^T`` with ``U_mu = sum_v D_{mu v} (u_mu - v)(u_mu - v)^T``:
+    one product of two ``(p, d (d + 1) / 2)`` matrices and one Cholesky factor of order
+    ``d^2 + 1`` per iteration, and ``A w``, ``A^T y`` are products with the embeddings (the
+    ``p (p - 1) x d^2`` matrix is never formed). It stops feasible as soon as an iterate has
+    ``t > 0`` and its ``W`` passes the full float64 check, infeasible as soon as the duals give
+    the float64 bound below ``tol`` (the two certificates below), and hands the instance to
+    ``"cg"`` if it stalls or meets singular normal equations.
 
     ``"cg"`` maximises the margin ``t`` subject to ``(u_mu - v)^T W e_mu >= t`` and
     ``|W_ij| <= 1`` over a growing subset of the ``p (p - 1)`` constraints. Round 1 takes, for each
@@ -735,13 +1030,13 @@ def lp_decide(
     ----------
     problem : MemoryProblem
         Unbatched OP or DP instance (float32 tensors; read exactly as float64).
-    method : {"cg", "highs", "dense"}
-        Algorithm (default ``"cg"``).
+    method : {"ipm", "cg", "highs", "dense"}
+        Algorithm (default ``"ipm"``).
     per_round : int
         Constraints added per input and round (>= 1; ``"cg"`` and ``"highs"``).
     tol : float
-        Largest dual bound accepted as proof of infeasibility (> 0; ``"cg"`` and ``"highs"``). The
-        margin is on the scale ``|W_ij| <= 1`` with embeddings of norm about 1.
+        Largest dual bound accepted as proof of infeasibility (> 0), in units of ``scale`` (the
+        margin of ``|W_ij| <= 1`` with embeddings of norm about 1).
     max_rounds : int
         Most LP solves before :class:`RuntimeError` (>= 1; ``"cg"`` and ``"highs"``).
     max_entries : int
@@ -766,10 +1061,11 @@ def lp_decide(
 
     Notes
     -----
-    CPU time on one core near capacity (``benchmarks/lp_speed.py``, ``"cg"``, loads 0.9-1.05):
-    median about 0.1 s at d = 12, 0.3 s at d = 16, 3 s at d = 24 and 7-11 s at d = 32 (at most about
-    25 s; p = 178-204), against 2 s at d = 16 and minutes at d = 32 for ``"highs"``. Memory: the
-    restricted constraint rows, about 5000 x d^2 float64 at d = 32 (40 MB). Source: digest §3.2-3.3
+    CPU time on one core near the predicted transition (``benchmarks/lp_speed.py``): ``"ipm"``
+    about 0.04 s at d = 16 and about 1 s at d = 32, against 0.1 s and 7-12 s for ``"cg"`` and
+    2 s and minutes for ``"highs"``; d = 48 and 64 take seconds to tens of seconds with ``"ipm"``.
+    Memory (``"ipm"``): the normal matrix, ``8 d^4`` bytes (134 MB at d = 64), and for the DP the
+    differences ``u_mu - c_{mu j}``, ``8 p^2 d`` bytes. Source: digest §3.2-3.3
     (reconstruction; chapter 1, eqs. ``eq-op`` and ``eq-dp``) for the constraints; constraint
     generation, the duality bound and the interior-point method are textbook LP.
     """
@@ -777,18 +1073,25 @@ def lp_decide(
     if method not in LP_METHODS:
         raise ValueError(f"method must be one of {LP_METHODS}, got {method!r}")
     if method == "dense":
-        ok, t = _dense_feasible(problem, check_int("max_entries", max_entries, 1))
-        return LPDecision(ok, t, 1, problem.p * (problem.p - 1), None)
+        max_entries = check_int("max_entries", max_entries, 1)
+
+        def dense(q: MemoryProblem) -> LPDecision:
+            ok, t = _dense_feasible(q, max_entries)
+            return LPDecision(ok, t, 1, q.p * (q.p - 1), None)
+
+        return _in_units(problem, INFEASIBLE_TOL, dense)
     per_round = check_int("per_round", per_round, 1)
     max_rounds = check_int("max_rounds", max_rounds, 1)
     tol = check_positive("tol", tol)
     if method == "highs":
-        return _highs_decide(problem, per_round, tol, max_rounds)
-    return constraint_generation(problem, per_round=per_round, tol=tol, max_rounds=max_rounds)
+        return _in_units(problem, tol, lambda q: _highs_decide(q, per_round, tol, max_rounds))
+    if method == "cg":
+        return _in_units(problem, tol, lambda q: _cg_decide(q, per_round, tol, max_rounds))
+    return _in_units(problem, tol, lambda q: _ipm_decide(q, per_round, tol, max_rounds))
 
 
 def lp_feasible(
-    problem: MemoryProblem, *, method: str = "cg", max_entries: int = LP_MAX_ENTRIES
+    problem: MemoryProblem, *, method: str = "ipm", max_entries: int = LP_MAX_ENTRIES
 ) -> bool:
     """Decide exactly whether some ``W`` recalls every association of an instance.
 
@@ -798,9 +1101,8 @@ def lp_feasible(
     ----------
     problem : MemoryProblem
         Unbatched OP or DP instance.
-    method : {"cg", "highs", "dense"}
-        Constraint generation (default; ``"highs"``: with a simplex solver) or every constraint
-        at once (small instances).
+    method : {"ipm", "cg", "highs", "dense"}
+        See :func:`lp_decide` (default ``"ipm"``).
     max_entries : int
         Size limit on ``p (p-1) d^2`` for ``"dense"`` (default :data:`LP_MAX_ENTRIES`).
 
