@@ -26,7 +26,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.stats import norm
 from scipy.stats import t as student_t
 
-from assocmem._validate import check_int, check_real
+from assocmem._validate import as_float_array, check_int, check_real
 
 __all__ = [
     "Estimate",
@@ -446,7 +446,8 @@ def wilson_interval(
     Raises
     ------
     ValueError
-        If a count is negative, k > n, n < 1, or ``level`` is outside (0, 1).
+        If a count is not a finite whole number, is negative, k > n, n < 1, or ``level`` is
+        outside (0, 1).
 
     Notes
     -----
@@ -465,8 +466,12 @@ def wilson_interval(
     lv = check_real("level", level, low=0.0, strict=True)
     if lv >= 1:
         raise ValueError(f"level must lie in (0, 1), got {level!r}")
-    ka = np.asarray(k, dtype=np.float64)
-    na = np.asarray(n, dtype=np.float64)
+    ka = as_float_array(k, "k")
+    na = as_float_array(n, "n")
+    if not (np.all(np.isfinite(ka)) and np.all(np.isfinite(na))):
+        raise ValueError("counts k and n must be finite (NaN or inf found)")
+    if np.any(ka != np.round(ka)) or np.any(na != np.round(na)):
+        raise ValueError("counts k and n must be whole numbers")
     if np.any(na < 1) or np.any(ka < 0) or np.any(ka > na):
         raise ValueError("counts must satisfy 0 <= k <= n and n >= 1")
     z = float(norm.ppf(0.5 + lv / 2))
@@ -519,7 +524,7 @@ def bootstrap_interval(
     -----
     Efron & Tibshirani (1993), percentile interval.
     """
-    x = np.asarray(values, dtype=np.float64)
+    x = as_float_array(values, "values")
     if x.ndim < 1 or x.shape[0] < 2:
         raise ValueError(
             "values must hold at least 2 samples along axis 0 to form an interval, got shape "
@@ -532,7 +537,7 @@ def bootstrap_interval(
     if lv >= 1:
         raise ValueError(f"level must lie in (0, 1), got {level!r}")
     f = stat if stat is not None else (lambda a: a.mean(axis=1))
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_int("seed", seed, 0))
     idx = rng.integers(0, x.shape[0], size=(nb, x.shape[0]))
     boots = np.asarray(f(x[idx]), dtype=np.float64)
     est = float(np.asarray(f(x[None]), dtype=np.float64).reshape(-1)[0])
@@ -554,21 +559,29 @@ def mean_interval(values: Any, level: float = 0.95) -> Estimate | tuple[Any, Any
     Returns
     -------
     Estimate or (mean, low, high)
-        ``mean +- t_{(1+level)/2, k-1} sd / sqrt(k)`` with ``k`` the non-NaN count (NaN
-        interval where ``k < 2``): an :class:`Estimate` (``n = k``, ``method = "Student t"``,
-        unpacking as ``mean, low, high``) for 1-d ``values``; for ``values`` of shape (n, ...)
-        the three arrays of shape (...).
+        ``mean +- t_{(1+level)/2, k-1} sd / sqrt(k)`` with ``k`` the non-NaN count: an
+        :class:`Estimate` (``n = k``, ``method = "Student t"``, unpacking as ``mean, low,
+        high``) for 1-d ``values``; for ``values`` of shape (n, ...) the three arrays of shape
+        (...), NaN (flagged: no interval) where a column has ``k < 2``.
 
     Raises
     ------
     ValueError
-        If ``level`` is not in (0, 1) or ``values`` has no axis 0.
+        If ``level`` is not in (0, 1), ``values`` has no axis 0 or holds an infinite value, or
+        1-d ``values`` hold fewer than 2 non-NaN values (no interval can be formed from one).
     """
-    if not 0 < level < 1:
+    lv = check_real("level", level, low=0.0, strict=True)
+    if lv >= 1:
         raise ValueError(f"level must lie in (0, 1), got {level!r}")
-    x = np.asarray(values, dtype=np.float64)
+    x = as_float_array(values, "values")
     if x.ndim < 1:
         raise ValueError("values must have an instance axis 0")
+    if np.any(np.isinf(x)):
+        raise ValueError("values must not hold inf (NaN marks a missing instance)")
+    if x.ndim == 1 and np.sum(np.isfinite(x)) < 2:
+        raise ValueError(
+            f"values must hold at least 2 non-NaN instances to form an interval, got {x.tolist()}"
+        )
     k = np.sum(np.isfinite(x), axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.nanmean(x, axis=0) if x.shape[0] else np.full(x.shape[1:], np.nan)
@@ -616,8 +629,9 @@ def permutation_test(
     dependent, its statistic is one exchangeable unit. The smallest attainable exact p-value is
     ``2 / C(n_x + n_y, n_x)`` for equal group sizes. Textbook (e.g. Good, *Permutation Tests*).
     """
-    a = np.asarray(x, dtype=np.float64).ravel()
-    b = np.asarray(y, dtype=np.float64).ravel()
+    a = as_float_array(x, "x").ravel()
+    b = as_float_array(y, "y").ravel()
+    seed = check_int("seed", seed, 0)
     if a.size < 1 or b.size < 1 or not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
         raise ValueError("x and y must be non-empty arrays of finite values")
     if isinstance(n_perm, bool) or not isinstance(n_perm, (int, np.integer)) or n_perm < 1:

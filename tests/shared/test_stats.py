@@ -218,5 +218,16 @@ def test_intervals_refuse_one_unit() -> None:
         bootstrap_interval([0.7])
     with pytest.raises(ValueError, match="finite"):
         bootstrap_interval([0.7, np.nan])
-    e = mean_interval([0.7])
-    assert e.n == 1 and math.isnan(e.low) and math.isnan(e.high)
+    # issue 29, item 2: on d8f35f4 these gave a NaN or zero-width "95 % interval" in silence
+    with pytest.raises(ValueError, match="at least 2 non-NaN"):
+        mean_interval([0.7])
+    with pytest.raises(ValueError, match="at least 2 non-NaN"):
+        mean_interval([0.7, np.nan])
+    with pytest.raises(ValueError, match="inf"):
+        mean_interval([0.7, 0.2, np.inf])
+    lo, hi = mean_interval(np.array([[0.7, 0.1], [np.nan, 0.3]]))[1:]
+    assert math.isnan(lo[0]) and math.isnan(hi[0]) and lo[1] < hi[1]  # columns: flagged as NaN
+    with pytest.raises(ValueError, match="finite"):
+        wilson_interval(np.nan, 10)
+    with pytest.raises(ValueError, match="whole"):
+        wilson_interval(2.5, 10)

@@ -62,7 +62,16 @@ class MemoryProblem:
     seed: int | tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
-        """Check shapes, dtypes and devices of the tensors (ValueError/TypeError otherwise)."""
+        """Check shapes, dtypes, devices and finiteness of the tensors.
+
+        Raises
+        ------
+        TypeError
+            If a tensor is not a floating-point ``torch.Tensor``.
+        ValueError
+            If shapes disagree, ``p < 2`` or ``d < 1``, dtypes or devices differ, or an entry
+            is NaN or inf (caught here, before any training or LP sees it).
+        """
         e, u, c = self.inputs, self.targets, self.competitors
         if not isinstance(e, torch.Tensor) or not isinstance(u, torch.Tensor):
             raise TypeError("inputs and targets must be torch tensors")
@@ -79,6 +88,21 @@ class MemoryProblem:
             if not isinstance(c, torch.Tensor) or tuple(c.shape) != want:
                 got = tuple(c.shape) if isinstance(c, torch.Tensor) else type(c).__name__
                 raise ValueError(f"competitors must have shape {want}, got {got}")
+        for name, t in (("inputs", e), ("targets", u), ("competitors", c)):
+            if t is None:
+                continue
+            if not t.dtype.is_floating_point:
+                raise TypeError(f"{name} must be a floating-point tensor, got dtype {t.dtype}")
+            if t.dtype != e.dtype or t.device != e.device:
+                raise ValueError(
+                    f"{name} must share the inputs' dtype and device ({e.dtype}, {e.device}), "
+                    f"got {t.dtype}, {t.device}"
+                )
+            if not bool(torch.isfinite(t).all()):
+                bad = int((~torch.isfinite(t)).sum())
+                raise ValueError(
+                    f"{name} must be finite real embeddings: {bad} NaN or inf entries found"
+                )
 
     @property
     def p(self) -> int:
@@ -200,6 +224,10 @@ def _as_weight(W: torch.Tensor | np.ndarray, problem: MemoryProblem) -> torch.Te
         raise ValueError(f"W must have shape (d, d) or (B, d, d) with d={d}, got {tuple(W.shape)}")
     if problem.batched and W.dim() == 3 and W.shape[0] != problem.batch_size:
         raise ValueError(f"W has batch {W.shape[0]} but the problem has batch {problem.batch_size}")
+    if W.dtype.is_complex or W.dtype == torch.bool:
+        raise TypeError(f"W must hold real numbers, got dtype {W.dtype}")
+    if not bool(torch.isfinite(W).all()):
+        raise ValueError(f"W must be finite: {int((~torch.isfinite(W)).sum())} NaN or inf entries")
     return W.to(device=problem.device, dtype=problem.inputs.dtype)
 
 

@@ -1,0 +1,104 @@
+"""Property-based input checks of :mod:`assocmem.stats` (issue 29, item 3; harness: _properties).
+
+Each case is a valid call; hypothesis replaces one domain argument at a time by arbitrary values
+and the function must return a finite result or raise ValueError/TypeError (tests/_properties.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from _properties import (
+    PROPERTY_SETTINGS,
+    Case,
+    call,
+    check_outcome,
+    domain_params,
+    non_finite,
+    public_functions,
+    value_strategy,
+)
+from assocmem import stats
+from hypothesis import given
+from hypothesis import strategies as st
+
+_OUTCOMES = np.array([[1, 1, 0, 0], [1, 1, 1, 0], [1, 0, 0, 0], [1, 1, 0, 0]], float)
+_X = np.array([0.5, 0.8, 1.1, 1.4])
+
+CASES: list[Case] = [
+    Case(stats.rate, lambda: (([1, 0, 1, 1],), {}), {"level": "open_unit"}),
+    Case(stats.rate, lambda: ((3, 10), {}), {"successes": "count0", "n": "size"}),
+    Case(
+        stats.crossing,
+        lambda: ((_X.copy(), _OUTCOMES.copy()), {"n_boot": 200}),
+        {
+            "x": "array",
+            "outcomes": "array",
+            "level": "real",
+            "ci": "open_unit",
+            "n_boot": "size",
+            "seed": "count0",
+        },
+        nan_ok="NaN value and interval when the mean curve does not cross inside the grid",
+    ),  # fmt: skip
+    Case(
+        stats.wilson_interval,
+        lambda: ((np.array([0, 3, 10]), np.array([10, 10, 10])), {}),
+        {"k": "array", "n": "array", "level": "open_unit"},
+        check=lambda out: (out[0].shape == (3,)) or pytest.fail("shape"),
+    ),
+    Case(
+        stats.bootstrap_interval,
+        lambda: ((np.array([0.2, 0.5, 0.9, 0.4]),), {"n_boot": 200}),
+        {"values": "array", "level": "open_unit", "n_boot": "size", "seed": "count0"},
+    ),
+    Case(
+        stats.mean_interval,
+        lambda: ((np.array([0.2, 0.5, 0.9, 0.4]),), {}),
+        {"values": "array_missing", "level": "open_unit"},
+    ),
+    Case(
+        stats.permutation_test,
+        lambda: ((np.array([1.0, 2.0, 3.5]), np.array([2.0, 4.0, 5.0, 6.0])), {"n_perm": 100}),
+        {"x": "array", "y": "array", "n_perm": "size", "seed": "count0"},
+    ),
+    Case(
+        stats.first_crossing,
+        lambda: ((_X.copy(), _OUTCOMES.mean(axis=0)), {}),
+        {"x": "array", "y": "array", "level": "real"},
+        nan_ok="NaN when the curve does not cross inside the grid",
+    ),
+]
+
+EXEMPT: dict[str, str] = {
+    "assocmem.stats.Estimate": "a record; its producers are the cases above",
+    "assocmem.stats.ratio": "takes two Estimates with bootstrap draws (tested in test_stats.py)",
+}
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_valid_call_gives_a_finite_result(case: Case) -> None:
+    out = call(case)
+    if not case.nan_ok:
+        assert not non_finite(out), non_finite(out)
+    if case.check is not None:
+        case.check(out)
+
+
+@pytest.mark.parametrize(
+    ("case", "arg", "kind"), domain_params(CASES), ids=lambda v: getattr(v, "name", str(v))
+)
+@PROPERTY_SETTINGS
+@given(data=st.data())
+def test_any_value_gives_a_finite_result_or_a_clear_error(
+    case: Case, arg: str, kind: str, data: Any
+) -> None:
+    check_outcome(case, arg, data.draw(value_strategy(case, arg, kind), label=arg), kind)
+
+
+def test_every_public_function_is_covered() -> None:
+    covered = {c.name for c in CASES} | set(EXEMPT)
+    missing = [n for n in public_functions("assocmem.stats") if n not in covered]
+    assert not missing, f"public functions with neither a property case nor a reason: {missing}"
