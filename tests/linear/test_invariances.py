@@ -127,8 +127,8 @@ def test_a_sweep_table_does_not_depend_on_how_its_instances_were_batched() -> No
 
     Decisions (stored or not, accuracy) must agree exactly. The step at which training first
     stores everything agrees up to float32 rounding of the batched products, which can move a
-    first-perfect step that sits near the threshold (measured at d = 5: 239 against 246 of 300 steps,
-    one instance of eight); a coupling of the instances (a shared step size, a shared stop)
+    first-perfect step that sits near the threshold (measured at d = 5: 239 against 246 of 300
+    steps, one instance of eight); a coupling of the instances (a shared step size, a shared stop)
     would move far more.
     """
     for method in ("train", "hebbian"):
