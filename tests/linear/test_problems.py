@@ -208,3 +208,31 @@ def test_newcomer_bad_inputs() -> None:
         sample_problem(4, 8, seed=2**64)
     with pytest.raises(MemoryError, match="inputs and targets"):
         sample_problem(10**6, 10**5)
+
+
+def test_non_finite_embeddings_are_refused_before_any_computation() -> None:
+    """Issue 29, item 3: on d8f35f4 one NaN gave train_memory 'perfect=False, accuracy=0.0'."""
+    from assocmem.linear.training import train_memory
+
+    prob = sample_problem(12, 6, seed=0)
+    for name in ("inputs", "targets"):
+        bad = getattr(prob, name).clone()
+        bad[3, 2] = float("nan")
+        kw = {"inputs": prob.inputs, "targets": prob.targets, name: bad}
+        with pytest.raises(ValueError, match=f"{name} must be finite"):
+            MemoryProblem(**kw)
+    dp = sample_problem(6, 4, decoupled=True, seed=0)
+    c = dp.competitors.clone()  # type: ignore[union-attr]
+    c[1, 2, 0] = float("inf")
+    with pytest.raises(ValueError, match="competitors must be finite"):
+        MemoryProblem(dp.inputs, dp.targets, c)
+    with pytest.raises(TypeError, match="floating-point"):
+        MemoryProblem(prob.inputs.to(torch.int64), prob.targets.to(torch.int64))
+    edited = sample_problem(12, 6, seed=0)
+    edited.inputs[0, 0] = float("nan")  # edited in place after it was built
+    with pytest.raises(ValueError, match="inputs must be finite"):
+        train_memory(edited, steps=20)
+    W = torch.eye(6)
+    W[0, 1] = float("nan")
+    with pytest.raises(ValueError, match="W must be finite"):
+        recall_accuracy(W, prob)

@@ -98,7 +98,18 @@ class MemoryProblem:
                     f"{name} must share the inputs' dtype and device ({e.dtype}, {e.device}), "
                     f"got {t.dtype}, {t.device}"
                 )
-            if not bool(torch.isfinite(t).all()):
+        self.check_finite()
+
+    def check_finite(self) -> None:
+        """Raise ``ValueError`` if an embedding holds NaN or inf.
+
+        Run when the problem is built, and again by the engines (:func:`~.training.train_memory`,
+        :func:`~.lp.lp_decide`) before they compute: the tensors can be edited in place after
+        construction, and a NaN would otherwise come out as a plausible "not stored".
+        """
+        for name, t in (("inputs", self.inputs), ("targets", self.targets),
+                        ("competitors", self.competitors)):  # fmt: skip
+            if t is not None and not bool(torch.isfinite(t).all()):
                 bad = int((~torch.isfinite(t)).sum())
                 raise ValueError(
                     f"{name} must be finite real embeddings: {bad} NaN or inf entries found"

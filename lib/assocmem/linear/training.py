@@ -81,8 +81,12 @@ class TrainResult:
 def _as_batched(problems: MemoryProblem | Sequence[MemoryProblem]) -> tuple[MemoryProblem, bool]:
     """Return the problems as one batched problem and whether the input was batched."""
     if isinstance(problems, MemoryProblem):
+        problems.check_finite()  # edited in place since it was built?
         return (problems, True) if problems.batched else (stack_problems([problems]), False)
     if isinstance(problems, (list, tuple)):
+        for pr in problems:
+            if isinstance(pr, MemoryProblem):
+                pr.check_finite()
         return stack_problems(problems), True
     raise TypeError(
         f"problems must be a MemoryProblem or a sequence of them, got {type(problems).__name__}"
