@@ -326,3 +326,10 @@ def test_accuracy_crossing_refuses_lp_rows_and_ragged_seeds() -> None:
         accuracy_crossing(t)
     with pytest.raises(ValueError, match="level"):
         accuracy_crossing(_accuracy_table({0.4: [0.9], 0.6: [0.3]}), level=1.5)
+
+
+def test_accuracy_crossing_refuses_one_seed() -> None:
+    """Issue 29, item 2: on d8f35f4 one seed gave ci_low == ci_high, stderr 5.6e-17."""
+    tab = capacity_sweep(16, [0.1, 0.4, 0.8, 1.2], method="hebbian", seeds=1, progress=False)
+    with pytest.raises(ValueError, match="at least 2 units"):
+        accuracy_crossing(tab)
