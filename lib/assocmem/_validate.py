@@ -161,3 +161,30 @@ def check_frame(name: str, value: object, columns: Sequence[str], source: str) -
     if missing:
         raise ValueError(f"{name} lacks the columns {missing} of {source}")
     return value
+
+
+# --- assocmem.linear's property checks (issue 29, item 3) ---------------------------------------
+
+
+def check_seed(name: str, value: object) -> int | np.random.Generator:
+    """Return a seed: a numpy ``Generator`` as is, else an integer >= 0 (:func:`check_int`).
+
+    A bool, float or string is refused (``np.random.default_rng`` would take ``False``).
+    """
+    if isinstance(value, np.random.Generator):
+        return value
+    return check_int(name, value, 0)
+
+
+def check_finite_array(name: str, x: ArrayLike, *, ndim: int | None = None) -> NDArray[np.float64]:
+    """Return ``x`` as a float64 array (:func:`as_float_array`) with finite entries.
+
+    ``ndim``: the number of dimensions required (``None``: any). TypeError unless real numbers;
+    ValueError for NaN, inf or another number of dimensions.
+    """
+    arr = as_float_array(x, name)
+    if ndim is not None and arr.ndim != ndim:
+        raise ValueError(f"{name} must be a {ndim}-D array, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite (no NaN or inf), got {x!r}")
+    return arr
