@@ -81,6 +81,21 @@ def test_plot_success_one_series_per_group_with_wilson_bars() -> None:
     assert all(0.0 <= y <= 1.0 for s in seg for _, y in s)
 
 
+def test_plot_success_draws_each_d_prediction_in_that_d_colour() -> None:
+    t = _table({("train", "op", 16, 16): {0.5: [True] * 4, 1.0: [False] * 4},
+                ("train", "op", 24, 24): {0.5: [True] * 4, 1.0: [False] * 4}})  # fmt: skip
+    fig = plot_success(t, predictions={16: 0.71, 24: 0.66}, show_accuracy=False)
+    (ax,) = fig.axes
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    for d, a in ((16, 0.71), (24, 0.66)):
+        lab = f"α_c(p) at d={d} (finite-size theory)"
+        assert lab in labels
+        (line,) = [ln for ln in ax.get_lines() if ln.get_label() == lab]
+        assert list(line.get_xdata()) == [a, a]
+        (marks,) = [c for c in _errorbars(ax) if c.get_label().endswith(f"d={d} (simulation)")]
+        assert line.get_color() == marks.lines[0].get_color()
+
+
 def test_plot_recall_vs_load_and_rank_success() -> None:
     t = _table({("hebbian", "op", 32, 32): {0.05: [True] * 3, 0.5: [False] * 3},
                 ("train", "op", 32, 32): {0.5: [True] * 2}})  # fmt: skip

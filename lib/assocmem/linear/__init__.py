@@ -20,6 +20,7 @@ Import from the modules (the package re-exports nothing). They import downward o
 - :mod:`.tables` — reading sweep tables: checks, fraction stored per load, instance agreement.
 - :mod:`.transitions` — where a success curve crosses 1/2: estimators, bootstrap, theory.
 - :mod:`.measured_spectra` — singular values of stored and trained memories against the theory.
+- :mod:`.max_margin_spectra` — spectra of the exact max-margin memories, OP against DP.
 - :mod:`.partial_storage` — how much can be stored above capacity.
 - :mod:`.plots_capacity` — figures: success against load, spectra, scores, capacity (ch. 1-2).
 - :mod:`.plots_margin` — figures: implicit bias and spectral moments (chapter 1).

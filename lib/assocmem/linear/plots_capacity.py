@@ -87,6 +87,7 @@ def plot_success(
     table: pd.DataFrame,
     *,
     theory: dict[str, float] | None = None,
+    predictions: dict[int, float] | None = None,
     show_accuracy: bool = True,
 ) -> Figure:
     """Probability of perfect storage (and mean recall accuracy) against the load, per sweep.
@@ -99,6 +100,10 @@ def plot_success(
         with open squares; LP groups with dashed joins; one colour per d.
     theory : dict of str to float, optional
         Vertical theory lines ``{label: alpha}``, e.g. ``{"α_c = 1/2 (d → ∞)": 0.5}``.
+    predictions : dict of int to float, optional
+        ``{d: alpha}``: the finite-size prediction of the transition at that d (e.g.
+        :func:`assocmem.linear.finite_size.predicted_transition`), drawn as a vertical line in
+        the colour of that d's markers; a d without markers in ``table`` gets one too.
     show_accuracy : bool
         Add a left panel with the mean fraction recalled (LP groups have none and are skipped).
 
@@ -118,7 +123,7 @@ def plot_success(
     fig, axes = new_figure(1, ncols, sharex=True, width=10.0 if show_accuracy else 8.0)
     ax_list = list(np.atleast_1d(axes))
     ax_acc, ax_suc = (ax_list[0], ax_list[1]) if show_accuracy else (None, ax_list[0])
-    dims = sorted(curves["d"].unique())
+    dims = sorted(set(curves["d"].unique()) | set(predictions or {}))
     for (method, problem, d, rank, _), c in curves.groupby(GROUP_COLUMNS, sort=False):
         col = color(dims.index(d))
         dp = problem == "dp"
@@ -138,6 +143,10 @@ def plot_success(
             theory_line(
                 ax, [a, a], [0, 1], label=lab, color="k", linestyle=["-", "--", "-."][k % 3]
             )
+    for d, a in sorted((predictions or {}).items()):
+        for ax in ax_list:
+            theory_line(ax, [a, a], [0, 1], label=f"α_c(p) at d={d} (finite-size theory)",
+                        color=color(dims.index(d)), linestyle=(0, (4, 2)))  # fmt: skip
     ax_suc.set_xlabel("load α = p log p / d²")
     ax_suc.set_ylabel("P(all p recalled)")
     ax_suc.set_ylim(-0.05, 1.05)

@@ -1,0 +1,264 @@
+"""Spectra of the exact max-margin memories of OP and DP instances, compared by permutation tests.
+
+The paper's spectral claim (the decoupled problem matches the original one in its spectra) is a
+claim about optimal weights. :func:`max_margin_spectra` computes, for independent OP and DP
+instances of one size, the two exact max-margin memories of :mod:`assocmem.linear.implicit_bias`
+(Frobenius: the hard-margin SVM; entrywise max: the LP optimum) and compares their singular values
+between the problems with two statistics, each tested by relabelling whole matrices
+(:func:`spectrum_permutation_test`): the mean normalised fourth moment ``m_4``
+(:func:`assocmem.linear.spectra.fourth_moment_ratio`) and the Kolmogorov-Smirnov distance between
+the pooled normalised singular values.
+
+Sources: the constraints and the OP/DP setting of the digest of arXiv:2605.10795 (reconstruction,
+chapter 1); permutation tests over exchangeable units (e.g. Good, *Permutation Tests*).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+
+from assocmem._validate import check_int
+from assocmem.linear.implicit_bias import l2_max_margin
+from assocmem.linear.lp import DENSE_THRESHOLD, max_margin_linf
+from assocmem.linear.sampling import sample_problem
+from assocmem.linear.spectra import fourth_moment_ratio, singular_values
+from assocmem.stats import Estimate, mean_interval, permutation_test
+
+#: The two max-margin norms: label used in keys -> name used in prose.
+NORMS = {"l2": "Frobenius", "linf": "entrywise max"}
+
+
+def _ks_curves(z: NDArray[np.float64], labels: NDArray[np.bool_], k: int) -> NDArray[np.float64]:
+    """KS distances for label rows (m, n_mat) over matrices whose values ``z`` are (n_mat, k)."""
+    flat = z.ravel()
+    order = np.argsort(flat, kind="stable")
+    owner = np.repeat(np.arange(z.shape[0]), k)[order]  # matrix of each sorted value
+    ends = np.append(np.diff(flat[order]) != 0, True)  # last position of each run of ties
+    in_a = labels[:, owner]  # (m, n_mat k)
+    n_a = labels.sum(1, keepdims=True) * k
+    n_b = (labels.shape[1] - labels.sum(1, keepdims=True)) * k
+    cdf_a = np.cumsum(in_a, axis=1) / n_a
+    cdf_b = np.cumsum(~in_a, axis=1) / n_b
+    return np.abs(cdf_a - cdf_b)[:, ends].max(axis=1)
+
+
+def spectrum_permutation_test(
+    a: ArrayLike, b: ArrayLike, *, n_perm: int = 20000, seed: int = 0
+) -> tuple[float, float]:
+    """Two-sample test of equal singular-value laws: KS distance, matrices relabelled.
+
+    Parameters
+    ----------
+    a, b : array_like, float, shapes (n_a, k) and (n_b, k)
+        One row per matrix (an independent instance): its ``k`` values, e.g. normalised singular
+        values (:func:`assocmem.linear.spectra.singular_values`); finite, at least one row each.
+    n_perm : int
+        If the relabellings ``C(n_a + n_b, n_a)`` number at most this, all are enumerated (exact
+        p-value); otherwise ``n_perm`` random relabellings are drawn, >= 1.
+    seed : int
+        Seed of the random relabellings, >= 0.
+
+    Returns
+    -------
+    ks : float
+        Kolmogorov-Smirnov distance ``sup_x |F_a(x) - F_b(x)|`` between the pooled values of
+        ``a`` and of ``b``, in [0, 1].
+    pvalue : float
+        Fraction of relabellings of the ``n_a + n_b`` matrices (group sizes kept) whose distance
+        is at least ``ks`` (1e-12 tolerance); ``(count + 1) / (n_perm + 1)`` when sampled.
+
+    Raises
+    ------
+    ValueError
+        If an input is not a finite 2-D array with at least one row, the two have different
+        numbers of columns, or ``n_perm``/``seed`` is out of range.
+
+    Notes
+    -----
+    The values of one matrix are dependent, so the matrix, not the single value, is the
+    exchangeable unit: the textbook KS p-value over pooled values would be far too small. The
+    statistic is the two-sample KS distance (both empirical CDFs read after each run of tied
+    values); ``scipy.stats.ks_2samp`` gives the same statistic.
+    """
+    x = np.asarray(a, dtype=np.float64)
+    y = np.asarray(b, dtype=np.float64)
+    for name, v in (("a", x), ("b", y)):
+        if v.ndim != 2 or v.shape[0] < 1 or v.shape[1] < 1 or not np.all(np.isfinite(v)):
+            raise ValueError(f"{name} must be a finite 2-D array with at least one row, got "
+                             f"shape {v.shape}")  # fmt: skip
+    if x.shape[1] != y.shape[1]:
+        raise ValueError(f"a and b must have the same number of columns, got {x.shape[1]} and "
+                         f"{y.shape[1]}")  # fmt: skip
+    n_perm = check_int("n_perm", n_perm, 1)
+    seed = check_int("seed", seed, 0)
+    z = np.concatenate([x, y])
+    n, na, k = z.shape[0], x.shape[0], z.shape[1]
+    observed = np.zeros((1, n), dtype=bool)
+    observed[0, :na] = True
+    ks = float(_ks_curves(z, observed, k)[0])
+    if math.comb(n, na) <= n_perm:
+        combos = np.array(list(itertools.combinations(range(n), na)), dtype=np.intp)
+        labels = np.zeros((len(combos), n), dtype=bool)
+        labels[np.arange(len(combos))[:, None], combos] = True
+        stats = _ks_curves(z, labels, k)
+        return ks, float(np.mean(stats >= ks - 1e-12))
+    rng = np.random.default_rng(seed)
+    count = 0
+    for start in range(0, n_perm, 2000):  # blocks: (2000, n k) booleans at a time
+        m = min(2000, n_perm - start)
+        picks = np.argsort(rng.random((m, n)), axis=1)[:, :na]
+        labels = np.zeros((m, n), dtype=bool)
+        labels[np.arange(m)[:, None], picks] = True
+        count += int(np.sum(_ks_curves(z, labels, k) >= ks - 1e-12))
+    return ks, (count + 1) / (n_perm + 1)
+
+
+@dataclass(frozen=True)
+class MaxMarginSpectra:
+    """Exact max-margin memories of OP and DP instances and the tests between them.
+
+    Made by :func:`max_margin_spectra`.
+
+    Attributes
+    ----------
+    weights : dict of (str, str) -> numpy.ndarray
+        ``(norm, problem)`` (norm ``"l2"`` or ``"linf"``, problem ``"op"`` or ``"dp"``) ->
+        float64 array (n, d, d) of the max-margin memories of the storable instances.
+    m4 : dict of (str, str) -> numpy.ndarray
+        The same keys -> :func:`~assocmem.linear.spectra.fourth_moment_ratio` of each memory, (n,).
+    tests : pandas.DataFrame
+        One row per (norm, statistic): ``norm``, ``statistic`` (``"m4"``: difference of the mean
+        ``m_4``, OP minus DP; ``"ks"``: KS distance of the pooled normalised singular values),
+        ``value`` and ``p`` (two-sided permutation p-value over matrices).
+    skipped : dict of str -> int
+        ``"op"``/``"dp"`` -> instances the exact LP could not store (left out).
+    d, p : int
+        Size of every instance.
+    """
+
+    weights: dict[tuple[str, str], NDArray[np.float64]]
+    m4: dict[tuple[str, str], NDArray[np.float64]]
+    tests: pd.DataFrame
+    skipped: dict[str, int]
+    d: int
+    p: int
+
+    def summary(self) -> dict[str, Estimate | float | int]:
+        """Return the numbers chapter 1 quotes, by label.
+
+        Returns
+        -------
+        dict of str -> Estimate, float or int
+            ``"d"``, ``"p"``; ``"n_op"``, ``"n_dp"`` (storable instances per problem);
+            ``"skipped_op"``, ``"skipped_dp"``; per norm ``<n>`` in (``l2``, ``linf``):
+            ``"m4_<n>_op"``, ``"m4_<n>_dp"`` (mean ``m_4`` over the memories with its 95 %
+            Student-t interval, :func:`assocmem.stats.mean_interval`), ``"diff_<n>"``,
+            ``"perm_m4_<n>"`` (the ``m4`` test's value and p), ``"ks_<n>"``,
+            ``"perm_ks_<n>"`` (the KS test's value and p); ``"min_p"`` (the smallest of the
+            four p-values) and ``"n_tests"`` (4).
+        """
+        out: dict[str, Estimate | float | int] = {"d": self.d, "p": self.p}
+        for prob in ("op", "dp"):
+            out[f"n_{prob}"] = int(len(self.m4["l2", prob]))
+            out[f"skipped_{prob}"] = int(self.skipped[prob])
+        for norm in NORMS:
+            for prob in ("op", "dp"):
+                est = mean_interval(self.m4[norm, prob])
+                assert isinstance(est, Estimate)
+                out[f"m4_{norm}_{prob}"] = est
+        for row in self.tests.to_dict("records"):
+            tag = "diff" if row["statistic"] == "m4" else "ks"
+            out[f"{tag}_{row['norm']}"] = float(row["value"])
+            out[f"perm_{row['statistic']}_{row['norm']}"] = float(row["p"])
+        out["min_p"] = float(self.tests["p"].min())
+        out["n_tests"] = int(len(self.tests))
+        return out
+
+
+def max_margin_spectra(
+    p: int,
+    d: int,
+    *,
+    seeds_op: Sequence[int],
+    seeds_dp: Sequence[int],
+    n_perm: int = 20000,
+    seed: int = 0,
+) -> MaxMarginSpectra:
+    """Exact max-margin memories of independent OP and DP instances and their spectral tests.
+
+    For each seed, samples one instance (:func:`assocmem.linear.sampling.sample_problem`, OP
+    with ``seeds_op``, DP with ``seeds_dp``), decides it with the exact LP
+    (:func:`assocmem.linear.lp.max_margin_linf`; an instance with ``t* <= DENSE_THRESHOLD``
+    cannot be stored and is skipped) and computes its entrywise-max (the LP's maximiser) and
+    Frobenius (:func:`assocmem.linear.implicit_bias.l2_max_margin`) max-margin memories. Then,
+    per norm, compares OP with DP by two permutation tests over matrices: the mean ``m_4``
+    (:func:`assocmem.stats.permutation_test`) and the KS distance of the pooled normalised
+    singular values (:func:`spectrum_permutation_test`).
+
+    Parameters
+    ----------
+    p, d : int
+        Associations (>= 2) and dimension (>= 2); small enough for the dense LP and the NNLS of
+        the SVM (d = 12: about 0.3 s per instance for both norms; d = 16: about 3 s).
+    seeds_op, seeds_dp : sequence of int
+        Instance seeds per problem. Use disjoint sets: an OP and a DP instance with the same seed
+        share their inputs and targets, and the tests assume independent groups.
+    n_perm, seed : int
+        Random relabellings per test and their seed (:func:`spectrum_permutation_test`).
+
+    Returns
+    -------
+    MaxMarginSpectra
+
+    Raises
+    ------
+    ValueError
+        If a size is out of range, the seed sets overlap, or fewer than two instances of a
+        problem can be stored.
+    RuntimeError
+        If a solver fails (the LP, or the KKT check of the SVM).
+
+    Notes
+    -----
+    The LP's maximiser need not be unique, so its spectrum is that of one maximiser (HiGHS's);
+    the SVM solution is unique. Chapter 1, "Spectra of the learnt weights".
+    """
+    p = check_int("p", p, 2)
+    d = check_int("d", d, 2)
+    s_op = [check_int("seeds_op", s, 0) for s in seeds_op]
+    s_dp = [check_int("seeds_dp", s, 0) for s in seeds_dp]
+    if set(s_op) & set(s_dp):
+        raise ValueError("seeds_op and seeds_dp must be disjoint (independent instances)")
+    weights: dict[tuple[str, str], list[NDArray[np.float64]]] = {
+        (n, pr): [] for n in NORMS for pr in ("op", "dp")
+    }
+    skipped = {"op": 0, "dp": 0}
+    for prob, seeds in (("op", s_op), ("dp", s_dp)):
+        for s in seeds:
+            inst = sample_problem(p, d, decoupled=prob == "dp", seed=s)
+            t_star, W_inf = max_margin_linf(inst)
+            if not t_star > DENSE_THRESHOLD:
+                skipped[prob] += 1
+                continue
+            weights["linf", prob].append(np.asarray(W_inf, dtype=np.float64))
+            weights["l2", prob].append(l2_max_margin(inst).weights)
+    if min(len(weights["l2", pr]) for pr in ("op", "dp")) < 2:
+        raise ValueError(f"fewer than two storable instances of a problem (skipped {skipped})")
+    W = {key: np.stack(v) for key, v in weights.items()}
+    m4 = {key: np.asarray(fourth_moment_ratio(v), dtype=np.float64) for key, v in W.items()}
+    rows = []
+    for norm in NORMS:
+        diff, pv = permutation_test(m4[norm, "op"], m4[norm, "dp"], n_perm=n_perm, seed=seed)
+        rows.append({"norm": norm, "statistic": "m4", "value": diff, "p": pv})
+        ks, pk = spectrum_permutation_test(singular_values(W[norm, "op"]),
+                                           singular_values(W[norm, "dp"]),
+                                           n_perm=n_perm, seed=seed)  # fmt: skip
+        rows.append({"norm": norm, "statistic": "ks", "value": ks, "p": pk})
+    return MaxMarginSpectra(W, m4, pd.DataFrame(rows), skipped, d, p)
