@@ -26,7 +26,7 @@ from assocmem.context_gated.theory import (
 from assocmem.device import make_generator
 from assocmem.stats import Estimate, bootstrap_interval
 
-__all__ = ["map_jacobian_radius", "HysteresisResult", "hysteresis_sweep"]
+__all__ = ["fixed_point_energy", "map_jacobian_radius", "HysteresisResult", "hysteresis_sweep"]
 
 
 def map_jacobian_radius(
@@ -74,6 +74,55 @@ def map_jacobian_radius(
     return la**2 * be * torch.linalg.eigvalsh(half @ D @ half)[..., -1].clamp(min=0)
 
 
+def fixed_point_energy(
+    M: torch.Tensor,
+    u: torch.Tensor,
+    r: torch.Tensor,
+    *,
+    lam: float,
+    beta: float,
+    b: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """Energy of the clamped model at a fixed point of the gate-retrieval map, constants dropped.
+
+    Parameters
+    ----------
+    M : torch.Tensor, shape (..., N, N)
+        A(α)⁻¹, symmetric positive definite.
+    u : torch.Tensor, shape (..., N) or (N,)
+        Gate input W_h1 ĉ from the clamped context.
+    r : torch.Tensor, shape (..., N)
+        Retrieval scores at a fixed point r = b + λ s, s = M(u + λ p), p = softmax(β r).
+    lam, beta : float
+        Coupling λ >= 0 and inverse temperature β > 0.
+    b : torch.Tensor, shape (..., N), optional
+        Query evidence Z q̂ from the clamped query (default 0).
+
+    Returns
+    -------
+    torch.Tensor, shape (...)
+        E = −½ (u + λp)ᵀ M (u + λp) + pᵀ(r − b) − logsumexp(β r)/β.
+
+    Notes
+    -----
+    The total energy of eq. ``eq-cg-energy``
+    (:meth:`~assocmem.context_gated.model.ContextGatedMemory.energy`) with the context and the
+    query clamped, the gates at s = M(u + λp) and the scores at r, minus the clamped layers'
+    constant ½|c|² + ½|q|² (the tests check it against the model's energy). The energy is a
+    Lyapunov function of the clamped dynamics, so comparing it between two coexisting stable
+    fixed points at the same α says which is the deeper minimum: where the two branches'
+    energies cross is the Maxwell point of a first-order transition
+    (:meth:`HysteresisResult.maxwell_points`).
+    """
+    la = check_real("lam", lam, low=0.0)
+    be = check_real("beta", beta, low=0.0, strict=True)
+    p = torch.softmax(be * r, dim=-1)
+    v = u + la * p
+    quad = (v * (M @ v.unsqueeze(-1)).squeeze(-1)).sum(-1)
+    evidence = r if b is None else r - b
+    return -0.5 * quad + (p * evidence).sum(-1) - torch.logsumexp(be * r, dim=-1) / be
+
+
 @dataclass
 class HysteresisResult:
     """Output of :func:`hysteresis_sweep` (arrays of shape (L, A, T): λ x α x memory sets).
@@ -95,6 +144,9 @@ class HysteresisResult:
     params : dict
     predicted : numpy.ndarray, shape (L,)
         The paper's α_crit(1 − λ²β/N) with α_crit = 1 (eq. ``eq-cg-coupled-crit``).
+    energy_up, energy_down : numpy.ndarray, shape (L, A, T)
+        :func:`fixed_point_energy` at the upward and downward branches' points (empty if not
+        computed).
     """
 
     alphas: np.ndarray
@@ -107,6 +159,8 @@ class HysteresisResult:
     converged: np.ndarray
     params: dict = field(default_factory=dict)
     predicted: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    energy_up: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    energy_down: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     def jump_up(self, level: float = 0.5) -> np.ndarray:
         """First α of each upward sweep with p_max >= level, shape (L, T) (NaN if none)."""
@@ -144,6 +198,58 @@ class HysteresisResult:
                     val = float(ok[0]) if ok.size else math.nan
                     out[name].append(Estimate(val, math.nan, math.nan, int(ok.size), method))
         return out
+
+    def maxwell_points(self, level: float = 0.5) -> tuple[np.ndarray, np.ndarray]:
+        """Where the winner branch's energy falls below the near-uniform branch's, per set.
+
+        Parameters
+        ----------
+        level : float
+            Winner-state level: a point of the upward branch is near-uniform when its
+            max_μ p*_μ < level, one of the downward branch a winner state when >= level.
+
+        Returns
+        -------
+        alpha_m : numpy.ndarray, shape (L, T)
+            The Maxwell point: the α at which ``energy_down - energy_up`` changes sign from
+            positive to negative inside the coexistence window (both branches present), linearly
+            interpolated between grid points; NaN where there is no such change.
+        winner_lower : numpy.ndarray of bool, shape (L, T)
+            Whether the winner branch has the lower energy at every α of the window and the window
+            reaches the grid's smallest α (the Maxwell point lies below the grid).
+
+        Raises
+        ------
+        ValueError
+            If the sweep carries no energies.
+
+        Notes
+        -----
+        The energy of :func:`fixed_point_energy` (eq. ``eq-cg-energy``); between the Maxwell point
+        and the upward jump the near-uniform state is metastable (a local, not the global,
+        minimum). The window is taken as all α where both branches are present; a set whose
+        difference changes sign more than once gets its first change from + to −.
+        """
+        if self.energy_up.shape != self.up.shape or self.energy_down.shape != self.up.shape:
+            raise ValueError("this sweep carries no branch energies (energy_up, energy_down)")
+        L, _, T = self.up.shape
+        alpha_m = np.full((L, T), math.nan)
+        lower = np.zeros((L, T), dtype=bool)
+        for li in range(L):
+            for t in range(T):
+                both = (self.up[li, :, t] < level) & (self.down[li, :, t] >= level)
+                idx = np.nonzero(both)[0]
+                if idx.size == 0:
+                    continue
+                de = self.energy_down[li, idx, t] - self.energy_up[li, idx, t]
+                if np.all(de < 0) and idx[0] == 0:
+                    lower[li, t] = True
+                for k in range(idx.size - 1):
+                    if idx[k + 1] == idx[k] + 1 and de[k] > 0 >= de[k + 1]:
+                        a0, a1 = self.alphas[idx[k]], self.alphas[idx[k + 1]]
+                        alpha_m[li, t] = a0 + (a1 - a0) * de[k] / (de[k] - de[k + 1])
+                        break
+        return alpha_m, lower
 
     def before_jump(self, level: float = 0.5) -> dict[str, np.ndarray]:
         """Jacobian radius and formula gain at the last grid point before each upward jump.
@@ -187,7 +293,12 @@ class HysteresisResult:
         dict of str to Estimate, float or int
             Per λ (written ``f"{λ:g}"`` without the point: 0.5 -> ``"05"``, 2 -> ``"2"``):
             ``"up_{λ}"``, ``"down_{λ}"`` (:meth:`jump_intervals`), ``"pred_{λ}"``
-            (:attr:`predicted`), ``"rad_{λ}"``, ``"gain_{λ}"`` (:meth:`before_jump`); and
+            (:attr:`predicted`), ``"rad_{λ}"``, ``"gain_{λ}"`` (:meth:`before_jump`); where the
+            sweep carries energies, ``"maxwell_sets_{λ}"`` (sets with a Maxwell point inside the
+            grid), ``"winner_lower_{λ}"`` (sets whose winner branch is lower over the whole
+            window down to the grid's smallest α; both :meth:`maxwell_points`) and, where at
+            least two sets have one, ``"maxwell_{λ}"`` (their mean Maxwell point, percentile
+            bootstrap over those sets); and
             ``"same"`` (fraction of (λ, α, set) cases where the fresh start ends in the same state
             as the upward sweep), ``"conv"`` (smallest converged fraction per (λ, α)), ``"T"``
             (memory sets).
@@ -202,6 +313,15 @@ class HysteresisResult:
             out[f"pred_{tag}"] = float(self.predicted[li])
             out[f"rad_{tag}"] = float(before["radius"][li])
             out[f"gain_{tag}"] = float(before["gain"][li])
+        if self.energy_up.shape == self.up.shape:
+            alpha_m, lower = self.maxwell_points(level)
+            for li, lam in enumerate(self.lambdas):
+                tag = grid_label(lam)
+                ok = alpha_m[li][np.isfinite(alpha_m[li])]
+                out[f"maxwell_sets_{tag}"] = int(ok.size)
+                out[f"winner_lower_{tag}"] = int(lower[li].sum())
+                if ok.size >= 2:
+                    out[f"maxwell_{tag}"] = bootstrap_interval(ok, seed=seed, unit="memory sets")
         out["same"] = float(((self.fresh >= level) == (self.up >= level)).mean())
         out["conv"] = float(self.converged.min())
         out["T"] = int(self.up.shape[2])
@@ -321,7 +441,7 @@ def hysteresis_sweep(
     r_start = si * torch.randn(T, N, generator=g, dtype=torch.float64)
     fresh_starts = si * torch.randn(a.size, T, N, generator=g, dtype=torch.float64)
     L, A_ = lam_arr.size, a.size
-    up, down, fresh, rad = (np.zeros((L, A_, T)) for _ in range(4))
+    up, down, fresh, rad, e_up, e_down = (np.zeros((L, A_, T)) for _ in range(6))
     conv = np.zeros((L, A_))
     for li, lam in enumerate(lam_arr):
         lam_f = float(lam)
@@ -331,6 +451,7 @@ def hysteresis_sweep(
         for ai in range(A_):
             r, ok_up[ai] = _iterate(r, Mu_all[ai], Ms[ai], lam_f, be, mi, tl)
             p_up[ai] = torch.softmax(be * r, dim=-1)
+            e_up[li, ai] = fixed_point_energy(Ms[ai], u, r, lam=lam_f, beta=be).numpy()
         up[li] = p_up.amax(-1).numpy()
         rad[li] = map_jacobian_radius(Ms, p_up, lam=lam_f, beta=be, M_half=Mh).numpy()
         rf, ok_f = _iterate(fresh_starts, Mu_all, Ms, lam_f, be, mi, tl)
@@ -343,9 +464,11 @@ def hysteresis_sweep(
         for ai in range(A_ - 1, -1, -1):
             r, ok_down[ai] = _iterate(r, Mu_all[ai], Ms[ai], lam_f, be, mi, tl)
             down[li, ai] = torch.softmax(be * r, dim=-1).amax(-1).numpy()
+            e_down[li, ai] = fixed_point_energy(Ms[ai], u, r, lam=lam_f, beta=be).numpy()
         conv[li] = torch.stack([ok_up, ok_f, ok_down]).double().mean((0, 2)).numpy()
     gain = coupled_gain(lam_arr[:, None], be, N, 1 - a[None, :])  # η_min = 1 − α (N > d)
     pred = coupled_alpha_crit(1.0, lam_arr, be, N)  # α_crit = 1 (N > d)
     params = {"N": N, "d": d, "beta": be, "trials": T, "max_iter": mi, "tol": tl,
               "sigma_init": si, "seed": seed}  # fmt: skip
-    return HysteresisResult(a, lam_arr, up, down, fresh, rad, gain, conv, params, pred)
+    return HysteresisResult(a, lam_arr, up, down, fresh, rad, gain, conv, params, pred, e_up,
+                            e_down)  # fmt: skip
