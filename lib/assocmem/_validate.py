@@ -188,3 +188,53 @@ def check_finite_array(name: str, x: ArrayLike, *, ndim: int | None = None) -> N
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must be finite (no NaN or inf), got {x!r}")
     return arr
+
+
+# --- context_gated and llm.prompts input checks (issue 29, item 3) ---------------------------
+
+from typing import TYPE_CHECKING  # noqa: E402
+
+if TYPE_CHECKING:
+    import torch
+
+
+def check_index_array(name: str, value: object, n: int | None = None) -> NDArray[np.int64]:
+    """Return ``value`` as a 1-D int64 array of indices, each >= 0 (and < ``n`` if given).
+
+    TypeError unless a 1-D array or sequence of integers (floats and bools are refused, even
+    integral ones: an index given as a float is more likely a mistake); ValueError for a negative
+    index or one >= ``n``.
+    """
+    arr = np.asarray(value) if not isinstance(value, (str, bytes)) else None
+    if arr is None or arr.dtype.kind not in "iu" or arr.ndim != 1:
+        got = type(value).__name__ if arr is None else f"{arr.dtype} array of shape {arr.shape}"
+        raise TypeError(f"{name} must be a 1-D array of integer indices, got {got}")
+    if arr.size and (arr.min() < 0 or (n is not None and arr.max() >= n)):
+        upper = "" if n is None else f" and < {n}"
+        raise ValueError(f"{name} must hold indices >= 0{upper}, got {value!r}")
+    return arr.astype(np.int64)
+
+
+def check_tensor(
+    name: str, value: object, *, ndim: int | tuple[int, ...] | None = None
+) -> torch.Tensor:
+    """Return ``value`` if it is a real floating-point torch tensor with finite entries.
+
+    ``ndim``: the number (or allowed numbers) of dimensions (``None``: any). TypeError unless a
+    floating-point ``torch.Tensor``; ValueError for another number of dimensions, an empty tensor,
+    NaN or inf.
+    """
+    import torch  # noqa: F811 (at run time; the module does not import torch otherwise)
+
+    if not isinstance(value, torch.Tensor) or not value.dtype.is_floating_point:
+        got = f"a {value.dtype} tensor" if isinstance(value, torch.Tensor) else type(value).__name__
+        raise TypeError(f"{name} must be a floating-point torch.Tensor, got {got}")
+    dims = (ndim,) if isinstance(ndim, int) else ndim
+    if dims is not None and value.ndim not in dims:
+        want = " or ".join(str(d) for d in dims)
+        raise ValueError(f"{name} must have {want} dimension(s), got shape {tuple(value.shape)}")
+    if value.numel() == 0:
+        raise ValueError(f"{name} must not be empty, got shape {tuple(value.shape)}")
+    if not bool(torch.isfinite(value).all()):
+        raise ValueError(f"{name} must be finite (no NaN or inf)")
+    return value

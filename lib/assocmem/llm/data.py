@@ -50,6 +50,8 @@ from pathlib import Path
 
 import numpy as np
 
+from assocmem._validate import check_int
+
 from .examples import EXAMPLES
 from .models import hub_reachable
 
@@ -646,12 +648,14 @@ def load_task(
 
     Raises
     ------
+    TypeError
+        If ``seed`` is not an integer.
     ValueError
         Unknown task, split or source (the message lists the valid ones); n < 1 or larger than the
-        task; a forced ``source="local"`` without the file; a local file with a malformed row, an
-        unknown label or invalid JSON (the message names the file, the line and the expected
-        format); a forced ``source="hub"`` that cannot load (offline, no hub source for the task,
-        or a split that does not match the table; the message says which).
+        task; a negative seed; a forced ``source="local"`` without the file; a local file with a
+        malformed row, an unknown label or invalid JSON (the message names the file, the line and
+        the expected format); a forced ``source="hub"`` that cannot load (offline, no hub source
+        for the task, or a split that does not match the table; the message says which).
 
     Notes
     -----
@@ -671,6 +675,7 @@ def load_task(
         )
     if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
         raise ValueError(f"n must be a positive integer or None, got {n!r}")
+    seed = check_int("seed", seed, 0)
 
     texts: list[str] | None = None
     labels: list[str] = []

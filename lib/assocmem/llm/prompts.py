@@ -29,6 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from assocmem._validate import check_index_array, check_int
+
 from .data import Task
 from .models import LanguageModel
 
@@ -124,16 +126,17 @@ def make_split(
     Raises
     ------
     TypeError
-        If ``task`` is not a Task or a size is not an integer.
+        If ``task`` is not a Task or a size or the seed is not an integer.
     ValueError
-        If a size is < 1, or the task has fewer than ``n_pool + 3`` items (then no query set of
-        size >= 1 is left beside the pool; the message names ``n_pool``).
+        If a size is < 1, the seed < 0, or the task has fewer than ``n_pool + 3`` items (then no
+        query set of size >= 1 is left beside the pool; the message names ``n_pool``).
     """
     if not isinstance(task, Task):
         raise TypeError(f"task must be a Task (from load_task), got {type(task).__name__}")
     sizes = [_check_size(n, v, 1) for n, v in (("n_ctx", n_ctx), ("n_sel", n_sel),
                                                ("n_test", n_test))]  # fmt: skip
     n_pool = _check_size("n_pool", n_pool, 1)
+    seed = check_int("seed", seed, 0)
     n = len(task)
     room = n - n_pool  # items left for the three query sets
     if room < 3:
@@ -219,9 +222,12 @@ class DemoPrefixes:
 
         Raises
         ------
+        TypeError
+            If ``queries`` is not a 1-D array of integers.
         ValueError
-            If a query appears in every prefix.
+            If a query is negative or appears in every prefix.
         """
+        queries = check_index_array("queries", queries)
         n_pref = len(self.texts)
         out = np.empty(len(queries), dtype=np.int64)
         for i, q in enumerate(queries):
@@ -270,13 +276,23 @@ def demo_prefixes(
 
     Raises
     ------
+    TypeError
+        If ``task`` is not a Task, ``pool`` not a 1-D array of integers, or k, n_prefixes or seed
+        not an integer.
     ValueError
-        If ``demos`` is unknown, k or n_prefixes is < 1, or ``n_prefixes * k > len(pool)``.
+        If ``demos`` is unknown, k or n_prefixes is < 1, the seed < 0, ``pool`` holds an index
+        outside ``[0, len(task))`` or a repeat, or ``n_prefixes * k > len(pool)``.
     """
     if demos not in DEMO_KINDS:
         raise ValueError(f"demos must be one of {DEMO_KINDS}, got {demos!r}")
+    if not isinstance(task, Task):
+        raise TypeError(f"task must be a Task (from load_task), got {type(task).__name__}")
+    pool = check_index_array("pool", pool, len(task))
+    if np.unique(pool).size != pool.size:
+        raise ValueError("pool must not repeat an item (the prefixes share no demonstration)")
     k = _check_size("k", k, 1)
     n_prefixes = _check_size("n_prefixes", n_prefixes, 1)
+    seed = check_int("seed", seed, 0)
     if n_prefixes * k > len(pool):
         raise ValueError(
             f"n_prefixes * k = {n_prefixes} * {k} exceeds the {len(pool)} items of the "
@@ -311,5 +327,12 @@ def encode(lm: LanguageModel, text: str) -> list[int]:
     Returns
     -------
     list of int
+
+    Raises
+    ------
+    TypeError
+        If ``text`` is not a string.
     """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
     return list(lm.tokenizer.encode(text, add_special_tokens=False))

@@ -1,0 +1,179 @@
+"""Property-based input checks of the data/prompt layer of :mod:`assocmem.llm` (issue 29, item 3).
+
+Harness: tests/_properties.py. The modules covered are :mod:`assocmem.llm.data` and
+:mod:`assocmem.llm.prompts`; every case runs without data files (the built-in example sets,
+``source="examples"``), so the file passes with or without ``$ASSOCMEM_DATA_DIR``. Prompts are
+encoded with a tiny random Llama and an in-memory byte tokenizer (as the ``tiny`` fixture of
+conftest.py), built once for the module.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+from _properties import (
+    KINDS,
+    PROPERTY_SETTINGS,
+    Case,
+    Kind,
+    _int_kind,
+    _junk,
+    call,
+    check_outcome,
+    domain_params,
+    non_finite,
+    public_functions,
+    value_strategy,
+)
+from assocmem.llm import data, prompts
+from assocmem.llm.models import LanguageModel, wrap_model
+from hypothesis import given
+from hypothesis import strategies as st
+
+# local kinds: an optional size (None is the documented default), a text, a path or None
+_size = _int_kind(1)
+KINDS.setdefault(
+    "size_or_none",
+    Kind(_size.draw, lambda v: v is not None and _size.invalid(v)),
+)
+KINDS.setdefault(
+    "text",
+    Kind(st.one_of(st.text(max_size=20), _junk, st.integers()), lambda v: not isinstance(v, str)),
+)
+KINDS.setdefault(
+    "path_or_none",
+    Kind(
+        st.one_of(st.text(max_size=20), st.none(), _junk, st.integers()),
+        lambda v: v is not None and not isinstance(v, (str, os.PathLike)),
+    ),
+)
+
+
+def _byte_tokenizer() -> Any:
+    """A 259-token byte-level tokenizer built in memory (as tests/llm/conftest.py)."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    alphabet = sorted(pre_tokenizers.ByteLevel.alphabet())
+    vocab = {c: i for i, c in enumerate(alphabet)}
+    vocab["<eos>"] = len(vocab)
+    vocab["Ġn"], vocab["Ġp"] = 257, 258
+    tk = Tokenizer(models.BPE(vocab=vocab, merges=[("Ġ", "n"), ("Ġ", "p")]))
+    tk.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tk.decoder = decoders.ByteLevel()
+    return PreTrainedTokenizerFast(tokenizer_object=tk, eos_token="<eos>", pad_token="<eos>")
+
+
+@cache
+def _tiny() -> LanguageModel:
+    """A randomly initialised 1-layer Llama (hidden size 32) with the byte tokenizer."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    cfg = LlamaConfig(
+        vocab_size=260, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256,
+        tie_word_embeddings=True, eos_token_id=256, pad_token_id=256, bos_token_id=256,
+    )  # fmt: skip
+    return wrap_model(LlamaForCausalLM(cfg).eval(), _byte_tokenizer(), name="tiny-llama")
+
+
+@cache
+def _task(name: str = "sst2") -> data.Task:
+    return data.load_task(name, source="examples")
+
+
+def _split() -> prompts.Split:
+    return prompts.make_split(_task(), n_ctx=10, n_sel=5, n_test=10, n_pool=8, verbose=False)
+
+
+def _prefixes() -> prompts.DemoPrefixes:
+    return prompts.demo_prefixes(_task(), _split().pool, k=2, n_prefixes=3, seed=1)
+
+
+def _len(n: int) -> Any:
+    def check(out: Any) -> None:
+        assert len(out) == n, (len(out), n)
+
+    return check
+
+
+CASES: list[Case] = [
+    Case(data.load_task, lambda: (("sst2",), {"source": "examples", "n": 7, "seed": 3}),
+         {"n": "size_or_none", "seed": "count0"}, check=_len(7)),
+    Case(data.load_task, lambda: (("lama_p36",), {"source": "examples", "n": 5}),
+         {"n": "size_or_none", "seed": "count0"}, check=_len(5)),
+    Case(data.data_dir_from_env, lambda: (("~/data",), {}), {"data_dir": "path_or_none"}),
+    Case(prompts.make_split,
+         lambda: ((_task(),), {"n_ctx": 10, "n_sel": 5, "n_test": 10, "n_pool": 8,
+                               "verbose": False}),
+         {"n_ctx": "size", "n_sel": "size", "n_test": "size", "n_pool": "size",
+          "seed": "count0"},
+         check=lambda s: len(s.test) == 10 or pytest.fail("n_test")),
+    Case(prompts.make_split,
+         lambda: ((_task("ag_news"),), {"n_ctx": 4, "n_sel": 4, "n_test": 8, "stratify": True,
+                                        "verbose": False}),
+         {"n_test": "size", "seed": "count0"}),
+    Case(prompts.demo_prefixes, lambda: ((_task(), _split().pool), {"k": 2, "n_prefixes": 3}),
+         {"pool": "array", "k": "size", "n_prefixes": "size", "seed": "count0"},
+         check=lambda d: d.items.shape == (3, 2) or pytest.fail("shape")),
+    Case(prompts.demo_prefixes,
+         lambda: ((_task(), _split().pool), {"k": 2, "n_prefixes": 3, "demos": "adversarial"}),
+         {"seed": "count0"}),
+    Case(prompts.DemoPrefixes.assign, lambda: ((_prefixes(), _split().test), {}),
+         {"queries": "array"}, check=_len(10)),
+    Case(prompts.encode, lambda: ((_tiny(), "Review: fine\nSentiment:"), {}), {"text": "text"}),
+]  # fmt: skip
+
+_RECORD = "a record (a frozen dataclass); its producers are the cases above"
+EXEMPT: dict[str, str] = {
+    "assocmem.llm.data.HubSource": "a registry record of pinned constants (TASKS), no user input",
+    "assocmem.llm.data.WebSource": "a registry record of pinned constants (TASKS), no user input",
+    "assocmem.llm.data.TaskSpec": "a registry record of pinned constants (TASKS), no user input",
+    "assocmem.llm.data.Task": _RECORD,
+    "assocmem.llm.prompts.Split": _RECORD,
+    "assocmem.llm.prompts.DemoPrefixes": _RECORD + " (its method assign is a case)",
+}
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_valid_call_gives_a_finite_result(case: Case) -> None:
+    out = call(case)
+    if not case.nan_ok:
+        assert not non_finite(out), non_finite(out)
+    if case.check is not None:
+        case.check(out)
+
+
+@pytest.mark.parametrize(
+    ("case", "arg", "kind"), domain_params(CASES), ids=lambda v: getattr(v, "name", str(v))
+)
+@PROPERTY_SETTINGS
+@given(data=st.data())
+def test_any_value_gives_a_finite_result_or_a_clear_error(
+    case: Case, arg: str, kind: str, data: Any
+) -> None:
+    check_outcome(case, arg, data.draw(value_strategy(case, arg, kind), label=arg), kind)
+
+
+def test_every_public_function_is_covered() -> None:
+    covered = {c.name for c in CASES} | set(EXEMPT)
+    names = public_functions("assocmem.llm.data") + public_functions("assocmem.llm.prompts")
+    missing = [n for n in names if n not in covered]
+    assert not missing, f"public functions with neither a property case nor a reason: {missing}"
+
+
+def test_split_and_prefixes_are_disjoint_and_in_range() -> None:
+    """The valid calls' results are what the docs promise, not only finite."""
+    split, task = _split(), _task()
+    sets = [split.ctx, split.sel, split.test, split.pool]
+    allidx = np.concatenate(sets)
+    assert len(np.unique(allidx)) == len(allidx) == len(task)
+    pre = _prefixes()
+    assert set(pre.items.ravel()) <= set(split.pool)
+    assert len(np.unique(pre.items)) == pre.items.size
