@@ -52,7 +52,8 @@ def check_margin(margin: float) -> float:
 
 def check_samples(n_samples: int) -> int:
     """Return ``n_samples`` as an int; ``ValueError`` unless an integer >= 2."""
-    if isinstance(n_samples, bool) or int(n_samples) != n_samples or n_samples < 2:
+    bad_float = isinstance(n_samples, float) and not math.isfinite(n_samples)  # int(inf) overflows
+    if isinstance(n_samples, bool) or bad_float or int(n_samples) != n_samples or n_samples < 2:
         raise ValueError(f"n_samples must be an integer >= 2, got {n_samples}")
     return int(n_samples)
 
@@ -188,6 +189,35 @@ def check_finite_array(name: str, x: ArrayLike, *, ndim: int | None = None) -> N
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must be finite (no NaN or inf), got {x!r}")
     return arr
+
+
+def check_loads(alphas: object, name: str = "alphas") -> list[float]:
+    """Return a 1-d sequence of distinct loads as floats, each finite and > 0.
+
+    TypeError for a single number, a string or a nested array or a bool entry; ValueError if
+    empty, not finite, not positive or repeated (the same instances again).
+    """
+    flat = not isinstance(alphas, np.ndarray) or alphas.ndim == 1
+    if isinstance(alphas, (str, bytes)) or not hasattr(alphas, "__iter__") or not flat:
+        raise TypeError(f"{name} must be a 1-d sequence of loads (e.g. [0.5, 1.0]), got {alphas!r}")
+    items = list(alphas)  # type: ignore[call-overload]
+    if any(isinstance(a, (bool, np.bool_, str, bytes)) for a in items):
+        raise TypeError(f"{name} must hold loads (real numbers), got {alphas!r}")
+    try:
+        alpha_arr = np.asarray(items, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must hold real numbers, got {alphas!r}") from exc
+    if alpha_arr.ndim != 1:
+        raise TypeError(f"{name} must be a 1-d sequence of loads, got shape {alpha_arr.shape}")
+    if alpha_arr.size == 0:
+        raise ValueError(f"{name} must be non-empty")
+    if not np.all(np.isfinite(alpha_arr)) or np.any(alpha_arr <= 0):
+        raise ValueError(f"{name} must be finite loads > 0, got {alphas!r}")
+    if np.unique(alpha_arr).size != alpha_arr.size:
+        raise ValueError(
+            f"{name} must not repeat a load (the same instances again), got {alphas!r}"
+        )
+    return [float(a) for a in alpha_arr]
 
 
 # --- context_gated and llm.prompts input checks (issue 29, item 3) ---------------------------
