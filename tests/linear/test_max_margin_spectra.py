@@ -65,3 +65,20 @@ def test_max_margin_spectra_matches_the_solvers_instance_by_instance() -> None:
     assert s["m4_l2_op"].n == s["n_op"] and s["m4_linf_dp"].n == s["n_dp"]
     for key in ("ks_l2", "ks_linf"):
         assert 0 <= s[key] <= 1
+
+
+def test_one_norm_alone_gives_the_same_memories_and_skips_what_cannot_be_stored() -> None:
+    both = max_margin_spectra(10, 6, seeds_op=[0, 1, 2], seeds_dp=[10, 11, 12], n_perm=100)
+    l2 = max_margin_spectra(10, 6, seeds_op=[0, 1, 2], seeds_dp=[10, 11, 12], norms=("l2",),
+                            n_perm=100)  # fmt: skip
+    np.testing.assert_allclose(l2.weights["l2", "dp"], both.weights["l2", "dp"], atol=1e-9)
+    s = l2.summary()
+    assert s["n_tests"] == 2 and "m4_linf_op" not in s and s["skipped_op"] == 0
+    # near capacity (d = 4, p = 8) some instances cannot be stored: the SVM skips exactly
+    # those that the exact LP refuses
+    kw = {"seeds_op": range(8), "seeds_dp": range(8, 16), "n_perm": 10}
+    by_lp = max_margin_spectra(8, 4, **kw)
+    by_svm = max_margin_spectra(8, 4, norms=("l2",), **kw)
+    assert by_lp.skipped == by_svm.skipped and sum(by_lp.skipped.values()) > 0
+    with pytest.raises(ValueError):
+        max_margin_spectra(10, 6, seeds_op=[0, 1], seeds_dp=[2, 3], norms=("l1",))

@@ -129,7 +129,8 @@ class MaxMarginSpectra:
     Attributes
     ----------
     weights : dict of (str, str) -> numpy.ndarray
-        ``(norm, problem)`` (norm ``"l2"`` or ``"linf"``, problem ``"op"`` or ``"dp"``) ->
+        ``(norm, problem)`` (norm ``"l2"`` or ``"linf"``, those computed; problem ``"op"`` or
+        ``"dp"``) ->
         float64 array (n, d, d) of the max-margin memories of the storable instances.
     m4 : dict of (str, str) -> numpy.ndarray
         The same keys -> :func:`~assocmem.linear.spectra.fourth_moment_ratio` of each memory, (n,).
@@ -157,18 +158,19 @@ class MaxMarginSpectra:
         -------
         dict of str -> Estimate, float or int
             ``"d"``, ``"p"``; ``"n_op"``, ``"n_dp"`` (storable instances per problem);
-            ``"skipped_op"``, ``"skipped_dp"``; per norm ``<n>`` in (``l2``, ``linf``):
+            ``"skipped_op"``, ``"skipped_dp"``; per computed norm ``<n>`` (``l2``, ``linf``):
             ``"m4_<n>_op"``, ``"m4_<n>_dp"`` (mean ``m_4`` over the memories with its 95 %
             Student-t interval, :func:`assocmem.stats.mean_interval`), ``"diff_<n>"``,
             ``"perm_m4_<n>"`` (the ``m4`` test's value and p), ``"ks_<n>"``,
-            ``"perm_ks_<n>"`` (the KS test's value and p); ``"min_p"`` (the smallest of the
-            four p-values) and ``"n_tests"`` (4).
+            ``"perm_ks_<n>"`` (the KS test's value and p); ``"min_p"`` (the smallest p-value)
+            and ``"n_tests"`` (two per norm).
         """
         out: dict[str, Estimate | float | int] = {"d": self.d, "p": self.p}
+        norms = [n for n in NORMS if (n, "op") in self.m4]
         for prob in ("op", "dp"):
-            out[f"n_{prob}"] = int(len(self.m4["l2", prob]))
+            out[f"n_{prob}"] = int(len(self.m4[norms[0], prob]))
             out[f"skipped_{prob}"] = int(self.skipped[prob])
-        for norm in NORMS:
+        for norm in norms:
             for prob in ("op", "dp"):
                 est = mean_interval(self.m4[norm, prob])
                 assert isinstance(est, Estimate)
@@ -188,16 +190,18 @@ def max_margin_spectra(
     *,
     seeds_op: Sequence[int],
     seeds_dp: Sequence[int],
+    norms: Sequence[str] = ("l2", "linf"),
     n_perm: int = 20000,
     seed: int = 0,
 ) -> MaxMarginSpectra:
     """Exact max-margin memories of independent OP and DP instances and their spectral tests.
 
     For each seed, samples one instance (:func:`assocmem.linear.sampling.sample_problem`, OP
-    with ``seeds_op``, DP with ``seeds_dp``), decides it with the exact LP
-    (:func:`assocmem.linear.lp.max_margin_linf`; an instance with ``t* <= DENSE_THRESHOLD``
-    cannot be stored and is skipped) and computes its entrywise-max (the LP's maximiser) and
-    Frobenius (:func:`assocmem.linear.implicit_bias.l2_max_margin`) max-margin memories. Then,
+    with ``seeds_op``, DP with ``seeds_dp``) and computes its entrywise-max (the maximiser of the
+    exact LP, :func:`assocmem.linear.lp.max_margin_linf`) and Frobenius
+    (:func:`assocmem.linear.implicit_bias.l2_max_margin`) max-margin memories. An instance that
+    cannot be stored is skipped: with ``"linf"`` among the norms, when the LP finds
+    ``t* <= DENSE_THRESHOLD``; with ``"l2"`` alone, when the SVM reports no solution. Then,
     per norm, compares OP with DP by two permutation tests over matrices: the mean ``m_4``
     (:func:`assocmem.stats.permutation_test`) and the KS distance of the pooled normalised
     singular values (:func:`spectrum_permutation_test`).
@@ -210,6 +214,8 @@ def max_margin_spectra(
     seeds_op, seeds_dp : sequence of int
         Instance seeds per problem. Use disjoint sets: an OP and a DP instance with the same seed
         share their inputs and targets, and the tests assume independent groups.
+    norms : sequence of {"l2", "linf"}
+        The max-margin memories to compute (the SVM costs about a tenth of the LP at d = 12).
     n_perm, seed : int
         Random relabellings per test and their seed (:func:`spectrum_permutation_test`).
 
@@ -220,8 +226,8 @@ def max_margin_spectra(
     Raises
     ------
     ValueError
-        If a size is out of range, the seed sets overlap, or fewer than two instances of a
-        problem can be stored.
+        If a size is out of range, ``norms`` is empty or names an unknown norm, the seed sets
+        overlap, or fewer than two instances of a problem can be stored.
     RuntimeError
         If a solver fails (the LP, or the KKT check of the SVM).
 
@@ -236,25 +242,39 @@ def max_margin_spectra(
     s_dp = [check_int("seeds_dp", s, 0) for s in seeds_dp]
     if set(s_op) & set(s_dp):
         raise ValueError("seeds_op and seeds_dp must be disjoint (independent instances)")
+    use = [n for n in NORMS if n in tuple(norms)]
+    if not use or any(n not in NORMS for n in norms):
+        raise ValueError(f"norms must be a non-empty subset of {tuple(NORMS)}, got {norms!r}")
     weights: dict[tuple[str, str], list[NDArray[np.float64]]] = {
-        (n, pr): [] for n in NORMS for pr in ("op", "dp")
+        (n, pr): [] for n in use for pr in ("op", "dp")
     }
     skipped = {"op": 0, "dp": 0}
     for prob, seeds in (("op", s_op), ("dp", s_dp)):
         for s in seeds:
             inst = sample_problem(p, d, decoupled=prob == "dp", seed=s)
-            t_star, W_inf = max_margin_linf(inst)
-            if not t_star > DENSE_THRESHOLD:
-                skipped[prob] += 1
-                continue
-            weights["linf", prob].append(np.asarray(W_inf, dtype=np.float64))
-            weights["l2", prob].append(l2_max_margin(inst).weights)
-    if min(len(weights["l2", pr]) for pr in ("op", "dp")) < 2:
+            found: dict[str, NDArray[np.float64]] = {}
+            if "linf" in use:
+                t_star, W_inf = max_margin_linf(inst)
+                if not t_star > DENSE_THRESHOLD:
+                    skipped[prob] += 1
+                    continue
+                found["linf"] = np.asarray(W_inf, dtype=np.float64)
+            if "l2" in use:
+                try:
+                    found["l2"] = l2_max_margin(inst).weights
+                except RuntimeError as err:  # no solution: skip; a failed KKT check: raise
+                    if "linf" in use or "not separable" not in str(err):
+                        raise
+                    skipped[prob] += 1
+                    continue
+            for n, w in found.items():
+                weights[n, prob].append(w)
+    if min(len(weights[use[0], pr]) for pr in ("op", "dp")) < 2:
         raise ValueError(f"fewer than two storable instances of a problem (skipped {skipped})")
     W = {key: np.stack(v) for key, v in weights.items()}
     m4 = {key: np.asarray(fourth_moment_ratio(v), dtype=np.float64) for key, v in W.items()}
     rows = []
-    for norm in NORMS:
+    for norm in use:
         diff, pv = permutation_test(m4[norm, "op"], m4[norm, "dp"], n_perm=n_perm, seed=seed)
         rows.append({"norm": norm, "statistic": "m4", "value": diff, "p": pv})
         ks, pk = spectrum_permutation_test(singular_values(W[norm, "op"]),
