@@ -135,3 +135,85 @@ def test_score_densities_normalised_and_match_simulation() -> None:
     assert sd_th == pytest.approx(m.std(), rel=0.2)
     with pytest.raises(ValueError):
         score_densities(x, 1, d)
+
+
+def test_recall_check_matches_a_direct_recount() -> None:
+    """hebbian_recall_check's rates and pair share, recounted input by input from the scores."""
+    from assocmem.linear.scores import hebbian_recall_check
+
+    d, p, n = 12, 30, 40
+    row = hebbian_recall_check(d, [p], n_instances=n, seed=3, n_boot=200).iloc[0]
+    sim = simulate_scores(p, d, n_instances=n, seed=3)
+    t, c = sim["target"].numpy(), sim["nontarget"].numpy()
+    fails, pairs, n_all = 0, 0, 0
+    recalled = np.zeros((n, p), dtype=bool)
+    for b in range(n):
+        for mu in range(p):
+            recalled[b, mu] = t[b, mu] > c[b, mu].max()
+        n_all += recalled[b].all()
+        for mu in range(p):
+            if not recalled[b, mu]:
+                others = [nu for nu in range(p) if nu != mu]
+                nu = others[int(np.argmax(c[b, mu]))]
+                fails += 1
+                pairs += not recalled[b, nu]
+    assert row["sim_all"].value == n_all / n and row["sim_all"].method == "Wilson"
+    assert row["sim_acc"].value == pytest.approx(recalled.mean())
+    assert row["fail_rate"] == pytest.approx(1 - recalled.mean())
+    assert row["pair_share"].value == pytest.approx(pairs / fails)
+    assert row["pair_share"].n == fails and row["pair_share"].method.startswith("Wilson")
+    assert row["indep_all"] == pytest.approx(recalled.mean() ** p)
+    assert row["indep_gap"].value == pytest.approx(n_all / n - recalled.mean() ** p)
+    # the theory columns are the module's theory; z is in binomial standard errors
+    p1 = recall_probability(p, d, criterion="typical")
+    assert row["theory_p1"] == pytest.approx(p1)
+    assert row["theory_all"] == pytest.approx(recall_probability(p, d, criterion="all"))
+    se = math.sqrt(row["theory_all"] * (1 - row["theory_all"]) / n)
+    assert row["z_all"] == pytest.approx((row["theory_all"] - n_all / n) / se)
+    assert row["load"] == pytest.approx(p * math.log(p) / d**2)
+
+
+def test_recall_check_without_failures_and_bad_sizes() -> None:
+    """No failures: P(all) = 1 and no pair share; one instance gives no interval."""
+    from assocmem.linear.scores import hebbian_recall_check
+
+    # at tiny load nothing fails: P(all) = 1, no pair share can be formed
+    row = hebbian_recall_check(64, [3], n_instances=20, n_boot=200).iloc[0]
+    assert row["sim_all"].value == 1.0 and math.isnan(row["pair_share"].value)
+    with pytest.raises(ValueError):
+        hebbian_recall_check(64, [10], n_instances=1)
+
+
+def test_mechanism_comparison_numbers() -> None:
+    from assocmem.linear.scores import mechanism_comparison
+
+    stats = {"trained": {"target": np.array([[2.0, 4.0], [3.0, 3.0]])},
+             "hebbian": {"target": np.array([[0.0, 2.0], [1.0, 1.0]])}}  # fmt: skip
+    out = mechanism_comparison(stats, {"level": np.array([3.5, 4.5])})
+    assert out["tr_mean"].value == 3.0 and out["tr_mean"].n == 2
+    assert out["rs_mean"] == 4.0 and out["rs_sd"] == pytest.approx(math.sqrt(0.5))
+    assert out["shortfall"] == pytest.approx(0.25)
+    assert out["shortfall_rs_sd"] == pytest.approx(1 / math.sqrt(0.5))
+    assert out["tr_sd"] == pytest.approx(np.std([2, 4, 3, 3], ddof=1))
+    with pytest.raises(ValueError):
+        mechanism_comparison({"trained": {"target": np.ones((1, 3))}, "hebbian": {}},
+                             {"level": np.ones(3)})  # fmt: skip
+
+
+def test_recall_check_table_and_summary_read_the_check() -> None:
+    from assocmem.linear.scores import (
+        hebbian_recall_check,
+        recall_check_summary,
+        recall_check_table,
+    )
+
+    check = hebbian_recall_check(16, [20, 30], n_instances=30, n_boot=200)
+    tab = recall_check_table(check)
+    assert tab["p"].tolist() == [20, 30] and len(tab.columns) == 12
+    e = check["sim_all"].iloc[1]
+    assert tab["P(all) simulated [95 %]"].iloc[1] == f"{e.value:.3f} [{e.low:.3f}, {e.high:.3f}]"
+    s = recall_check_summary(check)
+    assert (s["n"], s["p_lo"], s["p_hi"]) == (30, 20, 30)
+    assert s["z_lo"] == min(check["z_all"]) and s["z_hi"] == max(check["z_all"])
+    assert s["gap_lo"] <= check["indep_gap"].iloc[0].value <= s["gap_hi"]
+    assert s["sim0"] is check["sim_all"].iloc[0]

@@ -129,12 +129,22 @@ def test_above_capacity_table_and_summary() -> None:
     ab = _above()
     tab = ab.table()
     assert tab["trained"].tolist()[0] == "0.400 [0.000, 0.897] (3)"
-    assert tab["subset-trained"].tolist() == ["0.500 [0.500, 0.500] (2)", "-"]
+    # both subset instances recalled 0.5: zero spread, so no (degenerate) interval is shown
+    assert tab["subset-trained"].tolist() == ["0.500 (all 2 equal)", "-"]
     assert np.all((tab["random subset f"] > 0) & (tab["random subset f"] <= tab["give up f"]))
     s = ab.summary([1.4, 2.0])
     assert (s["d"], s["budget"], s["0_load"], s["1_stored"]) == (16, 2000, 1.4, 1)
     assert s["0_tr"].value == pytest.approx(0.4) and s["1_hb"].value == pytest.approx(0.1)
     assert "0_sub" in s and "1_sub" not in s
+    assert math.isnan(s["0_sub"].low) and math.isnan(s["0_sub"].high) and s["0_sub"].n == 2
+    # 1 of 3 trained instances stored everything at 2.0: Wilson, z = 1.96
+    z, n, f = 1.959964, 3, 1 / 3
+    mid, half = (f + z * z / (2 * n)), z * math.sqrt(f * (1 - f) / n + z * z / (4 * n * n))
+    r = s["1_stored_rate"]
+    assert (r.value, r.n, r.method) == (pytest.approx(f), 3, "Wilson")
+    assert r.low == pytest.approx((mid - half) / (1 + z * z / n), abs=1e-5)
+    assert r.high == pytest.approx((mid + half) / (1 + z * z / n), abs=1e-5)
+    assert s["0_stored_rate"].value == 0.0 and s["0_stored_rate"].high > 0.5
     # trained rows without perfect recall: 3 at 1.4, 2 at 2.0, each ran 450 steps
     assert (s["sub_all"], s["sub_n"], s["n_stalled"], s["steps_hi"]) == (2, 2, 5, 450)
     assert s["0_frand"] == ab.random_fraction(1.4) and 0 < s["1_p1"] < 1
@@ -215,3 +225,41 @@ def test_causes_summary_finds_rows_by_label() -> None:
     assert "large_n" not in causes_summary(causes.iloc[:4])
     with pytest.raises(ValueError):
         causes_summary(causes.iloc[1:])
+
+
+# --- chapter 4: the kappa = 1 engines ---------------------------------------------------------
+
+
+def test_exceed_fraction_counts_joint_draws_with_both_crossings() -> None:
+    from assocmem.linear.transitions import BootstrapTransitions
+
+    def est(draws: list[float]) -> Estimate:
+        return Estimate(1.0, 0.9, 1.1, 4, "percentile bootstrap over seeds", 0.95,
+                        draws=np.array(draws))  # fmt: skip
+
+    summary = pd.DataFrame({"kappa": [0.75, 1.0], "method": ["train", "train"]})
+    boot = BootstrapTransitions(
+        summary, (est([1.0, 2.0, np.nan, 0.5, 3.0]), est([1.5, 1.0, 1.0, np.nan, 2.0]))
+    )
+    # joint finite draws: (1.0, 1.5), (2.0, 1.0), (3.0, 2.0): 2 of 3 exceed
+    assert boot.exceed_fraction(0.75, 1.0) == pytest.approx(2 / 3)
+    assert boot.exceed_fraction(1.0, 0.75) == pytest.approx(1 / 3)
+
+
+def test_factored_engine_check_counts_and_retrains_disagreements() -> None:
+    from assocmem.linear.sweeps import capacity_sweep
+    from assocmem.linear.transitions import factored_engine_check
+
+    d, loads = 8, [0.3]
+    full = capacity_sweep(d, loads, seeds=3, steps=300, progress=False)
+    fac = capacity_sweep(d, loads, rank=d, seeds=3, steps=300, lr=0.2, progress=False)
+    assert full["recalled_all"].all() and fac["recalled_all"].all()  # a low load: all stored
+    # pretend the factored engine missed seed 1 and the unconstrained one seed 2
+    fac.loc[fac["seed"] == 1, "recalled_all"] = False
+    full.loc[full["seed"] == 2, "recalled_all"] = False
+    out = factored_engine_check(fac, full, steps=300, lr=0.2)
+    # seed 1 is storable (it was stored): the retrained factored engine stores it again
+    assert out == {"pairs": 3, "full_only": 1, "factored_only": 1, "steps": 300, "reached": 1}
+    with pytest.raises(ValueError):
+        factored_engine_check(fac, capacity_sweep(12, loads, seeds=3, steps=10, progress=False),
+                              steps=10, lr=0.2)  # fmt: skip

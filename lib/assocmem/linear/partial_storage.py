@@ -50,7 +50,7 @@ from assocmem.linear.problems import MemoryProblem, stack_problems
 from assocmem.linear.replica import sample_cost_solutions
 from assocmem.linear.sampling import sample_problem
 from assocmem.linear.training import train_memory
-from assocmem.stats import Estimate, mean_interval
+from assocmem.stats import Estimate, mean_interval, rate
 
 
 def random_subset_fraction(
@@ -487,6 +487,8 @@ class AboveCapacity:
             if not self.has(a, method):
                 return "-"
             e = self.at(a, method)
+            if math.isnan(e.low):  # all instances equal: no interval (see _mean_accuracy)
+                return f"{e.value:.3f} (all {e.n} equal)"
             return f"{e.value:.3f} [{e.low:.3f}, {e.high:.3f}] ({e.n})"
 
         heb = self.accuracy[(self.accuracy["method"] == "hebbian") & (self.accuracy["d"] == self.d)]
@@ -514,8 +516,9 @@ class AboveCapacity:
         dict
             ``d``, ``budget``; per load ``i``: ``{i}_load`` (actual load), ``{i}_tr``,
             ``{i}_hb`` and, where run, ``{i}_sub`` (:meth:`at` of the trained, Hebbian and
-            subset-trained memories), ``{i}_p1``, ``{i}_frand``, ``{i}_fgive`` (the
-            predictions), ``{i}_stored`` (trained instances that stored every association);
+            subset-trained memories; no interval where all instances are equal), ``{i}_p1``,
+            ``{i}_frand``, ``{i}_fgive`` (the predictions), ``{i}_stored`` (trained instances
+            that stored every association) and ``{i}_stored_rate`` (their fraction, Wilson);
             ``sub_all`` and ``sub_n`` (subset-trained instances that recalled every kept input,
             of all), ``n_stalled`` (trained instances without perfect recall) and ``steps_hi``
             (the most steps one of them ran).
@@ -526,7 +529,8 @@ class AboveCapacity:
             out |= {f"{i}_load": float(tr["load"].iloc[0]), f"{i}_tr": self.at(a, "train"),
                     f"{i}_hb": self.at(a, "hebbian"), f"{i}_p1": self.hebbian_theory(a),
                     f"{i}_frand": self.random_fraction(a), f"{i}_fgive": self.give_up(a),
-                    f"{i}_stored": int(tr["recalled_all"].sum())}  # fmt: skip
+                    f"{i}_stored": int(tr["recalled_all"].sum()),
+                    f"{i}_stored_rate": rate(tr["recalled_all"].to_numpy(bool))}  # fmt: skip
             if self.has(a, "subset"):
                 out[f"{i}_sub"] = self.at(a, "subset")
         r = self.runs[self.runs["d"] == self.d]
@@ -581,8 +585,19 @@ def accuracy_at(
 
 
 def _mean_accuracy(values: NDArray[np.float64], level: float = 0.95) -> Estimate:
-    """Mean of instance accuracies with its Student-t interval cut to [0, 1]."""
+    """Mean of instance accuracies with its Student-t interval cut to [0, 1].
+
+    When every instance has the same accuracy (e.g. 3 of 3 stored everything) the spread is 0
+    and a t-interval would be the point [a, a]: no interval is formed then (``low`` and ``high``
+    NaN, ``method`` says why); quote the count of instances instead (e.g. a Wilson interval of
+    the fraction of instances that stored everything).
+    """
     e = mean_interval(values, level=level)
     assert isinstance(e, Estimate)  # 1-d values give an Estimate
+    x = np.asarray(values, dtype=float)
+    x = x[np.isfinite(x)]
+    if np.all(x == x[0]):
+        return replace(e, low=math.nan, high=math.nan, stderr=math.nan,
+                       method="Student t: all instances equal, no interval")  # fmt: skip
     lo, hi = np.clip([e.low, e.high], 0.0, 1.0)
     return replace(e, low=float(lo), high=float(hi))

@@ -5,7 +5,8 @@
 ``sigma_W = ||W||_F / d``; :func:`spread_summary` condenses them to a few numbers;
 :func:`simulate_scores` samples Hebbian memories (float64, Gaussian or spherical embeddings) and
 returns their target and non-target scores, the simulation the Hebbian theory of
-:mod:`assocmem.linear.hebbian` is checked against; :func:`mechanism_scores` measures the
+:mod:`assocmem.linear.hebbian` is checked against (:func:`hebbian_recall_check` does that check
+for both recall criteria, with many instances per load); :func:`mechanism_scores` measures the
 Hebbian and the trained memory on the same problems and :func:`mechanism_report` prints them next
 to the RS optimal mechanism.
 
@@ -16,17 +17,22 @@ see chapter 3.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import torch
 
-from assocmem._validate import seed_list
+from assocmem._validate import check_int, seed_list
 from assocmem.device import get_device
+from assocmem.linear.hebbian import recall_probability
+from assocmem.linear.load import load_for_pairs
 from assocmem.linear.problems import MemoryProblem, target_competitor_scores
 from assocmem.linear.sampling import sample_problems
 from assocmem.linear.training import hebbian_memory, train_memory
+from assocmem.stats import Estimate, bootstrap_interval, mean_interval, rate
 
 
 def score_statistics(W: torch.Tensor | np.ndarray, problem: MemoryProblem) -> dict[str, Any]:
@@ -174,8 +180,9 @@ def simulate_scores(
             raise ValueError(f"{name} must be an integer >= {lo}, got {val!r}")
     if embedding not in ("gaussian", "spherical"):
         raise ValueError(f"embedding must be 'gaussian' or 'spherical', got {embedding!r}")
+    seed = check_int("seed", seed, 0)
     dev = get_device(device)
-    gen = torch.Generator(device="cpu").manual_seed(int(seed))
+    gen = torch.Generator(device="cpu").manual_seed(seed)
     e = torch.randn(n_instances, p, d, generator=gen, dtype=torch.float64).to(dev)
     u = torch.randn(n_instances, p, d, generator=gen, dtype=torch.float64).to(dev)
     if embedding == "gaussian":
@@ -190,6 +197,174 @@ def simulate_scores(
     nontarget = s[:, ~eye].reshape(n_instances, p, p - 1)
     sigma_w = w.pow(2).sum(dim=(1, 2)).sqrt() / d
     return {"target": target.cpu(), "nontarget": nontarget.cpu(), "sigma_w": sigma_w.cpu()}
+
+
+def hebbian_recall_check(
+    d: int,
+    p_values: Sequence[int],
+    *,
+    n_instances: int = 600,
+    seed: int = 0,
+    n_boot: int = 1000,
+    device: str | torch.device | None = "cpu",
+) -> pd.DataFrame:
+    """Hebbian recall theory against simulation, both criteria, with many instances per load.
+
+    For each ``p`` it samples ``n_instances`` Hebbian memories (:func:`simulate_scores`, Gaussian
+    embeddings) and compares the theory of :func:`assocmem.linear.hebbian.recall_probability`
+    with the measured rates, and the measured ``P(all)`` with what independent inputs would give.
+
+    Parameters
+    ----------
+    d : int
+        Embedding dimension, >= 2.
+    p_values : sequence of int
+        Numbers of associations, each >= 2.
+    n_instances : int
+        Independent memories per ``p``, >= 2 (the resampling units of every interval).
+    seed : int
+        Seed of the first ``p``; ``p_values[i]`` uses ``seed + i``.
+    n_boot : int
+        Bootstrap resamples over instances for ``indep_gap``.
+    device : str, torch.device or None
+        Where to compute.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per ``p``: ``p``, ``load``, ``n`` (instances); ``theory_all`` (``P_1^p``) and
+        ``sim_all`` (:class:`assocmem.stats.Estimate`, Wilson over instances: every input
+        recalled); ``z_all`` = (theory - simulation) / sqrt(theory (1 - theory) / n), the gap
+        in standard errors of a binomial fraction at the theory's value (NaN where that is 0);
+        ``theory_p1`` and ``sim_acc`` (Estimate, Student t over the instance accuracies);
+        ``z_p1`` = (theory - simulation) / standard error of ``sim_acc`` (NaN where it is 0);
+        ``indep_all`` = (pooled accuracy)^p, what ``P(all)`` would be if inputs failed
+        independently with the measured accuracy; ``indep_gap`` = ``sim_all - indep_all``
+        (Estimate, bootstrap over instances); ``fail_rate`` (pooled fraction of inputs not
+        recalled) and ``pair_share`` (Estimate, Wilson over the failed inputs, ``n`` of them:
+        among inputs not recalled, the fraction whose winning competitor's own input is not
+        recalled either; about ``fail_rate`` if failures are independent, near 1 if they come
+        in pairs; NaN where none fails; a bootstrap over instances would give the point
+        interval [0, 0] when no pair is seen).
+
+    Raises
+    ------
+    ValueError
+        If a size is out of range.
+
+    Notes
+    -----
+    Theory: chapter 3, eq. ``eq-hebb-recall`` (reconstruction), which treats the inputs as
+    independent (criterion "all" is ``P_1^p``). Independence is tested directly by
+    ``indep_gap`` and ``pair_share``.
+    """
+    for name, val, lo in (("d", d, 2), ("n_instances", n_instances, 2)):
+        if isinstance(val, bool) or not isinstance(val, (int, np.integer)) or val < lo:
+            raise ValueError(f"{name} must be an integer >= {lo}, got {val!r}")
+    rows = []
+    for i, p in enumerate(p_values):
+        sim = simulate_scores(int(p), d, n_instances=n_instances, seed=seed + i, device=device)
+        nont = sim["nontarget"]
+        ok = (sim["target"] > nont.max(-1).values).numpy()  # (n, p)
+        # the output index of each input's strongest competitor (row mu skips column mu)
+        j = nont.argmax(-1).numpy()
+        winner = j + (j >= np.arange(p)[None, :])
+        fail = ~ok
+        partner_fails = np.take_along_axis(fail, winner, axis=1)
+        per_inst = np.stack([fail.sum(1), (fail & partner_fails).sum(1)], axis=1).astype(float)
+        acc = ok.mean(1)
+        everything = ok.all(1)
+        theory_p1 = float(recall_probability(p, d, criterion="typical"))
+        theory_all = theory_p1 ** int(p)
+        sim_all = rate(everything)
+        sim_acc = mean_interval(acc)
+        assert isinstance(sim_acc, Estimate)
+        pooled = float(acc.mean())
+
+        def gap_stat(a: np.ndarray, p: int = int(p)) -> np.ndarray:  # (B, n, 2): acc, all
+            return a[..., 1].mean(1) - a[..., 0].mean(1) ** p
+
+        gap = bootstrap_interval(np.stack([acc, everything.astype(float)], 1), stat=gap_stat,
+                                 n_boot=n_boot, seed=seed + i, unit="instances")  # fmt: skip
+        n_fail, n_pair = int(per_inst[:, 0].sum()), int(per_inst[:, 1].sum())
+        if n_fail > 0:  # Wilson over the failed inputs (bootstrap degenerates at 0 pairs)
+            pair = replace(rate(n_pair, n_fail), method="Wilson over failed inputs")
+        else:
+            pair = Estimate(math.nan, math.nan, math.nan, 0, "no failures")
+        se_all = math.sqrt(theory_all * (1 - theory_all) / n_instances)
+        rows.append({
+            "p": int(p), "load": load_for_pairs(int(p), d), "n": n_instances,
+            "theory_all": theory_all, "sim_all": sim_all,
+            "z_all": (theory_all - sim_all.value) / se_all if se_all > 0 else math.nan,
+            "theory_p1": theory_p1, "sim_acc": sim_acc,
+            "z_p1": (theory_p1 - sim_acc.value) / sim_acc.stderr
+            if sim_acc.stderr > 0 else math.nan,
+            "indep_all": pooled ** int(p), "indep_gap": gap,
+            "fail_rate": 1.0 - pooled, "pair_share": pair,
+        })  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def _ci(e: Estimate, fmt: str = "{:.3f}") -> str:
+    return f"{fmt.format(e.value)} [{fmt.format(e.low)}, {fmt.format(e.high)}]"
+
+
+def recall_check_table(check: pd.DataFrame) -> pd.DataFrame:
+    """:func:`hebbian_recall_check` as chapter 3 shows it: one row per load, intervals as text.
+
+    Parameters
+    ----------
+    check : pandas.DataFrame
+        Output of :func:`hebbian_recall_check`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``p``, ``load``, ``P(all) theory``, ``P(all) simulated [95 %]``, ``z``,
+        ``P_1 theory``, ``accuracy simulated [95 %]``, ``z (P_1)``, ``accuracy^p``,
+        ``P(all) − accuracy^p [95 %]``, ``failure rate`` and ``pair share [95 %]``.
+    """
+    return pd.DataFrame({
+        "p": check["p"], "load": check["load"], "P(all) theory": check["theory_all"],
+        "P(all) simulated [95 %]": [_ci(e) for e in check["sim_all"]], "z": check["z_all"],
+        "P_1 theory": check["theory_p1"],
+        "accuracy simulated [95 %]": [_ci(e, "{:.4f}") for e in check["sim_acc"]],
+        "z (P_1)": check["z_p1"], "accuracy^p": check["indep_all"],
+        "P(all) − accuracy^p [95 %]": [_ci(e) for e in check["indep_gap"]],
+        "failure rate": check["fail_rate"],
+        "pair share [95 %]": [_ci(e, "{:.4f}") for e in check["pair_share"]],
+    })  # fmt: skip
+
+
+def recall_check_summary(check: pd.DataFrame) -> dict[str, Estimate | float | int]:
+    """Return the numbers chapter 3 quotes from :func:`hebbian_recall_check`, by label.
+
+    Parameters
+    ----------
+    check : pandas.DataFrame
+        Output of :func:`hebbian_recall_check`.
+
+    Returns
+    -------
+    dict
+        ``n`` (instances per load), ``p_lo``/``p_hi`` and ``load_lo``/``load_hi`` (range of the
+        loads); ``z_lo``/``z_hi`` (range of ``z_all``) and ``zp1_lo``/``zp1_hi`` (of ``z_p1``);
+        ``gap_lo`` (smallest lower end) and ``gap_hi`` (largest upper end) of the intervals of
+        ``P(all) - accuracy^p``; ``pair_hi`` (largest upper end of the pair-share intervals)
+        and ``fail_lo`` (smallest failure rate); and for the first load ``th0`` (theory
+        ``P(all)``) and ``sim0`` (its simulated Estimate).
+    """
+    gaps, pairs = list(check["indep_gap"]), list(check["pair_share"])
+    return {
+        "n": int(check["n"].min()), "p_lo": int(check["p"].min()), "p_hi": int(check["p"].max()),
+        "load_lo": float(check["load"].min()), "load_hi": float(check["load"].max()),
+        "z_lo": float(check["z_all"].min()), "z_hi": float(check["z_all"].max()),
+        "zp1_lo": float(check["z_p1"].min()), "zp1_hi": float(check["z_p1"].max()),
+        "gap_lo": float(min(g.low for g in gaps)), "gap_hi": float(max(g.high for g in gaps)),
+        "pair_hi": float(np.nanmax([e.high for e in pairs])),
+        "fail_lo": float(check["fail_rate"].min()),
+        "th0": float(check["theory_all"].iloc[0]), "sim0": check["sim_all"].iloc[0],
+    }  # fmt: skip
 
 
 def mechanism_scores(
@@ -298,3 +473,49 @@ def mechanism_report(
         f"RS at capacity (kappa0 = 0): T* = {cap.mean():.2f} +- {cap.std():.2f}, "
         f"k = {np.mean(rs_capacity['n_active']):.1f}",
     ])  # fmt: skip
+
+
+def mechanism_comparison(
+    stats: Mapping[str, Mapping[str, Any]], rs: Mapping[str, Any]
+) -> dict[str, Estimate | float]:
+    """Return the trained target level and the RS level ``T*``, the numbers chapter 3 quotes.
+
+    Parameters
+    ----------
+    stats : mapping
+        :func:`mechanism_scores` output; ``stats["trained"]["target"]`` of shape (B, p), one row
+        per instance (B >= 2: the instances are the resampling units).
+    rs : mapping
+        :func:`assocmem.linear.mechanism.optimal_mechanism` output (array ``level``, one ``T*``
+        per sampled association), at the max-margin of the same load.
+
+    Returns
+    -------
+    dict
+        ``tr_mean`` (:class:`assocmem.stats.Estimate`: mean trained target in units of
+        sigma_W, Student t over the B instance means), ``tr_sd`` (standard deviation over all
+        trained targets), ``hebb_sd`` (the same for the Hebbian memory), ``rs_mean`` and
+        ``rs_sd`` (mean and standard deviation of ``T*`` over the RS samples), ``shortfall`` =
+        1 - tr_mean / rs_mean (the trained level's relative deficit) and ``shortfall_rs_sd`` =
+        (rs_mean - tr_mean) / rs_sd (the deficit in RS spreads).
+
+    Raises
+    ------
+    ValueError
+        If the trained targets hold fewer than 2 instances.
+    KeyError
+        If a field is missing.
+    """
+    t = np.asarray(stats["trained"]["target"], dtype=float)
+    if t.ndim != 2 or t.shape[0] < 2:
+        raise ValueError(f"trained targets must have shape (B >= 2, p), got {t.shape}")
+    tr = mean_interval(t.mean(axis=1))
+    assert isinstance(tr, Estimate)
+    lv = np.asarray(rs["level"], dtype=float)
+    rs_mean, rs_sd = float(lv.mean()), float(lv.std(ddof=1))
+    return {
+        "tr_mean": tr, "tr_sd": float(t.std(ddof=1)),
+        "hebb_sd": float(np.std(np.asarray(stats["hebbian"]["target"], dtype=float), ddof=1)),
+        "rs_mean": rs_mean, "rs_sd": rs_sd, "shortfall": 1.0 - tr.value / rs_mean,
+        "shortfall_rs_sd": (rs_mean - tr.value) / rs_sd,
+    }  # fmt: skip

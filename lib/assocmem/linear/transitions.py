@@ -27,7 +27,7 @@ from assocmem._validate import check_int, check_real
 from assocmem.linear.finite_size import predicted_transition
 from assocmem.linear.load import pairs_at_load, pairs_for_load
 from assocmem.linear.spectra import critical_load, hebbian_critical_load
-from assocmem.linear.sweeps import COLUMNS, GROUP_COLUMNS
+from assocmem.linear.sweeps import COLUMNS, GROUP_COLUMNS, capacity_sweep
 from assocmem.linear.tables import check_table
 from assocmem.stats import Estimate, crossing, ratio
 
@@ -39,6 +39,7 @@ __all__ = [
     "BootstrapTransitions",
     "bootstrap_transitions",
     "transition_ratio",
+    "factored_engine_check",
     "crossing_range",
     "ratio_comparison",
     "TruncatedHebbianTransitions",
@@ -294,6 +295,26 @@ class BootstrapTransitions:
             raise ValueError(f"{hits.size} groups have kappa = {kappa} (method {method}); need one")
         return self.estimates[int(hits[0])]
 
+    def exceed_fraction(self, kappa_a: float, kappa_b: float) -> float:
+        """Return how often (fraction of joint draws) ``alpha(kappa_a)`` exceeds ``alpha(kappa_b)``.
+
+        Both crossings are recomputed on the same resampled seeds in each draw; draws in which
+        either has no crossing inside its grid are left out. For ``kappa_a < kappa_b`` the true
+        capacities obey ``alpha(kappa_a) <= alpha(kappa_b)`` (rank ``kappa_a d`` matrices are a
+        subset of rank ``kappa_b d`` ones), so this is how often the data violate that order.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`estimate`, or if no draw has both crossings.
+        """
+        a = np.asarray(self.estimate(kappa_a).draws, dtype=float)
+        b = np.asarray(self.estimate(kappa_b).draws, dtype=float)
+        both = np.isfinite(a) & np.isfinite(b)
+        if not both.any():
+            raise ValueError("no draw has both crossings inside the grid")
+        return float(np.mean(a[both] > b[both]))
+
 
 def bootstrap_transitions(
     table: pd.DataFrame, *, n_boot: int = 2000, level: float = 0.95, seed: int = 0
@@ -397,6 +418,69 @@ def transition_ratio(
     if not (math.isfinite(a.value) and math.isfinite(b.value)):
         raise ValueError("both groups must cross 1/2 inside their load grids")
     return ratio(a, b)
+
+
+def factored_engine_check(
+    factored: pd.DataFrame,
+    full: pd.DataFrame,
+    *,
+    steps: int,
+    lr: float,
+    patience: int | None = None,
+) -> dict[str, int]:
+    """Compare the factored engine ``W = Q R^T`` (rank d) with the unconstrained one, per instance.
+
+    At rank ``m = d`` the two engines search the same set of matrices, so an instance stored by
+    one and not by the other was missed by an optimiser, not by the model. The function pairs
+    the instances of the two sweeps (same ``alpha`` and seed, hence the same problem), counts the
+    disagreements, and retrains the instances that only the unconstrained engine stored with the
+    factored engine at a larger budget.
+
+    Parameters
+    ----------
+    factored : pandas.DataFrame
+        :func:`assocmem.linear.sweeps.capacity_sweep` rows with ``rank = d`` and
+        ``factored = True`` (other rows are ignored).
+    full : pandas.DataFrame
+        ``capacity_sweep`` rows of the unconstrained engine (``factored = False``) at the same
+        ``d``, loads and seeds.
+    steps, lr, patience
+        Budget, Adam learning rate and stall stop of the retraining (``train_memory``).
+
+    Returns
+    -------
+    dict of int
+        ``pairs`` (instances in both sweeps), ``full_only`` (stored by the unconstrained engine
+        only), ``factored_only`` (stored by the factored engine only), ``steps`` (the retraining
+        budget) and ``reached`` (of the ``full_only`` instances, how many the factored engine
+        stores with that budget).
+
+    Raises
+    ------
+    ValueError
+        If the sweeps share no instance or hold more than one ``d``.
+    """
+    fac = check_table(factored)
+    fac = fac[fac["factored"].astype(bool) & (fac["rank"] == fac["d"])]
+    ful = check_table(full)
+    ful = ful[~ful["factored"].astype(bool)]
+    ds = set(fac["d"]) | set(ful["d"])
+    if len(ds) != 1:
+        raise ValueError(f"the sweeps must hold one d, got {sorted(ds)}")
+    d = int(ds.pop())
+    m = ful.merge(fac, on=["alpha", "seed"], suffixes=("_w", "_qr"))
+    if len(m) == 0:
+        raise ValueError("the sweeps share no (alpha, seed) instance")
+    w, qr = m["recalled_all_w"].astype(bool), m["recalled_all_qr"].astype(bool)
+    todo = m[w & ~qr]
+    reached = 0
+    for alpha, g in todo.groupby("alpha"):
+        again = capacity_sweep(d, [float(alpha)], rank=d, seeds=[int(s) for s in g["seed"]],
+                               steps=steps, lr=lr, patience=patience, progress=False)  # fmt: skip
+        reached += int(again["recalled_all"].sum())
+    return {"pairs": len(m), "full_only": int((w & ~qr).sum()),
+            "factored_only": int((qr & ~w).sum()), "steps": int(steps),
+            "reached": reached}  # fmt: skip
 
 
 def crossing_range(estimates: Sequence[Estimate]) -> dict[str, float | int]:
