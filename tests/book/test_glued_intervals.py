@@ -42,7 +42,8 @@ ALLOWED: dict[tuple[str, str], str] = {
 def _number(value: object) -> float:
     """A glued value (myst-nb stores text/plain) as a float; NaN when it is not a number."""
     if isinstance(value, dict):  # a glue.json entry: {"data": {"text/plain": "0.5"}, ...}
-        value = value.get("data", {}).get("text/plain", "nan")
+        data = value.get("data", {})  # (in a notebook's own output the key carries a prefix)
+        value = next((v for k, v in data.items() if k.endswith("text/plain")), "nan")
     try:
         return float(str(value).strip().strip("'\""))
     except ValueError:
@@ -94,6 +95,8 @@ def test_the_checker_catches_degenerate_intervals_and_spares_allowed_ones() -> N
     assert interval_problems({"e_lo": entry, "e_hi": entry}) == [
         "e: interval [0.3, 0.3] has low >= high"
     ]
+    prefixed = {"data": {"application/papermill.record/text/plain": "0.7"}}
+    assert interval_problems({"h_lo": entry, "h_hi": prefixed}) == []
     assert interval_problems({"f_lo": "0", "f_hi": "0"}, allowed={"f"}) == []
     assert interval_problems({"g_lo": "0.1"}) == []  # no pair, no interval
 
