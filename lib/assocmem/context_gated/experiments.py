@@ -16,7 +16,13 @@ import torch
 from numpy.typing import ArrayLike
 from tqdm.auto import tqdm
 
-from assocmem._validate import check_int, check_real
+from assocmem._validate import (
+    as_float_array,
+    check_finite_array,
+    check_int,
+    check_real,
+    check_tensor,
+)
 from assocmem.context_gated.theory import alpha_crit, first_order_scores, gate_matrix
 from assocmem.device import get_device, make_generator
 from assocmem.stats import Estimate, rate, wilson_interval
@@ -66,7 +72,7 @@ def grid_index(grid: ArrayLike, value: float, name: str) -> int:
     2
     """
     v = check_real(name, value)
-    g = np.asarray(grid, dtype=np.float64)
+    g = check_finite_array("grid", grid, ndim=1)
     hit = np.nonzero(np.isclose(g, v, rtol=1e-9, atol=1e-12))[0]
     if hit.size == 0:
         allowed = [float(x) for x in g]
@@ -92,7 +98,7 @@ def grid_label(value: float) -> str:
     >>> grid_label(0.5), grid_label(16.0), grid_label(2)
     ('05', '16', '2')
     """
-    return f"{float(value):g}".replace(".", "").replace("-", "m")
+    return f"{check_real('value', value):g}".replace(".", "").replace("-", "m")
 
 
 def sample_memories(
@@ -231,6 +237,7 @@ def noisy_cue(
         raise TypeError(f"memory must be a torch tensor, got {type(memory).__name__}")
     if memory.ndim not in (1, 2):
         raise ValueError(f"memory must have shape (d,) or (B, d), got {tuple(memory.shape)}")
+    check_tensor("memory", memory)
     if noise not in NOISE_NORMS:
         raise ValueError(f"noise must be one of {NOISE_NORMS}, got {noise!r}")
     shape = tuple(memory.shape)
@@ -242,7 +249,7 @@ def noisy_cue(
     if isinstance(sigma, (int, float, np.integer, np.floating)):
         sig: float | torch.Tensor = check_real("sigma", sigma, low=0.0)
     else:
-        arr = np.asarray(sigma, dtype=np.float64)
+        arr = as_float_array(sigma, "sigma")
         if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr < 0):
             raise ValueError(
                 "sigma must be a number or a non-empty 1-D sequence of finite values >= 0"
@@ -316,17 +323,47 @@ def relax_gate_retrieval(
     r : torch.Tensor, shape (B, N)
         Final scores.
     residual : torch.Tensor, shape (B,)
-        Last sup-norm change of r (a convergence report).
+        Last sup-norm change of r (a convergence report); ``inf`` with ``polish_iter = 0``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If a tensor is not a finite floating-point one of the stated shape, λ < 0, or a time,
+        step, rate, tolerance or count is out of its range (> 0; ``polish_iter`` >= 0).
 
     Notes
     -----
     Reconstruction (the paper integrates no ODE for Fig. 2; see chapter 5). The gate and
     score equations are those of eq. ``eq-cg-dynamics``.
     """
+    check_tensor("b", b, ndim=2)
+    check_tensor("u", u, ndim=2)
+    check_tensor("A", A, ndim=2)
+    if u.shape != b.shape or A.shape != (b.shape[1], b.shape[1]):
+        raise ValueError(
+            f"b and u must have shape (B, N) and A (N, N), got {tuple(b.shape)}, "
+            f"{tuple(u.shape)}, {tuple(A.shape)}"
+        )
     if isinstance(lam, torch.Tensor) and lam.ndim == 1:
+        check_tensor("lam", lam)
+        if lam.shape != b.shape[:1] or bool((lam < 0).any()):
+            raise ValueError(f"lam as a tensor must have shape ({b.shape[0]},) and values >= 0")
         lam_c: float | torch.Tensor = lam.to(dtype=b.dtype, device=b.device).reshape(-1, 1)
+    elif isinstance(lam, torch.Tensor):
+        if lam.ndim != 0:
+            raise ValueError(f"lam must be a number or a tensor of shape (B,), got {lam.shape}")
+        lam_c = check_real("lam", lam.item(), low=0.0)
     else:
-        lam_c = float(lam)
+        lam_c = check_real("lam", lam, low=0.0)
+    beta = check_real("beta", beta, low=0.0, strict=True)
+    tau_s = check_real("tau_s", tau_s, low=0.0, strict=True)
+    tau_r = check_real("tau_r", tau_r, low=0.0, strict=True)
+    dt = check_real("dt", dt, low=0.0, strict=True)
+    kappa = check_real("kappa", kappa, low=0.0, strict=True)
+    t_end = check_real("t_end", t_end, low=0.0, strict=True)
+    max_steps = check_int("max_steps", max_steps, 1)
+    polish_iter = check_int("polish_iter", polish_iter, 0)
+    tol = check_real("tol", tol, low=0.0, strict=True)
     # per-trial adaptive explicit Euler: h = min(dt, κ / rate) with the local rate bound
     # rate = max(η_max/τ_s, 1/τ_r, λ sqrt(β g / (τ_s τ_r))), g = 1 − Σ p² (softmax spread)
     eta_max = float(torch.linalg.eigvalsh(A.double())[-1])
@@ -560,12 +597,14 @@ def separation_experiment(
     be = check_real("beta", beta, low=0.0, strict=True)
     al = check_real("alpha", alpha, low=0.0, strict=False)
     sc = check_real("sigma_c", sigma_c, low=0.0, strict=False)
+    for name, value in (("dt", dt), ("kappa", kappa), ("t_end", t_end)):
+        check_real(name, value, low=0.0, strict=True)
     if noise not in NOISE_NORMS:
         raise ValueError(f"noise must be one of {NOISE_NORMS}, got {noise!r}")
-    sq = np.linspace(0.0, 3.0, 12) if sigma_q is None else np.asarray(sigma_q, dtype=np.float64)
+    sq = np.linspace(0.0, 3.0, 12) if sigma_q is None else as_float_array(sigma_q, "sigma_q")
     if sq.ndim != 1 or sq.size == 0 or not np.all(np.isfinite(sq)) or np.any(sq < 0):
         raise ValueError("sigma_q must be a non-empty 1-D sequence of finite values >= 0")
-    lam_arr = np.asarray(lambdas, dtype=np.float64)
+    lam_arr = as_float_array(lambdas, "lambdas")
     if (
         lam_arr.ndim != 1
         or lam_arr.size == 0

@@ -109,6 +109,8 @@ def fixed_point_trial(
     be = check_real("beta", beta, low=0.0, strict=True)
     params = {"alpha": al, "lam": la, "beta": be, "noise": noise, "sigma_c": sigma_c,
               "N": check_int("N", N, 2), "d": check_int("d", d, 1), "seed": seed}  # fmt: skip
+    check_int("seed", seed, 0)
+    max_iter = check_int("max_iter", max_iter, 1)
     g = make_generator(seed)
     Z = sample_memories(N, d, seed=g)
     q = noisy_cue(Z[0], noise, seed=g)

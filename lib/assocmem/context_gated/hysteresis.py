@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from assocmem._validate import check_int, check_real
+from assocmem._validate import as_float_array, check_int, check_real, check_tensor
 from assocmem.context_gated.experiments import grid_label, sample_clustered_memories
 from assocmem.context_gated.theory import (
+    _broadcast,
     competition_spectrum,
     coupled_alpha_crit,
     coupled_gain,
@@ -55,6 +56,12 @@ def map_jacobian_radius(
     torch.Tensor, shape (...)
         The spectral radius; < 1 means the fixed point is linearly stable under iteration.
 
+    Raises
+    ------
+    TypeError, ValueError
+        If λ < 0, β <= 0, or ``M``, ``p`` (or ``M_half``) is not a finite floating-point tensor
+        of matching shape.
+
     Notes
     -----
     M D (D = diag p − ppᵀ, positive semi-definite) is similar to M^{1/2} D M^{1/2}, so its
@@ -65,6 +72,15 @@ def map_jacobian_radius(
     """
     la = check_real("lam", lam, low=0.0)
     be = check_real("beta", beta, low=0.0, strict=True)
+    check_tensor("M", M, ndim=tuple(range(2, 9)))
+    check_tensor("p", p, ndim=tuple(range(1, 9)))
+    if M.shape[-1] != M.shape[-2] or p.shape[-1] != M.shape[-1]:
+        raise ValueError(
+            f"M must have shape (..., N, N) and p (..., N), got {tuple(M.shape)}, {tuple(p.shape)}"
+        )
+    _broadcast("M and p", M.shape[:-2], p.shape[:-1])
+    if M_half is not None:
+        check_tensor("M_half", M_half)
     if M_half is None:
         ev, V = torch.linalg.eigh(M)
         half = (V * ev.clamp(min=0).sqrt().unsqueeze(-2)) @ V.mT
@@ -113,14 +129,35 @@ def fixed_point_energy(
     fixed points at the same α says which is the deeper minimum: where the two branches'
     energies cross is the Maxwell point of a first-order transition
     (:meth:`HysteresisResult.maxwell_points`).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If λ < 0, β <= 0, ``M``, ``u``, ``r`` (or ``b``) is not a finite floating-point
+        tensor with last dimension N, or the energy overflows (β below ~1e-300).
     """
     la = check_real("lam", lam, low=0.0)
     be = check_real("beta", beta, low=0.0, strict=True)
+    check_tensor("M", M, ndim=tuple(range(2, 9)))
+    n = M.shape[-1]
+    for name, t in (("u", u), ("r", r)) + ((("b", b),) if b is not None else ()):
+        check_tensor(name, t, ndim=tuple(range(1, 9)))
+        if t.shape[-1] != n or M.shape[-2] != n:
+            raise ValueError(
+                f"M must have shape (..., N, N) and {name} (..., N), got {tuple(M.shape)}, "
+                f"{tuple(t.shape)}"
+            )
+    _broadcast("M, u and r", M.shape[:-2], u.shape[:-1], r.shape[:-1])
+    if b is not None and b.shape != r.shape:
+        raise ValueError(f"b must have the shape of r {tuple(r.shape)}, got {tuple(b.shape)}")
     p = torch.softmax(be * r, dim=-1)
     v = u + la * p
     quad = (v * (M @ v.unsqueeze(-1)).squeeze(-1)).sum(-1)
     evidence = r if b is None else r - b
-    return -0.5 * quad + (p * evidence).sum(-1) - torch.logsumexp(be * r, dim=-1) / be
+    out = -0.5 * quad + (p * evidence).sum(-1) - torch.logsumexp(be * r, dim=-1) / be
+    if not bool(torch.isfinite(out).all()):
+        raise ValueError(f"the energy overflows at beta={beta!r}, lam={lam!r}: beta too small?")
+    return out
 
 
 @dataclass
@@ -414,10 +451,17 @@ def hysteresis_sweep(
     TypeError, ValueError
         On out-of-range arguments (α not increasing in [0, 1), N <= d, λ <= 0).
     """
-    a = np.asarray(alphas, dtype=np.float64)
-    if a.ndim != 1 or a.size < 2 or np.any(np.diff(a) <= 0) or a[0] < 0 or a[-1] >= 1:
+    a = as_float_array(alphas, "alphas")
+    if (
+        a.ndim != 1
+        or a.size < 2
+        or not np.all(np.isfinite(a))
+        or np.any(np.diff(a) <= 0)
+        or a[0] < 0
+        or a[-1] >= 1
+    ):
         raise ValueError("alphas must be increasing values in [0, 1), at least two")
-    lam_arr = np.asarray(lambdas, dtype=np.float64)
+    lam_arr = as_float_array(lambdas, "lambdas")
     if lam_arr.ndim != 1 or lam_arr.size == 0 or not np.all(np.isfinite(lam_arr)):
         raise ValueError("lambdas must be a non-empty 1-D sequence of finite values > 0")
     if np.any(lam_arr <= 0):

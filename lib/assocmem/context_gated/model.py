@@ -16,11 +16,13 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
-from assocmem._validate import check_real
+from assocmem._validate import as_float_array, check_int, check_real
 from assocmem.context_gated.theory import as_memories, competition_matrix, gate_matrix
 from assocmem.device import get_device
 
 __all__ = ["State", "Trajectory", "ContextGatedMemory"]
+
+_INT_DTYPES = (torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8)
 
 _LAYERS = ("c", "s", "q", "r")
 
@@ -136,7 +138,9 @@ class ContextGatedMemory:
         if W_h1 is None:
             self.W_h1 = self.Z.clone()
         else:
-            w = torch.as_tensor(W_h1).to(dtype=dtype, device=dev)
+            if not isinstance(W_h1, torch.Tensor):
+                W_h1 = torch.as_tensor(as_float_array(W_h1, "W_h1"))
+            w = W_h1.to(dtype=dtype, device=dev)
             if w.ndim != 2 or w.shape[0] != N or w.shape[1] < 1:
                 raise ValueError(f"W_h1 must have shape (N={N}, d_c), got {tuple(w.shape)}")
             if not bool(torch.isfinite(w).all()):
@@ -162,6 +166,10 @@ class ContextGatedMemory:
         return int(self.W_h1.shape[1])
 
     def _batch(self, name: str, x: np.ndarray | torch.Tensor, dim: int) -> torch.Tensor:
+        if not isinstance(x, torch.Tensor):
+            x = as_float_array(x, name)
+        elif not (x.dtype.is_floating_point or x.dtype in _INT_DTYPES):
+            raise TypeError(f"{name} must hold real numbers, got a {x.dtype} tensor")
         t = torch.as_tensor(x).to(dtype=self.dtype, device=self.device)
         if t.ndim == 1:
             t = t.unsqueeze(0)
@@ -188,6 +196,8 @@ class ContextGatedMemory:
 
         Raises
         ------
+        TypeError
+            If an input is not an array of real numbers.
         ValueError
             On shape mismatch or non-finite entries.
         """
@@ -323,8 +333,7 @@ class ContextGatedMemory:
         h = check_real("dt", dt, low=0.0, strict=True)
         if method not in ("rk4", "euler"):
             raise ValueError(f"method must be 'rk4' or 'euler', got {method!r}")
-        if not isinstance(record_every, int) or record_every < 1:
-            raise ValueError(f"record_every must be a positive integer, got {record_every!r}")
+        record_every = check_int("record_every", record_every, 1)
         n_steps = max(1, math.ceil(te / h - 1e-9))
         h = te / n_steps
         kw = {"clamp_context": clamp_context, "clamp_query": clamp_query}

@@ -16,7 +16,14 @@ import numpy as np
 import torch
 from numpy.typing import ArrayLike, NDArray
 
-from assocmem._validate import check_int, check_real
+from assocmem._validate import (
+    as_float_array,
+    check_finite_array,
+    check_index_array,
+    check_int,
+    check_real,
+    check_tensor,
+)
 from assocmem.context_gated.experiments import (
     NOISE_NORMS,
     grid_index,
@@ -55,7 +62,21 @@ def top_gap(x: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
     Returns
     -------
     torch.Tensor, shape (B,), dtype of ``x``
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``x`` is not a finite floating-point tensor of shape (B, N), N >= 2, or ``target`` not
+        B integer indices in [0, N).
     """
+    check_tensor("x", x, ndim=2)
+    if x.shape[1] < 2:
+        raise ValueError(f"x must have N >= 2 columns, got shape {tuple(x.shape)}")
+    if not isinstance(target, torch.Tensor) or target.dtype.is_floating_point:
+        raise TypeError(f"target must be an integer torch.Tensor, got {target!r}")
+    check_index_array("target", target.cpu().numpy(), x.shape[1])
+    if target.shape != x.shape[:1]:
+        raise ValueError(f"target must have shape ({x.shape[0]},), got {tuple(target.shape)}")
     xt = x.gather(1, target.view(-1, 1)).squeeze(1)
     others = x.scatter(1, target.view(-1, 1), -math.inf)
     return xt - others.amax(dim=1)
@@ -94,6 +115,10 @@ def gap_decomposition(
         If λ is not a real number >= 0, or the shapes differ.
     """
     la = check_real("lam", lam, low=0.0)
+    check_tensor("b", b)
+    check_tensor("s", s)
+    if not isinstance(target, torch.Tensor):
+        raise TypeError(f"target must be an integer torch.Tensor, got {type(target).__name__}")
     if b.shape != s.shape or b.ndim != 2 or target.shape != b.shape[:1]:
         raise ValueError(
             f"b and s must share a shape (B, N) and target be (B,), got {tuple(b.shape)}, "
@@ -124,10 +149,14 @@ def one_step_update(memories: torch.Tensor, r: torch.Tensor, beta: float) -> tor
 
     Raises
     ------
+    TypeError
+        If ``memories`` or ``r`` is not a floating-point tensor.
     ValueError
-        If β <= 0 or the shapes do not match.
+        If β <= 0, the shapes do not match or an entry is not finite.
     """
     be = check_real("beta", beta, low=0.0, strict=True)
+    check_tensor("memories", memories, ndim=2)
+    check_tensor("r", r)
     if r.ndim != 2 or r.shape[1] != memories.shape[0]:
         raise ValueError(f"r must have shape (B, N={memories.shape[0]}), got {tuple(r.shape)}")
     return torch.softmax(be * r, dim=-1) @ memories.to(r)
@@ -162,7 +191,7 @@ def one_step_error_bound(
     Raises
     ------
     ValueError
-        If N < 2 or M <= 0.
+        If N < 2, M <= 0 or ``beta_delta`` is empty or not finite.
 
     Notes
     -----
@@ -171,7 +200,9 @@ def one_step_error_bound(
     """
     check_int("N", N, 2)
     m = check_real("M", M, low=0.0, strict=True)
-    x = np.asarray(beta_delta, dtype=np.float64)
+    x = check_finite_array("beta_delta", beta_delta)
+    if x.size == 0:
+        raise ValueError("beta_delta must not be empty")
     if tight:
         # (N-1)e^{-x}/(1+(N-1)e^{-x}) = expit(log(N-1) - x), stable for large |x|
         return np.asarray(2 * m / (1 + np.exp(np.clip(x - math.log(N - 1), -700, 700))))
@@ -265,8 +296,8 @@ def one_step_experiment(
     sc = check_real("sigma_c", sigma_c, low=0.0)
     if noise not in NOISE_NORMS:
         raise ValueError(f"noise must be one of {NOISE_NORMS}, got {noise!r}")
-    sq = np.asarray(sigma_q, dtype=np.float64)
-    lam_arr = np.asarray(lambdas, dtype=np.float64)
+    sq = as_float_array(sigma_q, "sigma_q")
+    lam_arr = as_float_array(lambdas, "lambdas")
     for name, arr in (("sigma_q", sq), ("lambdas", lam_arr)):
         if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr < 0):
             raise ValueError(f"{name} must be a non-empty 1-D sequence of finite values >= 0")
@@ -346,16 +377,19 @@ def binned_quantile(
         If the shapes differ, values are not finite, edges are not increasing or q is outside
         (0, 1).
     """
-    xa, ya, e = (np.asarray(v, dtype=np.float64) for v in (x, y, edges))
+    xa, ya, e = (as_float_array(v, n) for v, n in ((x, "x"), (y, "y"), (edges, "edges")))
     if xa.shape != ya.shape or xa.ndim != 1:
         raise ValueError(f"x and y must be 1-D of one length, got {xa.shape}, {ya.shape}")
     if not (np.all(np.isfinite(xa)) and np.all(np.isfinite(ya))):
         raise ValueError("x and y must be finite")
-    if e.ndim != 1 or e.size < 2 or np.any(np.diff(e) <= 0):
+    if e.ndim != 1 or e.size < 2 or not np.all(np.isfinite(e)) or np.any(np.diff(e) <= 0):
         raise ValueError("edges must be a strictly increasing 1-D array of >= 2 values")
     qq = check_real("q", q, low=0.0, strict=True)
     if qq >= 1:
         raise ValueError(f"q must lie in (0, 1), got {q!r}")
+    min_count = check_int("min_count", min_count, 1)
+    n_boot = check_int("n_boot", n_boot, 1)
+    seed = check_int("seed", seed, 0)
     K = e.size - 1
     res = {k: np.full(K, np.nan) for k in ("centre", "value", "low", "high")}
     res["count"] = np.zeros(K)
@@ -403,11 +437,16 @@ def tail_slope(
     Raises
     ------
     ValueError
-        If the shapes differ.
+        If the shapes differ, a value is not finite, ``y_min`` < 0 or a count or seed is out of
+        range.
     """
-    xa, ya = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    xa, ya = check_finite_array("x", x), check_finite_array("y", y)
     if xa.shape != ya.shape or xa.ndim != 1:
         raise ValueError(f"x and y must be 1-D of one length, got {xa.shape}, {ya.shape}")
+    x_min = check_real("x_min", x_min)
+    y_min = check_real("y_min", y_min, low=0.0)
+    n_boot = check_int("n_boot", n_boot, 1)
+    seed = check_int("seed", seed, 0)
     sel = (xa >= x_min) & (ya >= y_min) & np.isfinite(xa) & np.isfinite(ya)
     if int(sel.sum()) < 10:
         method = "percentile bootstrap over pairs"
@@ -534,12 +573,17 @@ def summarize_one_step(
         If ``sigma_index`` is out of range (and as :func:`binned_quantile`).
     """
     S = result.sigma_q.size
-    if not isinstance(sigma_index, (int, np.integer)) or not 0 <= sigma_index < S:
+    if (
+        isinstance(sigma_index, bool)
+        or not isinstance(sigma_index, (int, np.integer))
+        or not 0 <= sigma_index < S
+    ):
         raise ValueError(f"sigma_index must be an integer in [0, {S}), got {sigma_index!r}")
     beta = float(result.params["beta"])
     x = beta * result.delta_full.ravel()
     e = np.arange(-4.0, x.max() + 2.0, 2.0) if edges is None else np.asarray(edges, np.float64)
     xm = check_real("x_min", x_min)
+    seed = check_int("seed", seed, 0)
     err = result.error.ravel()
     binned = binned_quantile(x, err, e, seed=seed)
     si = int(sigma_index)

@@ -23,7 +23,13 @@ import torch
 from numpy.typing import NDArray
 from scipy.special import expit
 
-from assocmem._validate import check_int, check_real
+from assocmem._validate import (
+    as_float_array,
+    check_finite_array,
+    check_int,
+    check_real,
+    check_tensor,
+)
 
 __all__ = [
     "as_memories",
@@ -259,8 +265,32 @@ def gate_eigenvalues(omega: torch.Tensor, alpha: float | torch.Tensor) -> torch.
     Returns
     -------
     torch.Tensor, broadcast shape of ``alpha`` and ``omega``
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``omega`` is not a finite floating-point tensor or α is not finite and >= 0.
     """
-    return 1.0 + alpha * omega
+    check_tensor("omega", omega, ndim=tuple(range(1, 9)))
+    return 1.0 + _check_alpha(alpha) * omega
+
+
+def _broadcast(what: str, *shapes: tuple[int, ...] | torch.Size) -> None:
+    """ValueError unless the batch shapes broadcast together."""
+    try:
+        torch.broadcast_shapes(*shapes)
+    except RuntimeError as exc:
+        raise ValueError(f"the batch shapes of {what} do not broadcast: {shapes}") from exc
+
+
+def _check_alpha(alpha: float | torch.Tensor) -> float | torch.Tensor:
+    """α as a float (scalar) or a finite tensor, each value >= 0."""
+    if isinstance(alpha, torch.Tensor):
+        check_tensor("alpha", alpha)
+        if bool((alpha < 0).any()):
+            raise ValueError("alpha must be >= 0 (competition strength)")
+        return alpha
+    return check_real("alpha", alpha, low=0.0)
 
 
 def gate_inverse(
@@ -289,14 +319,30 @@ def gate_inverse(
     -------
     torch.Tensor, shape (..., N, N) or (A, ..., N, N), dtype of ``omega``
     """
-    if isinstance(alpha, (int, float, np.integer, np.floating)):
+    check_tensor("omega", omega, ndim=tuple(range(1, 9)))
+    check_tensor("eigvecs", eigvecs)
+    if eigvecs.shape != (*omega.shape, omega.shape[-1]):
+        raise ValueError(
+            f"omega must have shape (..., N) and eigvecs (..., N, N), got {tuple(omega.shape)} "
+            f"and {tuple(eigvecs.shape)}"
+        )
+    if isinstance(alpha, (bool, int, float, np.integer, np.floating)):
         a: float | torch.Tensor = check_real("alpha", alpha, low=0.0)
         om, v = omega, eigvecs
     else:
-        a = torch.as_tensor(np.asarray(alpha, dtype=np.float64), dtype=omega.dtype)
+        al = _check_nonneg("alpha", alpha)
+        if al.ndim != 1:
+            raise ValueError(f"alpha must be a number or a 1-D sequence, got shape {al.shape}")
+        a = torch.as_tensor(al, dtype=omega.dtype)
         a = a.to(omega.device).view(-1, *([1] * omega.ndim))
         om, v = omega.unsqueeze(0), eigvecs.unsqueeze(0)
-    inv = 1.0 / gate_eigenvalues(om, a)
+    eta = gate_eigenvalues(om, a)
+    if bool((eta <= 0).any()):
+        raise ValueError(
+            f"alpha must be below alpha_crit (every eta_k(alpha) > 0) for A(alpha) to be "
+            f"invertible, got alpha={alpha!r} with eta_min = {float(eta.amin()):.3g}"
+        )
+    inv = 1.0 / eta
     if sqrt:
         inv = inv.sqrt()
     return (v * inv.unsqueeze(-2)) @ v.mT
@@ -343,7 +389,7 @@ def alpha_crit_of_spectrum(omega: torch.Tensor) -> torch.Tensor:
     torch.Tensor, shape (...)
         −1/ω_min, which is 1/(1 − μ_min(G)) for unit-norm memories; ``inf`` where ω_min >= 0.
     """
-    w = omega[..., 0]
+    w = check_tensor("omega", omega, ndim=tuple(range(1, 9)))[..., 0]
     return torch.where(w < 0, -1.0 / torch.where(w < 0, w, -1.0), math.inf)
 
 
@@ -393,10 +439,19 @@ def alpha_crit(memories: np.ndarray | torch.Tensor) -> float:
     return -1.0 / lam_min
 
 
-def _check_nonneg(name: str, x: float | NDArray[np.float64], *, strict: bool = False) -> None:
-    arr = np.asarray(x, dtype=np.float64)
+def _check_nonneg(name: str, x: object, *, strict: bool = False) -> NDArray[np.float64]:
+    """Return ``x`` as a non-empty float64 array of finite values >= 0 (> 0 if ``strict``).
+
+    ``x``: a number or array of real numbers (no bool, no string).
+    """
+    if isinstance(x, (bool, np.bool_)) or (isinstance(x, np.ndarray) and x.dtype.kind == "b"):
+        raise TypeError(f"{name} must be a real number or array of real numbers, got {x!r}")
+    arr = as_float_array(x, name)  # type: ignore[arg-type]
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty")
     if not np.all(np.isfinite(arr)) or np.any(arr <= 0 if strict else arr < 0):
         raise ValueError(f"{name} must be finite and {'>' if strict else '>='} 0, got {x!r}")
+    return arr
 
 
 @overload
@@ -448,10 +503,8 @@ def coupled_alpha_crit(
         ac = check_real("alpha_c", alpha_c, low=0.0, strict=True)
         la = check_real("lam", lam, low=0.0, strict=False)
         return max(0.0, ac * (1.0 - la**2 * be / N))
-    ac_a = np.asarray(alpha_c, dtype=np.float64)
-    la_a = np.asarray(lam, dtype=np.float64)
-    _check_nonneg("alpha_c", ac_a, strict=True)
-    _check_nonneg("lam", la_a)
+    ac_a = _check_nonneg("alpha_c", alpha_c, strict=True)
+    la_a = _check_nonneg("lam", lam)
     return np.asarray(np.maximum(0.0, ac_a * (1.0 - la_a**2 * be / N)), dtype=np.float64)
 
 
@@ -486,10 +539,8 @@ def coupled_gain(
     """
     be = check_real("beta", beta, low=0.0, strict=True)
     check_int("N", N, 2)
-    la = np.asarray(lam, dtype=np.float64)
-    et = np.asarray(eta, dtype=np.float64)
-    _check_nonneg("lam", la)
-    _check_nonneg("eta", et, strict=True)
+    la = _check_nonneg("lam", lam)
+    et = _check_nonneg("eta", eta, strict=True)
     return np.asarray(la**2 * be / (N * et), dtype=np.float64)
 
 
@@ -563,7 +614,10 @@ def retrieval_threshold(N: int, beta: float, eps: float) -> float:
     e = check_real("eps", eps, low=0.0, strict=True)
     if e >= 1:
         raise ValueError(f"eps must lie in (0, 1), got {eps!r}")
-    return math.log((1 - e) * (N - 1) / e) / be
+    out = math.log((1 - e) * (N - 1) / e) / be
+    if not math.isfinite(out):
+        raise ValueError(f"the threshold overflows for beta={beta!r}: beta must be larger")
+    return out
 
 
 def retrieval_bound(delta: np.ndarray | float, N: int, beta: float) -> np.ndarray:
@@ -593,7 +647,9 @@ def retrieval_bound(delta: np.ndarray | float, N: int, beta: float) -> np.ndarra
     """
     check_int("N", N, 2)
     be = check_real("beta", beta, low=0.0, strict=True)
-    dl = np.asarray(delta, dtype=np.float64)
+    dl = check_finite_array("delta", delta)
+    if dl.size == 0:
+        raise ValueError("delta must not be empty")
     # 1/(1 + (N-1) e^{-βΔ}) written as a logistic function, stable for large |Δ|
     return np.asarray(expit(be * dl - np.log(N - 1)), dtype=np.float64)
 
@@ -622,10 +678,13 @@ def gate_fixed_point(u: torch.Tensor, A: torch.Tensor) -> torch.Tensor:
     The inverse is taken once in float64 and cast to the dtype of ``u`` (so a float32 batch gets
     a float64-accurate A⁻¹); s* = u A⁻ᵀ row by row.
     """
+    check_tensor("u", u, ndim=tuple(range(1, 9)))
+    check_tensor("A", A)
     if A.ndim < 2 or A.shape[-1] != A.shape[-2] or u.shape[-1] != A.shape[-1]:
         raise ValueError(
             f"u must have shape (..., N) and A (..., N, N), got {tuple(u.shape)}, {tuple(A.shape)}"
         )
+    _broadcast("u and A", u.shape[:-1], A.shape[:-2])
     M = torch.linalg.inv(A.to(torch.float64)).to(dtype=u.dtype, device=u.device)
     if M.ndim == 2:
         return u @ M.mT
@@ -664,12 +723,22 @@ def first_order_scores(
     -----
     Also the score S(μ, q) of the proof of Thm 3.1 with s = A⁻¹u (paper Eq. 19).
     """
+    check_tensor("b", b, ndim=tuple(range(1, 9)))
+    check_tensor("u", u, ndim=tuple(range(1, 9)))
+    check_tensor("A", A, ndim=tuple(range(2, 9)))
     if b.shape != u.shape or b.shape[-1] != A.shape[-1]:
         raise ValueError(
             f"b and u must have the same shape (..., N) with N = {A.shape[-1]}, "
             f"got {tuple(b.shape)} and {tuple(u.shape)}"
         )
-    return b + lam * gate_fixed_point(u, A)
+    la: float | torch.Tensor
+    if isinstance(lam, torch.Tensor):
+        la = check_tensor("lam", lam)
+        if bool((la < 0).any()):
+            raise ValueError("lam must be >= 0 (coupling)")
+    else:
+        la = check_real("lam", lam, low=0.0)
+    return b + la * gate_fixed_point(u, A)
 
 
 @dataclass
@@ -767,8 +836,15 @@ def self_consistent_fixed_point(
     om = check_real("damping", damping, low=0.0, strict=True)
     if om > 1:
         raise ValueError(f"damping must lie in (0, 1], got {damping!r}")
-    if not isinstance(max_iter, int) or max_iter < 1:
-        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
+    max_iter = check_int("max_iter", max_iter, 1)
+    tl = check_real("tol", tol, low=0.0, strict=True)
+    check_tensor("b", b, ndim=tuple(range(1, 9)))
+    check_tensor("u", u, ndim=tuple(range(1, 9)))
+    check_tensor("A", A, ndim=2)
+    if r0 is not None:
+        check_tensor("r0", r0)
+        if r0.shape != b.shape:
+            raise ValueError(f"r0 must have the shape of b {tuple(b.shape)}, got {tuple(r0.shape)}")
     if b.shape != u.shape or b.shape[-1] != A.shape[0] or A.shape[0] != A.shape[1]:
         raise ValueError(
             f"shapes must be b, u: (..., N) and A: (N, N); got {tuple(b.shape)}, "
@@ -789,7 +865,7 @@ def self_consistent_fixed_point(
         new = (1 - om) * r + om * target
         residual = (new - r).abs().amax(dim=-1)
         r = new
-        if bool((residual < tol).all()):
+        if bool((residual < tl).all()):
             break
     p = torch.softmax(be * r, dim=-1)
     s = (u + la * p) @ M.T
@@ -798,7 +874,7 @@ def self_consistent_fixed_point(
         r=r,
         s=s,
         iterations=it,
-        converged=residual < tol,
+        converged=residual < tl,
         residual=residual,
         contraction=be * la**2 / (2 * em),
     )
@@ -830,8 +906,17 @@ def decompose_fixed_point(
     Raises
     ------
     TypeError, ValueError
-        If λ is not a real number >= 0.
+        If λ is not a real number >= 0, a tensor is not a finite floating-point one, or the
+        shapes do not match.
     """
     la = check_real("lam", lam, low=0.0, strict=False)
+    for name, t in (("b", b), ("u", u), ("p", p)):
+        check_tensor(name, t, ndim=tuple(range(1, 9)))
+    check_tensor("A", A, ndim=2)
+    if not (b.shape == u.shape == p.shape) or A.shape != (b.shape[-1], b.shape[-1]):
+        raise ValueError(
+            f"b, u, p must share a shape (..., N) and A be (N, N), got {tuple(b.shape)}, "
+            f"{tuple(u.shape)}, {tuple(p.shape)}, {tuple(A.shape)}"
+        )
     M = torch.linalg.inv(A)
     return {"query": b, "context": la * gate_fixed_point(u, A), "feedback": la**2 * (p @ M.T)}

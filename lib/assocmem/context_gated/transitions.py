@@ -14,9 +14,10 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from assocmem._validate import check_int, check_real
+from assocmem._validate import as_float_array, check_int, check_real, check_tensor
 from assocmem.context_gated.experiments import grid_label, sample_clustered_memories
 from assocmem.context_gated.theory import (
+    _broadcast,
     alpha_crit_of_spectrum,
     competition_spectrum,
     gate_eigenvalues,
@@ -70,8 +71,30 @@ def gate_state(
     Returns
     -------
     torch.Tensor, shape (..., N)
+
+    Raises
+    ------
+    TypeError, ValueError
+        If a tensor is not a finite floating-point one of matching shape, α < 0, t_end <= 0,
+        eta_floor < 0, or the transient overflows (it grows as e^{|η_min| t_end} for η_min < 0:
+        lower α or t_end).
     """
     al = check_real("alpha", alpha, low=0.0, strict=False)
+    t_end = check_real("t_end", t_end, low=0.0, strict=True)
+    eta_floor = check_real("eta_floor", eta_floor, low=0.0)
+    check_tensor("eigvals", eigvals, ndim=tuple(range(1, 9)))
+    check_tensor("eigvecs", eigvecs)
+    check_tensor("u", u, ndim=tuple(range(1, 9)))
+    if eigvecs.shape != (*eigvals.shape, eigvals.shape[-1]) or u.shape[-1] != eigvals.shape[-1]:
+        raise ValueError(
+            f"eigvals must have shape (..., N), eigvecs (..., N, N) and u (..., N), got "
+            f"{tuple(eigvals.shape)}, {tuple(eigvecs.shape)}, {tuple(u.shape)}"
+        )
+    _broadcast("eigvals and u", eigvals.shape[:-1], u.shape[:-1])
+    if s0 is not None:
+        check_tensor("s0", s0, ndim=tuple(range(1, 9)))
+        if s0.shape != u.shape:
+            raise ValueError(f"s0 must have the shape of u {tuple(u.shape)}, got {tuple(s0.shape)}")
     eta = gate_eigenvalues(eigvals, al)
     cc = (eigvecs.mT @ u.unsqueeze(-1)).squeeze(-1)
     a0 = torch.zeros_like(cc) if s0 is None else (eigvecs.mT @ s0.unsqueeze(-1)).squeeze(-1)
@@ -82,7 +105,13 @@ def gate_state(
     fixed = cc / torch.where(eta.abs() < 1e-300, 1e-300, eta)
     use_fixed = (eta.amin(dim=-1, keepdim=True) > eta_floor).expand_as(eta)
     a = torch.where(use_fixed, fixed, transient)
-    return (eigvecs @ a.unsqueeze(-1)).squeeze(-1)
+    out = (eigvecs @ a.unsqueeze(-1)).squeeze(-1)
+    if not bool(torch.isfinite(out).all()):
+        raise ValueError(
+            f"the gate transient overflows at alpha={al:g}, t_end={t_end:g} (it grows as "
+            f"e^(-eta_min t_end), eta_min = {float(eta.amin()):.3g}): lower alpha or t_end"
+        )
+    return out
 
 
 @dataclass
@@ -157,7 +186,7 @@ class GateTransitionResult:
 
 
 def _alpha_grid(alphas: Sequence[float] | np.ndarray) -> np.ndarray:
-    a = np.asarray(alphas, dtype=np.float64)
+    a = as_float_array(alphas, "alphas")
     if a.ndim != 1 or a.size == 0 or not np.all(np.isfinite(a)) or np.any(a < 0):
         raise ValueError("alphas must be a non-empty 1-D sequence of finite values >= 0")
     return a
@@ -238,6 +267,7 @@ def gate_transition(
     trials = check_int("trials", trials, 1)
     be = check_real("beta", beta, low=0.0, strict=True)
     te = check_real("t_end", t_end, low=0.0, strict=True)
+    check_real("eta_floor", eta_floor, low=0.0)
     si = check_real("sigma_init", sigma_init, low=0.0, strict=False)
     dev = get_device(device)
     g = make_generator(seed)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from assocmem._validate import check_int, check_real
+from assocmem._validate import as_float_array, check_int, check_real, check_tensor
 from assocmem.context_gated.experiments import grid_index, grid_label, sample_clustered_memories
 from assocmem.context_gated.theory import as_memories, gate_matrix, gram, retrieval_threshold
 from assocmem.device import make_generator
@@ -47,7 +47,11 @@ def critical_projector(memories: np.ndarray | torch.Tensor, *, rtol: float = 1e-
     torch.Tensor, shape (N, N), float64
         For unit-norm memories with N > d, the projector onto ker G (rank N − d).
     """
-    evals, evecs = torch.linalg.eigh(gram(memories))
+    check_real("rtol", rtol, low=0.0)
+    z = as_memories(memories)
+    if z.ndim != 2:
+        raise ValueError(f"memories must be one set of shape (N, d), got {tuple(z.shape)}")
+    evals, evecs = torch.linalg.eigh(gram(z))
     tol = rtol * max(1.0, float(evals.abs().max()))
     v = evecs[:, evals <= evals[0] + tol]
     return v @ v.T
@@ -79,7 +83,9 @@ def scale_for_winner(direction: torch.Tensor, beta: float, delta: float) -> torc
     """
     be = check_real("beta", beta, low=0.0, strict=True)
     dl = check_real("delta", delta, low=0.0, strict=True)
-    v = direction.to(torch.float64)
+    v = check_tensor("direction", direction, ndim=2).to(torch.float64)
+    if v.shape[-1] < 2:
+        raise ValueError(f"direction must have N >= 2 entries, got shape {tuple(v.shape)}")
     srt = v.sort(dim=-1, descending=True).values
     gap = srt[:, 0] - srt[:, 1]
     n = v.shape[-1]
@@ -148,14 +154,19 @@ def predicted_winner_time(
     Paper Thm 3.3 (ii), Eq. 47 (κ not recovered; the O(1) term is dropped). Reconstruction, see
     chapter 5, eq. ``eq-cg-tstar``.
     """
-    al = np.atleast_1d(np.asarray(alphas, dtype=np.float64))
-    if al.ndim != 1 or not np.all(np.isfinite(al)) or np.any(al < 0):
-        raise ValueError("alphas must be finite values >= 0")
+    al = np.atleast_1d(as_float_array(alphas, "alphas"))
+    if al.ndim != 1 or al.size == 0 or not np.all(np.isfinite(al)) or np.any(al < 0):
+        raise ValueError(
+            "alphas must be a number or a non-empty 1-D sequence of finite values >= 0"
+        )
     be = check_real("beta", beta, low=0.0, strict=True)
     dl = check_real("delta", delta, low=0.0, strict=True)
     ts = check_real("tau_s", tau_s, low=0.0, strict=True)
     z = as_memories(memories)
     n = z.shape[0]
+    check_tensor("u", u, ndim=1)
+    if u.shape != (n,):
+        raise ValueError(f"u must have shape (N={n},), got {tuple(u.shape)}")
     mu_min = float(torch.linalg.eigvalsh(gram(z))[0])
     gamma = al * (1 - mu_min) - 1
     xi = critical_projector(z) @ u.to(torch.float64)
@@ -340,7 +351,7 @@ def winner_time_experiment(
     -----
     Measures the t* that eq. ``eq-cg-tstar`` predicts (:func:`predicted_winner_time`).
     """
-    a = np.asarray(alphas, dtype=np.float64)
+    a = as_float_array(alphas, "alphas")
     if a.ndim != 1 or a.size == 0 or not np.all(np.isfinite(a)) or np.any(a < 0):
         raise ValueError("alphas must be a non-empty 1-D sequence of finite values >= 0")
     N = check_int("N", N, 2)
