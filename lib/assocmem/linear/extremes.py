@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import integrate, special
 
-from assocmem._validate import check_int, check_real
+from assocmem._validate import check_finite_array, check_int, check_real, check_seed
 
 EULER_GAMMA = 0.5772156649015329
 
@@ -273,8 +273,31 @@ def gaussians_from_spacings(
     Notes
     -----
     Source: the probability integral transform applied to Renyi's representation (see
-    :func:`sample_top_uniform_spacings`). No input checks (shapes are the caller's).
+    :func:`sample_top_uniform_spacings`). Checked here; the samplers call the unchecked core.
+
+    Raises
+    ------
+    TypeError
+        If an argument is not an array of real numbers.
+    ValueError
+        Unless ``partial_sums`` is 2-D and ``total`` 1-D with one entry per row, both finite,
+        with ``0 < partial_sums <= total`` (uniforms in (0, 1]).
     """
+    ps = check_finite_array("partial_sums", partial_sums, ndim=2)
+    tot = check_finite_array("total", total, ndim=1)
+    if tot.shape[0] != ps.shape[0]:
+        raise ValueError(
+            f"total must have one entry per row of partial_sums ({ps.shape[0]}), got {tot.shape}"
+        )
+    if np.any(ps <= 0) or np.any(ps > tot[:, None]):
+        raise ValueError("partial_sums must lie in (0, total] (row-wise uniforms in (0, 1])")
+    return _gaussians_from_spacings(ps, tot)
+
+
+def _gaussians_from_spacings(
+    partial_sums: NDArray[np.float64], total: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Unchecked core of :func:`gaussians_from_spacings` (the samplers' hot path)."""
     return -special.ndtri(partial_sums / total[:, None])
 
 
@@ -315,9 +338,9 @@ def sample_top_order_statistics(
     Source: Renyi's representation (see :func:`sample_top_uniform_spacings`); standard
     extreme-value theory as in the module docstring.
     """
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed("seed", seed))
     spacings = sample_top_uniform_spacings(n, k, n_samples, rng)
-    return gaussians_from_spacings(spacings.partial_sums, spacings.total)
+    return _gaussians_from_spacings(spacings.partial_sums, spacings.total)
 
 
 def sample_max(

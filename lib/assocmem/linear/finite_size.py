@@ -22,18 +22,25 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
 from assocmem._validate import (
+    as_float_array,
+    check_finite_array,
     check_frame,
     check_int,
-    check_margin,
     check_p,
+    check_real,
     check_samples,
     check_scalar_kappa,
+    check_seed,
 )
 from assocmem.linear.extremes import LOG_SQRT_2PI, expected_max
 from assocmem.linear.load import pairs_for_load
 from assocmem.linear.replica import expected_cost, sample_cost_solutions
 from assocmem.linear.spectra import critical_load
 from assocmem.stats import Estimate
+
+#: Smallest p of the large-p expansion of ``E[C_p]`` (:func:`expected_cost_expansion`): its
+#: ``a_p^2 = 2 log p - log(4 pi log p)`` is negative below p = 4.2715 (its log undefined).
+_EXPANSION_MIN_P = 4.28
 
 
 def finite_size_capacity_estimate(
@@ -78,16 +85,17 @@ def finite_size_capacity_estimate(
     vanishes when ``(p / d^2) E[C_p] = 1``.
     """
     p = check_p(p)
-    margin = check_margin(margin)
-    if not 0 < rel_error < 1:
+    margin = check_real("margin", margin, low=0.0)
+    rel_error = check_real("rel_error", rel_error, low=0.0, strict=True)
+    if rel_error >= 1:
         raise ValueError(f"rel_error must lie in (0, 1), got {rel_error}")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed("seed", seed))
     if n_samples is not None:
         values = sample_cost_solutions(p, check_samples(n_samples), margin, rng).cost
     else:
         values = sample_cost_solutions(p, 2000, margin, rng).cost
         cv = values.std(ddof=1) / values.mean()
-        needed = min(int(math.ceil((cv / rel_error) ** 2)), 10**6)
+        needed = int(math.ceil(min((cv / rel_error) ** 2, 1e6)))  # no int(inf) at tiny rel_error
         if needed > values.size:
             more = sample_cost_solutions(p, needed - values.size, margin, rng).cost
             values = np.concatenate([values, more])
@@ -166,7 +174,10 @@ def finite_size_capacity_curve(
     -----
     Reconstruction (digest section 4.3; chapter 2, eq. ``eq-alpha-p``).
     """
-    ps = np.rint(np.asarray(p_values, dtype=np.float64)).astype(np.int64)
+    raw = check_finite_array("p_values", p_values)
+    check_seed("seed", seed)
+    check_real("margin", margin, low=0.0)
+    ps = np.rint(raw).astype(np.int64)
     out = [
         finite_size_capacity_estimate(int(p), n_samples=n_samples, seed=seed, margin=margin)
         for p in ps
@@ -214,6 +225,8 @@ def predicted_transition(
     formula does not contain.
     """
     d = check_int("d", d, 2)
+    check_seed("seed", seed)
+    check_real("margin", margin, low=0.0)
     alpha, err, p = 1.0, 0.0, 2
     for _ in range(6):
         p_new = pairs_for_load(alpha, d)
@@ -232,7 +245,8 @@ def finite_size_table(
     Parameters
     ----------
     p_values : array_like of int, shape (m,)
-        Values of p, each >= 3.
+        Values of p, each an integer >= 5 (the expansion's domain, see
+        :func:`expected_cost_expansion`).
     seed : int
         Seed (draws for the i-th p use ``seed + i``).
     n_samples : int
@@ -248,14 +262,24 @@ def finite_size_table(
     Raises
     ------
     ValueError
-        If a p is below 3 or ``n_samples < 2``.
+        If a p is not an integer >= 5 or ``n_samples < 2``.
 
     Notes
     -----
     Reconstruction (digest section 4.3; chapter 2, eqs. ``eq-alpha-p``, ``eq-alpha-expansion``
     and, for the shortcut, ``eq-gardner-margin``; appendix A1).
     """
-    ps = np.rint(np.asarray(p_values, dtype=np.float64)).astype(np.int64)
+    raw = as_float_array(p_values, "p_values")
+    if raw.ndim != 1 or raw.size == 0:
+        raise ValueError(f"p_values must be a non-empty 1-D array of integers, got {p_values!r}")
+    if not np.all(np.isfinite(raw)) or np.any(raw != np.rint(raw)) or np.any(raw < 5):
+        raise ValueError(
+            f"p_values must be integers >= 5 (the expansion needs p >= {_EXPANSION_MIN_P}), "
+            f"got {p_values!r}"
+        )
+    ps = raw.astype(np.int64)
+    check_int("seed", seed, 0)
+    check_samples(n_samples)
     rows = []
     for i, p in enumerate(ps):
         mean, err = expected_cost(int(p), n_samples=n_samples, seed=seed + i)
@@ -287,7 +311,7 @@ def expected_cost_expansion(p: ArrayLike) -> NDArray[np.float64]:
     Parameters
     ----------
     p : array_like, float
-        Values of p, each >= 3.
+        Values of p, each >= 4.28 (below p = 4.2715, ``a_p^2 < 0``).
 
     Returns
     -------
@@ -296,16 +320,19 @@ def expected_cost_expansion(p: ArrayLike) -> NDArray[np.float64]:
     Raises
     ------
     ValueError
-        If any ``p < 3``.
+        If any ``p`` is not finite or below 4.28.
 
     Notes
     -----
     Reconstruction (digest section 4.3, re-derived in appendix A1; chapter 2, eq.
     ``eq-alpha-expansion``).
     """
-    arr = np.asarray(p, dtype=np.float64)
-    if np.any(~np.isfinite(arr)) or np.any(arr < 3):
-        raise ValueError("p must be finite and >= 3 for the expansion")
+    arr = as_float_array(p, "p")
+    if np.any(~np.isfinite(arr)) or np.any(arr < _EXPANSION_MIN_P):
+        raise ValueError(
+            f"p must be finite and >= {_EXPANSION_MIN_P} for the expansion "
+            f"(a_p^2 = 2 log p - log(4 pi log p) > 0 there), got {p!r}"
+        )
     log_p = np.log(arr)
     a2 = 2.0 * log_p - np.log(4.0 * math.pi * log_p)
     return a2 - 2.0 * np.log(a2) + 3.0
@@ -325,7 +352,8 @@ def finite_size_capacity_expansion(p: ArrayLike, *, order: str = "resummed") -> 
     Parameters
     ----------
     p : array_like, float
-        Values of p, each >= 3.
+        Values of p, each >= 3 (>= 4.28 for ``"resummed"``, see
+        :func:`expected_cost_expansion`).
     order : {"resummed", "first"}
         Which form of the expansion.
 
@@ -336,16 +364,16 @@ def finite_size_capacity_expansion(p: ArrayLike, *, order: str = "resummed") -> 
     Raises
     ------
     ValueError
-        If any ``p < 3`` or ``order`` is unknown.
+        If any ``p < 3`` (``< 4.28`` for ``"resummed"``) or ``order`` is unknown.
 
     Notes
     -----
     Reconstruction (digest section 4.3; re-derived in appendix A1; chapter 2, eq.
     ``eq-alpha-expansion``).
     """
-    arr = np.asarray(p, dtype=np.float64)
+    arr = as_float_array(p, "p")
     if np.any(~np.isfinite(arr)) or np.any(arr < 3):
-        raise ValueError("p must be finite and >= 3 for the expansion")
+        raise ValueError(f"p must be finite and >= 3 for the expansion, got {p!r}")
     log_p = np.log(arr)
     if order == "resummed":
         return log_p / expected_cost_expansion(arr)
@@ -379,9 +407,9 @@ def gardner_capacity(margin: ArrayLike) -> NDArray[np.float64]:
     Source: Gardner (1988), eq. (23) for the spherical perceptron; chapter 2, eq.
     ``eq-gardner-margin``.
     """
-    k = np.asarray(margin, dtype=np.float64)
+    k = as_float_array(margin, "margin")
     if np.any(~np.isfinite(k)):
-        raise ValueError("margin must be finite")
+        raise ValueError(f"margin must be finite, got {margin!r}")
     moment = (1.0 + k**2) * special.ndtr(k) + k * np.exp(-0.5 * k**2 - LOG_SQRT_2PI)
     return 1.0 / moment
 
@@ -414,9 +442,9 @@ def shortcut_capacity(p: ArrayLike) -> NDArray[np.float64]:
     Reconstruction (digest section 4.2, "quick route"; chapter 2, eq. ``eq-gardner-margin``
     with this ``K``).
     """
-    arr = np.asarray(p, dtype=np.float64)
+    arr = as_float_array(p, "p")
     if np.any(~np.isfinite(arr)) or np.any(arr < 2):
-        raise ValueError("p must be finite and >= 2")
+        raise ValueError(f"p must be finite and >= 2, got {p!r}")
     k = np.vectorize(lambda x: expected_max(x - 1.0))(arr)
     return np.log(arr) * gardner_capacity(k)
 
@@ -463,6 +491,7 @@ def finite_size_critical_load(
     """
     k = check_scalar_kappa(kappa)
     d = check_int("d", d, 2)
+    check_seed("seed", seed)
     factor = 2.0 * float(critical_load(k))
     alpha, p = factor, 0
     for _ in range(8):

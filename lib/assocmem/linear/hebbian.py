@@ -28,7 +28,7 @@ from scipy.optimize import brentq
 from scipy.special import log_ndtr
 from scipy.stats import chi2, gamma
 
-from assocmem._validate import as_float_array
+from assocmem._validate import as_float_array, check_finite_array
 
 #: Embedding laws understood by this module. ``"gaussian"``: i.i.d. N(0, I_d/d) (the book's
 #: convention); ``"spherical"``: uniform on the unit sphere; ``"leading"``: the leading-order
@@ -59,7 +59,9 @@ def _check_criterion(criterion: str) -> str:
 
 
 def _as_positive(name: str, value: Any, minimum: float) -> np.ndarray:
-    """Return ``value`` as a float array, each entry finite and >= ``minimum``."""
+    """Return ``value`` as a float array, each entry finite and >= ``minimum`` (no bools)."""
+    if isinstance(value, (bool, np.bool_)) or getattr(value, "dtype", None) == np.bool_:
+        raise TypeError(f"{name} must be a real number or array of real numbers, got {value!r}")
     arr = as_float_array(value, name)
     if not np.all(np.isfinite(arr)) or np.any(arr < minimum):
         raise ValueError(f"{name} must be finite and >= {minimum}, got {value!r}")
@@ -205,8 +207,11 @@ def score_densities(
 
     Raises
     ------
+    TypeError
+        If ``x``, ``p`` or ``d`` is not made of real numbers.
     ValueError
-        If ``p < 2``, ``d < 1`` or the embedding is unknown.
+        If ``x`` is not 1-D or holds NaN or inf, ``p < 2``, ``d < 1`` or the embedding is
+        unknown.
 
     Notes
     -----
@@ -218,7 +223,7 @@ def score_densities(
     _check_embedding(embedding)
     pf = float(_as_positive("p", p, 2.0))
     df = float(_as_positive("d", d, 1.0))
-    xs = np.asarray(x, dtype=float)
+    xs = check_finite_array("x", x, ndim=1)
     z = np.linspace(-6.0, 6.0, 121)
     t, var_c, w = _conditional_model(pf, df, embedding, z)
     t, var_c, w = t.ravel(), var_c.ravel(), w.ravel()
@@ -383,7 +388,12 @@ def threshold_table(
     ValueError
         As :func:`threshold`.
     """
-    ps = [float(p) for p in p_values]
+    raw = as_float_array(p_values, "p_values")
+    if raw.ndim != 1:
+        raise ValueError(f"p_values must be a 1-D sequence of numbers, got shape {raw.shape}")
+    if raw.size == 0:
+        raise ValueError("p_values must hold at least one p")
+    ps = [float(p) for p in raw]
     cols = {f'criterion "{c}"': [threshold(p, criterion=_check_criterion(c), embedding=embedding)
                                  for p in ps] for c in criteria}  # fmt: skip
     return pd.DataFrame({"p": ps, **cols})

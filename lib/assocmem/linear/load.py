@@ -95,6 +95,8 @@ def pairs_at_load(alpha: float, d: int) -> float:
     alpha = check_positive("alpha", alpha)
     d = check_int("d", d, 2)
     x = alpha * d**2
+    if x < 1e-12:  # W0(x) = x - x^2 + ...: the quotient is 1 + x to double precision (and
+        return 1.0 + x  # W0 of a subnormal x is 0, which would make it inf)
     # the complex quotient's real part (not x / Re W0(x), which can differ in the last bit)
     return float(np.real(x / lambertw(x)))
 

@@ -49,7 +49,7 @@ def truncate_rank(W: torch.Tensor, rank: int) -> torch.Tensor:
     TypeError
         If ``W`` is not a floating tensor or ``rank`` not an integer.
     ValueError
-        If ``W`` has fewer than 2 dimensions or ``rank`` is out of range.
+        If ``W`` has fewer than 2 dimensions, holds NaN or inf, or ``rank`` is out of range.
 
     Notes
     -----
@@ -63,6 +63,13 @@ def truncate_rank(W: torch.Tensor, rank: int) -> torch.Tensor:
     m = check_int("rank", rank, 1)
     if m > kmax:
         raise ValueError(f"rank must be in [1, {kmax}], got {m}")
+    if not bool(torch.isfinite(W).all()):
+        raise ValueError("W must be finite (no NaN or inf)")
+    return _truncate_rank(W, m)
+
+
+def _truncate_rank(W: torch.Tensor, m: int) -> torch.Tensor:
+    """Unchecked core of :func:`truncate_rank` (the training loop's projection)."""
     U, S, Vh = torch.linalg.svd(W, full_matrices=False)
     return (U[..., :m] * S[..., None, :m]) @ Vh[..., :m, :]
 
@@ -122,6 +129,11 @@ class MaxMarginResult:
     history: dict[str, np.ndarray]
 
 
+#: Allowed inverse temperatures of :func:`train_max_margin` (float32: ``beta * gap`` and
+#: ``log(p^2) / beta`` must stay finite; the book uses 20 to 300).
+BETA_RANGE = (1e-6, 1e6)
+
+
 def train_max_margin(
     problem: MemoryProblem,
     rank: int,
@@ -158,7 +170,9 @@ def train_max_margin(
     lr : float
         Adam step size (> 0), in units of the entries of ``W`` (about 1 at ``||W||_F = d``).
     beta : float
-        Inverse temperature of the smooth maximum (> 0), in units of ``1 / sigma_W``.
+        Inverse temperature of the smooth maximum, in units of ``1 / sigma_W``, in
+        :data:`BETA_RANGE` (outside it the float32 objective ``L / beta`` overflows or its
+        gradient is 0/0).
     check_every : int
         Interval of the margin check (history and best iterate), >= 1.
 
@@ -190,6 +204,11 @@ def train_max_margin(
     check_every = check_int("check_every", check_every, 1)
     lr = check_positive("lr", lr)
     beta = check_positive("beta", beta)
+    if not BETA_RANGE[0] <= beta <= BETA_RANGE[1]:
+        raise ValueError(
+            f"beta must lie in [{BETA_RANGE[0]:g}, {BETA_RANGE[1]:g}] (float32 smooth maximum), "
+            f"got {beta!r}"
+        )
     E, U = problem.inputs, problem.targets
     if init is None:
         W0 = hebbian_memory(problem)
@@ -201,7 +220,7 @@ def train_max_margin(
         W0 = init.detach().to(device=E.device, dtype=torch.float32)
 
     def project(W: torch.Tensor) -> torch.Tensor:
-        Wm = truncate_rank(W, m) if m < d else W
+        Wm = _truncate_rank(W, m) if m < d else W
         return Wm * (d / torch.linalg.matrix_norm(Wm))[:, None, None]
 
     W = project(W0.clone()).requires_grad_(True)

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from assocmem._validate import check_int, check_real
+from assocmem._validate import check_int, check_positive, check_real
 from assocmem.linear.load import pairs_for_load
 from assocmem.linear.max_margin import normalized_margin, train_max_margin, truncate_rank
 from assocmem.linear.problems import MemoryProblem
@@ -178,13 +178,23 @@ def spectrum_causes(
 
     Raises
     ------
+    TypeError
+        If ``table`` is not a DataFrame or a size or rate is not a number.
     ValueError
-        If the table is not one rank-constrained group with weights, nothing was stored, or
-        ``large_d`` comes without ``large_alpha``.
+        If the table is not one rank-constrained group with weights, nothing was stored,
+        ``large_d`` comes without ``large_alpha``, a step count is < 1 or a rate or ``beta`` is
+        not a finite positive number.
     """
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError(f"table must be a pandas.DataFrame, got {type(table).__name__}")
     if "weights" not in table.columns or table[GROUP_COLUMNS].drop_duplicates().shape[0] != 1:
         raise ValueError("table must be one sweep group made with keep_weights=True")
     n_memories = check_int("n_memories", n_memories, 1)
+    check_int("long_steps", long_steps, 1)
+    check_int("margin_steps", margin_steps, 1)
+    check_positive("lr", lr)
+    check_positive("margin_lr", margin_lr)
+    check_positive("beta", beta)
     d, m = int(table["d"].iloc[0]), int(table["rank"].iloc[0])
     if load is None:
         load = float(stored_spectra(table)["load"].iloc[0])

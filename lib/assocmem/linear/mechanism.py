@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import brentq
 
-from assocmem._validate import check_margin, check_p, check_positive, check_samples
+from assocmem._validate import check_p, check_positive, check_real, check_samples, check_seed
 from assocmem.linear.extremes import sample_top_order_statistics
 from assocmem.linear.replica import sample_cost_solutions, solve_sorted_fields
 
@@ -68,9 +68,9 @@ def optimal_mechanism(
     O(1/sqrt(log p)); E[C] = E[k] (statistical-dimension identity, digest section 4.2).
     """
     p = check_p(p)
-    margin = check_margin(margin)
+    margin = check_real("margin", margin, low=0.0)
     n_samples = check_samples(n_samples)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed("seed", seed))
     t0 = rng.standard_normal(n_samples)
     n = p - 1
     k = min(64, n)
@@ -132,10 +132,11 @@ def margin_for_load(alpha: float, p: int, *, n_samples: int = 20_000, seed: int 
     p = check_p(p)
     n_samples = check_samples(n_samples)
     alpha = check_positive("alpha", alpha)
+    check_seed("seed", seed)
     target = math.log(p) / alpha
 
     def excess(m: float) -> float:
-        rng = np.random.default_rng(seed)
+        rng = np.random.default_rng(check_seed("seed", seed))
         return float(sample_cost_solutions(p, n_samples, m, rng).cost.mean()) - target
 
     if excess(0.0) >= 0.0:

@@ -42,7 +42,15 @@ import torch
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
-from assocmem._validate import check_int, check_p, check_positive, check_samples
+from assocmem._validate import (
+    as_float_array,
+    check_int,
+    check_loads,
+    check_p,
+    check_positive,
+    check_samples,
+    seed_list,
+)
 from assocmem.linear.finite_size import finite_size_capacity_estimate, predicted_transition
 from assocmem.linear.hebbian import recall_probability
 from assocmem.linear.load import load_for_pairs, pairs_for_load
@@ -125,7 +133,7 @@ def cheapest_subset_fraction(costs: ArrayLike, budget: float) -> float:
     With constant costs ``c`` the answer is ``min(1, budget / c)``: no subset is cheaper than
     another. Reconstruction (chapter 3): the fewest-errors rule of the RS theory at q -> 1.
     """
-    c = np.sort(np.asarray(costs, dtype=np.float64).ravel())
+    c = np.sort(as_float_array(costs, "costs").ravel())
     if c.size == 0 or not np.all(np.isfinite(c)) or np.any(c < 0):
         raise ValueError("costs must be a non-empty array of finite numbers >= 0")
     b = check_positive("budget", budget)
@@ -206,7 +214,7 @@ def small_problem_fraction(p: ArrayLike, d: int, *, seed: int = 0) -> NDArray[np
     above :func:`random_subset_fraction`. Tends to ``1 / (2 alpha)`` like it, since
     ``log p_c / log p -> 1``. Reconstruction (chapter 3).
     """
-    arr = np.asarray(p, dtype=np.float64)
+    arr = as_float_array(p, "p")
     if not np.all(np.isfinite(arr)) or np.any(arr < 2):
         raise ValueError(f"p must be finite and >= 2, got {p!r}")
     d = check_int("d", d, 2)
@@ -328,7 +336,8 @@ def subset_sweep(
     share : float
         Share of the random-subset fraction that is kept, in (0, 1].
     seeds : sequence of int
-        Instance seeds (trained together, one batch per load).
+        Instance seeds (trained together, one batch per load), distinct, each >= 0 (an int
+        ``n`` means ``range(n)``, the book's rule).
     steps : int
         Adam budget, >= 1.
     device : str, torch.device or None
@@ -355,9 +364,12 @@ def subset_sweep(
     share = check_positive("share", share)
     if share > 1:
         raise ValueError(f"share must lie in (0, 1], got {share}")
+    alpha_list = check_loads(alphas)
+    seeds = seed_list(seeds)
+    steps = check_int("steps", steps, 1)
     rows = []
-    for alpha in alphas:
-        p = pairs_for_load(float(alpha), d)
+    for alpha in alpha_list:
+        p = pairs_for_load(alpha, d)
         f = random_subset_fraction(p, d)[0]
         n = round(share * f * p)
         if n < 1:

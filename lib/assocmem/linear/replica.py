@@ -27,10 +27,19 @@ from scipy import special
 from scipy.interpolate import CubicSpline
 from scipy.optimize import minimize_scalar
 
-from assocmem._validate import check_margin, check_p, check_positive, check_samples
+from assocmem._validate import (
+    as_float_array,
+    check_finite_array,
+    check_int,
+    check_p,
+    check_positive,
+    check_real,
+    check_samples,
+    check_seed,
+)
 from assocmem.linear.extremes import (
     LOG_SQRT_2PI,
-    gaussians_from_spacings,
+    _gaussians_from_spacings,
     sample_top_uniform_spacings,
 )
 
@@ -60,8 +69,8 @@ def solve_sorted_fields(t0: NDArray[np.float64], c: NDArray[np.float64]) -> Cost
     With ``S_k`` the sum of the k largest, the candidate level with k active competitors is
     ``T_k = (t0 + S_k) / (k + 1)``; ``c_(k) > T_k`` holds exactly for a prefix ``k <= k*`` of
     the k's (``c_(k) > T_{k-1} <=> c_(k) > T_k``, and once it fails, ``c_(k+1) <= c_(k) <= T_k``),
-    so ``k* = #{k : c_(k) > T_k}`` and ``T* = T_{k*}`` (``T_0 = t0``). No input checks: the
-    checked entry point is :func:`cost_solution`.
+    so ``k* = #{k : c_(k) > T_k}`` and ``T* = T_{k*}`` (``T_0 = t0``). Checked here (shapes,
+    finite values); the samplers call the unchecked core.
 
     Parameters
     ----------
@@ -77,11 +86,30 @@ def solve_sorted_fields(t0: NDArray[np.float64], c: NDArray[np.float64]) -> Cost
     CostSolution
         ``cost``, ``level`` (float64) and ``n_active`` (int64), each of shape (n,).
 
+    Raises
+    ------
+    TypeError
+        If an argument is not an array of real numbers.
+    ValueError
+        Unless ``t0`` is 1-D and ``c`` 2-D with one row per entry of ``t0`` and ``k >= 1``
+        columns, all finite (the row order is the caller's).
+
     Notes
     -----
     Reconstruction (digest section 4.2; chapter 2, eq. ``eq-cost``; the level ``T*`` and ``k*``
     are chapter 3, eq. ``eq-tstar``).
     """
+    t0 = check_finite_array("t0", t0, ndim=1)
+    c = check_finite_array("c", c, ndim=2)
+    if c.shape[0] != t0.shape[0] or c.shape[1] < 1:
+        raise ValueError(
+            f"c must have shape (n, k) = ({t0.shape[0]}, k >= 1) like t0, got {c.shape}"
+        )
+    return _solve_sorted_fields(t0, c)
+
+
+def _solve_sorted_fields(t0: NDArray[np.float64], c: NDArray[np.float64]) -> CostSolution:
+    """Unchecked core of :func:`solve_sorted_fields`."""
     k_max = c.shape[1]
     ks = np.arange(1, k_max + 1, dtype=np.float64)
     levels = (t0[:, None] + np.cumsum(c, axis=1)) / (ks + 1.0)  # T_k, k = 1..k_max
@@ -105,8 +133,7 @@ def sample_cost_solutions(
     the unseen (smaller) competitors can be active, so the solution is exact. Rows with all
     ``k`` active are extended exactly: conditional on the remaining Gamma mass ``G`` of the
     spacings, the next spacings and the new remainder are ``G * Dirichlet(1, ..., 1, n + 1 - k')``
-    (``k'`` doubles each round). No input checks beyond the sampler's: the checked entry points
-    are :func:`expected_cost` and :func:`assocmem.linear.finite_size.finite_size_capacity`.
+    (``k'`` doubles each round).
 
     Parameters
     ----------
@@ -129,8 +156,8 @@ def sample_cost_solutions(
     Raises
     ------
     TypeError, ValueError
-        From :func:`assocmem.linear.extremes.sample_top_uniform_spacings` if ``p - 1``, ``k0``
-        or ``n_samples`` is not a positive integer.
+        If ``p`` is not an integer >= 2, ``n_samples`` or ``k0`` not an integer >= 1,
+        ``margin`` not a finite real >= 0, or ``rng`` not a numpy Generator.
 
     Notes
     -----
@@ -138,12 +165,18 @@ def sample_cost_solutions(
     ``T*`` and ``k`` of chapter 3, eq. ``eq-tstar``): the draws of ``t`` are exact, so this is an
     exact sampler of ``C(t)`` with ``t ~ N(0, I_p)``.
     """
+    p = check_p(p)
+    n_samples = check_int("n_samples", n_samples, 1)
+    margin = check_real("margin", margin, low=0.0)
+    k0 = check_int("k0", k0, 1)
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
     n = p - 1
     t0 = rng.standard_normal(n_samples)
     k = min(k0, n)
     gam, rest, total = sample_top_uniform_spacings(n, k, n_samples, rng)
-    c = gaussians_from_spacings(gam, total) + margin
-    sol = solve_sorted_fields(t0, c)
+    c = _gaussians_from_spacings(gam, total) + margin
+    sol = _solve_sorted_fields(t0, c)
     cost_v, level, n_act = sol.cost.copy(), sol.level.copy(), sol.n_active.copy()
     todo = np.flatnonzero(n_act >= k) if k < n else np.array([], dtype=np.int64)
     while todo.size:
@@ -155,8 +188,8 @@ def sample_cost_solutions(
         gam_t = np.concatenate(
             [gam[todo], gam[todo, -1:] + np.cumsum(extra * scale[:, None], axis=1)], axis=1
         )
-        c_t = gaussians_from_spacings(gam_t, total[todo]) + margin
-        sub = solve_sorted_fields(t0[todo], c_t)
+        c_t = _gaussians_from_spacings(gam_t, total[todo]) + margin
+        sub = _solve_sorted_fields(t0[todo], c_t)
         cost_v[todo], level[todo], n_act[todo] = sub.cost, sub.level, sub.n_active
         # grow the stored state for the rows that still need more
         still = sub.n_active >= k_new
@@ -203,16 +236,16 @@ def cost_solution(t: ArrayLike, margin: float = 0.0) -> CostSolution:
     Reconstruction (digest section 4.2; chapter 2, eq. ``eq-cost``; ``level`` and ``n_active``
     are ``T*`` and ``k`` of chapter 3, eq. ``eq-tstar``).
     """
-    arr = np.asarray(t, dtype=np.float64)
+    arr = as_float_array(t, "t")
     if arr.ndim == 1:
         arr = arr[None, :]
     if arr.ndim != 2 or arr.shape[1] < 2:
         raise ValueError(f"t must have shape (n, p) with p >= 2, got shape {np.shape(t)}")
     if not np.all(np.isfinite(arr)):
         raise ValueError("t must be finite")
-    m = check_margin(margin)
+    m = check_real("margin", margin, low=0.0)
     c = -np.sort(-arr[:, 1:], axis=1) + m
-    return solve_sorted_fields(arr[:, 0], c)
+    return _solve_sorted_fields(arr[:, 0], c)
 
 
 def cost(t: ArrayLike, margin: float = 0.0) -> NDArray[np.float64]:
@@ -285,8 +318,8 @@ def expected_cost(
     """
     p = check_p(p)
     n_samples = check_samples(n_samples)
-    margin = check_margin(margin)
-    rng = np.random.default_rng(seed)
+    margin = check_real("margin", margin, low=0.0)
+    rng = np.random.default_rng(check_seed("seed", seed))
     if method == "order_statistics":
         values = sample_cost_solutions(p, n_samples, margin, rng).cost
     elif method == "full":
@@ -294,6 +327,12 @@ def expected_cost(
     else:
         raise ValueError(f"method must be 'order_statistics' or 'full', got {method!r}")
     return float(values.mean()), float(values.std(ddof=1) / math.sqrt(n_samples))
+
+
+#: Largest margin of the RS functions (:func:`rs_energetic_term`, :func:`rs_free_entropy`,
+#: :func:`rs_saddle`): ``(1 - q) G(q) / margin^2`` keeps its large-margin limit to 1e-3 up to
+#: margin 150 at q = 0.9999 and leaves it beyond (NaN from about 500); the chapters use <= 2.
+RS_MARGIN_MAX = 100.0
 
 
 def _inv_mills(x: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -368,7 +407,8 @@ def rs_energetic_term(
     seed : int or numpy.random.Generator
         Seed.
     margin : float
-        Margin kappa_0 >= 0.
+        Margin kappa_0 in [0, :data:`RS_MARGIN_MAX`] (100; the quadrature of ``log Z`` loses
+        accuracy beyond about 150 at the grid's largest q, 0.9999).
 
     Returns
     -------
@@ -386,13 +426,18 @@ def rs_energetic_term(
     Reconstruction (digest section 4.1; chapter 2, eqs. ``eq-log-z`` and ``eq-phi-rs``). Cost
     ``O(n_samples * p * 150)`` per q.
     """
-    qs = np.atleast_1d(np.asarray(q, dtype=np.float64))
+    qs = np.atleast_1d(as_float_array(q, "q"))
     if np.any(~np.isfinite(qs)) or np.any(qs < 0) or np.any(qs >= 1):
-        raise ValueError("q must lie in [0, 1)")
+        raise ValueError(f"q must lie in [0, 1), got {q!r}")
     p = check_p(p)
     n_samples = check_samples(n_samples)
-    margin = check_margin(margin)
-    rng = np.random.default_rng(seed)
+    margin = check_real("margin", margin, low=0.0)
+    if margin > RS_MARGIN_MAX:
+        raise ValueError(
+            f"margin must lie in [0, {RS_MARGIN_MAX:g}] for the RS quadrature (its log Z loses "
+            f"accuracy beyond about 150 at q = 0.9999), got {margin!r}"
+        )
+    rng = np.random.default_rng(check_seed("seed", seed))
     t = rng.standard_normal((n_samples, p))
     diff = t[:, :1] - t[:, 1:]
     mean = np.empty(qs.size)
@@ -456,11 +501,11 @@ def rs_free_entropy(
     """
     alpha = check_positive("alpha", alpha)
     p = check_p(p)
-    qs = np.atleast_1d(np.asarray(q, dtype=np.float64))
+    qs = np.atleast_1d(as_float_array(q, "q"))
     if energetic is None:
         g = rs_energetic_term(qs, p, n_samples=n_samples, seed=seed, margin=margin)[0]
     else:
-        g = np.asarray(energetic, dtype=np.float64)
+        g = check_finite_array("energetic", energetic)
         if g.shape != qs.shape:
             raise ValueError(f"energetic must have the shape of q {qs.shape}, got {g.shape}")
     return _entropic(qs) + alpha / math.log(p) * g
@@ -538,9 +583,8 @@ def rs_q_grid(n_grid: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     -----
     The grid of :func:`rs_saddle` (reconstruction, chapter 2).
     """
-    if int(n_grid) != n_grid or n_grid < 8:
-        raise ValueError(f"n_grid must be an integer >= 8, got {n_grid}")
-    u = np.linspace(0.0, math.log(1e4), int(n_grid))
+    n_grid = check_int("n_grid", n_grid, 8)
+    u = np.linspace(0.0, math.log(1e4), n_grid)
     return u, -np.expm1(-u)
 
 
@@ -582,9 +626,16 @@ def rs_interpolants(
     -----
     Reconstruction (digest section 4.1; chapter 2, eq. ``eq-phi-rs``).
     """
+    u = check_finite_array("u", u, ndim=1)
+    g = check_finite_array("g", g, ndim=1)
+    log_p = math.log(check_p(p))
+    if u.size < 2 or g.shape != u.shape or np.any(u < 0) or np.any(np.diff(u) <= 0):
+        raise ValueError(
+            f"u must be an increasing grid of >= 2 values >= 0 and g of its shape, got shapes "
+            f"{u.shape} and {g.shape}"
+        )
     qs = -np.expm1(-u)
     spline = CubicSpline(u, 2.0 * (1.0 - qs) * g)
-    log_p = math.log(p)
     fine = np.linspace(0.0, float(u[-1]), 2000)
 
     def phi_u(uu: NDArray[np.float64] | float, alpha: float) -> NDArray[np.float64]:

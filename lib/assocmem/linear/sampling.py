@@ -19,7 +19,7 @@ from collections.abc import Iterable
 import numpy as np
 import torch
 
-from assocmem._validate import check_int, seed_list
+from assocmem._validate import check_int, check_real, seed_list
 from assocmem.device import get_device
 from assocmem.linear.problems import MemoryProblem
 
@@ -76,9 +76,15 @@ def check_memory(
 
     Raises
     ------
+    TypeError, ValueError
+        If ``nbytes`` is not an integer >= 0 or ``fraction`` not a real in (0, 1].
     MemoryError
         With the requested and available sizes, before anything is allocated.
     """
+    nbytes = check_int("nbytes", nbytes, 0)
+    fraction = check_real("fraction", fraction, low=0.0, strict=True)
+    if fraction > 1:
+        raise ValueError(f"fraction must lie in (0, 1], got {fraction!r}")
     dev = get_device(device)
     avail = _available_bytes(dev)
     if nbytes > fraction * avail:

@@ -249,8 +249,10 @@ def hebbian_recall_check(
 
     Raises
     ------
+    TypeError
+        If ``p_values`` is not a sequence of integers or ``seed`` not an integer.
     ValueError
-        If a size is out of range.
+        If a size is out of range, ``p_values`` is empty or ``seed < 0``.
 
     Notes
     -----
@@ -261,9 +263,15 @@ def hebbian_recall_check(
     for name, val, lo in (("d", d, 2), ("n_instances", n_instances, 2)):
         if isinstance(val, bool) or not isinstance(val, (int, np.integer)) or val < lo:
             raise ValueError(f"{name} must be an integer >= {lo}, got {val!r}")
+    seed = check_int("seed", seed, 0)
+    if isinstance(p_values, (str, bytes)) or not isinstance(p_values, Iterable):
+        raise TypeError(f"p_values must be a sequence of integers >= 2, got {p_values!r}")
+    p_list = [check_int(f"p_values[{i}]", p, 2) for i, p in enumerate(p_values)]
+    if not p_list:
+        raise ValueError("p_values must hold at least one p")
     rows = []
-    for i, p in enumerate(p_values):
-        sim = simulate_scores(int(p), d, n_instances=n_instances, seed=seed + i, device=device)
+    for i, p in enumerate(p_list):
+        sim = simulate_scores(p, d, n_instances=n_instances, seed=seed + i, device=device)
         nont = sim["nontarget"]
         ok = (sim["target"] > nont.max(-1).values).numpy()  # (n, p)
         # the output index of each input's strongest competitor (row mu skips column mu)

@@ -48,7 +48,14 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.integrate import quad
 from scipy.optimize import brentq
 
-from assocmem._validate import as_float_array, check_kappa, check_prob, check_scalar_kappa
+from assocmem._validate import (
+    as_float_array,
+    check_finite_array,
+    check_kappa,
+    check_positive,
+    check_prob,
+    check_scalar_kappa,
+)
 from assocmem.stats import Estimate, mean_interval, permutation_test
 
 
@@ -155,13 +162,15 @@ def quarter_circle_pdf(s: ArrayLike) -> Any:
     ------
     TypeError
         If ``s`` is not made of real numbers.
+    ValueError
+        If ``s`` holds NaN or inf.
 
     Notes
     -----
     Source: the singular values of a square matrix with i.i.d. entries (here the optimal or
     Hebbian memory at ``p >> d``), digest section 7.1; chapter 4, eq. ``eq-rank-qc``.
     """
-    s_arr = as_float_array(s, "s")
+    s_arr = check_finite_array("s", s)
     inside = (s_arr >= 0) & (s_arr <= 2)
     out = np.where(inside, np.sqrt(np.clip(4.0 - s_arr**2, 0.0, None)) / math.pi, 0.0)
     return _out(out)
@@ -186,13 +195,15 @@ def quarter_circle_cdf(s: ArrayLike) -> Any:
     ------
     TypeError
         If ``s`` is not made of real numbers.
+    ValueError
+        If ``s`` holds NaN or inf.
 
     Notes
     -----
     Source: the singular values of a square matrix with i.i.d. entries (here the optimal or
     Hebbian memory at ``p >> d``), digest section 7.1; chapter 4, eq. ``eq-rank-qc``.
     """
-    s_arr = as_float_array(s, "s")
+    s_arr = check_finite_array("s", s)
     sc = np.clip(s_arr, 0.0, 2.0)
     # upper tail 1 - F = h(x) / pi with s = 2 cos(x / 2): accurate near s = 2
     x = 2.0 * np.arccos(sc / 2.0)
@@ -324,7 +335,7 @@ def truncated_quarter_circle_pdf(s: ArrayLike, kappa: float, *, unit_rms: bool =
     TypeError
         If ``kappa`` is not a real scalar or ``s`` not made of real numbers.
     ValueError
-        If ``kappa <= 0`` or is not finite.
+        If ``kappa <= 0`` or is not finite, or ``s`` holds NaN or inf.
 
     Notes
     -----
@@ -332,7 +343,7 @@ def truncated_quarter_circle_pdf(s: ArrayLike, kappa: float, *, unit_rms: bool =
     """
     k = check_scalar_kappa(kappa)
     c = _trunc_scale(k, unit_rms)
-    s_arr = as_float_array(s, "s") * c
+    s_arr = check_finite_array("s", s) * c
     s_k = float(truncation_point(k))
     inside = (s_arr >= s_k) & (s_arr <= 2.0)
     dens = np.sqrt(np.clip(4.0 - s_arr**2, 0.0, None)) / (math.pi * min(k, 1.0))
@@ -362,7 +373,7 @@ def truncated_quarter_circle_cdf(s: ArrayLike, kappa: float, *, unit_rms: bool =
     TypeError
         If ``kappa`` is not a real scalar or ``s`` not made of real numbers.
     ValueError
-        If ``kappa <= 0`` or is not finite.
+        If ``kappa <= 0`` or is not finite, or ``s`` holds NaN or inf.
 
     Notes
     -----
@@ -370,7 +381,7 @@ def truncated_quarter_circle_cdf(s: ArrayLike, kappa: float, *, unit_rms: bool =
     """
     k = check_scalar_kappa(kappa)
     keff = min(k, 1.0)
-    s_arr = as_float_array(s, "s") * _trunc_scale(k, unit_rms)
+    s_arr = check_finite_array("s", s) * _trunc_scale(k, unit_rms)
     x = 2.0 * np.arccos(np.clip(s_arr, 0.0, 2.0) / 2.0)
     tail = _h(x) / math.pi  # mass of the quarter circle above s
     out = np.clip((keff - tail) / keff, 0.0, 1.0)
@@ -431,13 +442,15 @@ def marchenko_pastur_pdf(x: ArrayLike) -> Any:
     ------
     TypeError
         If ``x`` is not made of real numbers.
+    ValueError
+        If ``x`` holds NaN or inf.
 
     Notes
     -----
     Source: Marchenko & Pastur (1967) at aspect ratio 1; the image of :func:`quarter_circle_pdf`
     (digest section 7.1).
     """
-    x_arr = as_float_array(x, "x")
+    x_arr = check_finite_array("x", x)
     inside = (x_arr > 0) & (x_arr <= 4)
     with np.errstate(divide="ignore", invalid="ignore"):
         dens = np.sqrt(np.clip(4.0 - x_arr, 0.0, None)) / (2.0 * math.pi * np.sqrt(x_arr))
@@ -461,12 +474,14 @@ def marchenko_pastur_cdf(x: ArrayLike) -> Any:
     ------
     TypeError
         If ``x`` is not made of real numbers.
+    ValueError
+        If ``x`` holds NaN or inf.
 
     Notes
     -----
     Source: as :func:`marchenko_pastur_pdf`.
     """
-    x_arr = as_float_array(x, "x")
+    x_arr = check_finite_array("x", x)
     return quarter_circle_cdf(np.sqrt(np.clip(x_arr, 0.0, None)))
 
 
@@ -528,6 +543,22 @@ def critical_load(kappa: ArrayLike) -> Any:
     return _out(alpha)
 
 
+#: Smallest ``kappa`` of the quadrature checks :func:`critical_load_quadrature` and
+#: :func:`critical_load_marchenko_pastur`: below it their root finders do not converge (the
+#: closed form :func:`critical_load` has no such limit; ``alpha_c = 2 kappa`` there to 1e-60).
+QUADRATURE_KAPPA_MIN = 1e-100
+
+
+def _quadrature_kappa(kappa: float) -> float:
+    k = check_scalar_kappa(kappa)
+    if k < QUADRATURE_KAPPA_MIN:
+        raise ValueError(
+            f"kappa must be >= {QUADRATURE_KAPPA_MIN:g} for the quadrature check (its root finder "
+            f"fails below; use critical_load), got {kappa!r}"
+        )
+    return k
+
+
 def _qc_tail_moment(t: float, power: int) -> float:
     """int_{2-t}^{2} s^power rho_QC(s) ds by adaptive quadrature (t = 2 - s in [0, 2])."""
     if t <= 0:
@@ -576,7 +607,7 @@ def critical_load_quadrature(kappa: float) -> float:
     Raises
     ------
     ValueError
-        If ``kappa <= 0`` or is not finite.
+        If ``kappa`` is not finite or below :data:`QUADRATURE_KAPPA_MIN` (1e-100).
     TypeError
         If ``kappa`` is not a real scalar.
 
@@ -584,7 +615,7 @@ def critical_load_quadrature(kappa: float) -> float:
     -----
     Reconstruction, see :func:`critical_load` and chapter 4, eq. ``eq-alpha-kappa``.
     """
-    k = check_scalar_kappa(kappa)
+    k = _quadrature_kappa(kappa)
     if k >= 1.0:
         return 0.5
     rtol = 4.0 * float(np.finfo(np.float64).eps)
@@ -621,13 +652,13 @@ def critical_load_marchenko_pastur(kappa: float) -> float:
     TypeError
         If ``kappa`` is not a real scalar.
     ValueError
-        If ``kappa <= 0`` or is not finite.
+        If ``kappa`` is not finite or below :data:`QUADRATURE_KAPPA_MIN` (1e-100).
 
     Notes
     -----
     Reconstruction, see :func:`critical_load` and chapter 4, eq. ``eq-alpha-kappa``.
     """
-    k = check_scalar_kappa(kappa)
+    k = _quadrature_kappa(kappa)
     if k >= 1.0:
         return 0.5
 
@@ -830,7 +861,9 @@ def small_kappa_limit(rel_error: float = 0.1) -> float:
     From the closed form :func:`critical_load` (reconstruction; chapter 4, small-kappa
     asymptote ``alpha_c = 2 kappa - c kappa^{5/3} + ...``).
     """
-    if not (isinstance(rel_error, (int, float)) and 0 < rel_error < 3):
+    if isinstance(rel_error, bool) or not (
+        isinstance(rel_error, (int, float)) and 0 < rel_error < 3
+    ):
         raise ValueError(f"rel_error must lie in (0, 3), got {rel_error!r}")
     return float(brentq(lambda k: 2 * k / critical_load(k) - 1 - rel_error, 1e-12, 1.0, xtol=1e-14))
 
@@ -878,6 +911,8 @@ def hebbian_fourth_moment(p: float, d: float) -> float:
 
     Raises
     ------
+    TypeError
+        If ``p`` or ``d`` is not a real number.
     ValueError
         If ``p`` or ``d`` is not positive and finite.
 
@@ -891,10 +926,7 @@ def hebbian_fourth_moment(p: float, d: float) -> float:
     (derived for this book, chapter 1; not from the paper). An i.i.d. Gaussian ``d x d`` matrix
     has ``2 + 1/d`` (ratio of expectations, Wishart moments); both tend to the quarter circle's 2.
     """
-    for name, v in (("p", p), ("d", d)):
-        if not (isinstance(v, (int, float, np.integer, np.floating)) and 0 < v < math.inf):
-            raise ValueError(f"{name} must be positive and finite, got {v!r}")
-    return 2.0 + float(d) / float(p)
+    return 2.0 + check_positive("d", d) / check_positive("p", p)
 
 
 def _group_tag(label: str) -> str:
@@ -1000,7 +1032,7 @@ def compare_fourth_moments(
         raise TypeError("groups and tests must be mappings")
     g: dict[str, np.ndarray] = {}
     for label, vals in groups.items():
-        v = np.asarray(vals, dtype=np.float64).ravel()
+        v = as_float_array(vals, f"groups[{label!r}]").ravel()
         if v.size < 1 or not np.all(np.isfinite(v)):
             raise ValueError(f"group {label!r} must hold at least one finite value")
         g[str(label)] = v

@@ -30,7 +30,7 @@ import pandas as pd
 import torch
 from tqdm.auto import tqdm
 
-from assocmem._validate import check_int, check_real, seed_list
+from assocmem._validate import check_int, check_loads, seed_list
 from assocmem.linear.load import load_for_pairs, pairs_for_load
 from assocmem.linear.lp import lp_feasible
 from assocmem.linear.problems import all_recalled, recall_accuracy, recalled
@@ -163,27 +163,7 @@ def capacity_sweep(
         rank = check_int("rank", rank, 1)
         if rank > d:
             raise ValueError(f"rank must be in [1, d={d}], got {rank}")
-    flat = not isinstance(alphas, np.ndarray) or alphas.ndim == 1
-    if isinstance(alphas, (str, bytes)) or not isinstance(alphas, Iterable) or not flat:
-        raise TypeError(f"alphas must be a 1-d sequence of loads (e.g. [0.5, 1.0]), got {alphas!r}")
-    items = list(alphas)
-    if any(isinstance(a, (bool, np.bool_)) for a in items):
-        raise TypeError("alphas must hold loads (real numbers), got a bool")
-    try:
-        alpha_arr = np.asarray(items, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"alphas must hold real numbers, got {alphas!r}") from exc
-    if alpha_arr.ndim != 1:
-        raise TypeError(f"alphas must be a 1-d sequence of loads, got shape {alpha_arr.shape}")
-    if alpha_arr.size == 0:
-        raise ValueError("alphas must be non-empty")
-    if not np.all(np.isfinite(alpha_arr)) or np.any(alpha_arr <= 0):
-        raise ValueError(f"alphas must be finite loads > 0, got {alphas!r}")
-    if np.unique(alpha_arr).size != alpha_arr.size:
-        raise ValueError(
-            f"alphas must not repeat a load (the same instances again), got {alphas!r}"
-        )
-    alpha_list = [float(a) for a in alpha_arr]
+    alpha_list = check_loads(alphas)
     if not isinstance(keep_weights, (bool, np.bool_)) or not isinstance(progress, (bool, np.bool_)):
         raise TypeError("keep_weights and progress must be bools")
     if keep_weights and method == "lp":
@@ -277,9 +257,9 @@ def truncated_hebbian_sweep(
     section 7.2; chapter 4).
     """
     d = check_int("d", d, 2)
-    alpha_list = [check_real("alpha", a, low=0.0, strict=True) for a in alphas]
-    if not alpha_list or len(set(alpha_list)) != len(alpha_list):
-        raise ValueError(f"alphas must be non-empty and distinct, got {alpha_list}")
+    alpha_list = check_loads(alphas)
+    if isinstance(ranks, (str, bytes)) or not isinstance(ranks, Iterable):
+        raise TypeError(f"ranks must be an iterable of integers, got {ranks!r}")
     rank_list = [check_int("rank", m, 1) for m in ranks]
     if not rank_list or len(set(rank_list)) != len(rank_list) or max(rank_list) > d:
         raise ValueError(f"ranks must be distinct integers in [1, {d}], got {rank_list}")
