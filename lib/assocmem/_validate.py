@@ -8,11 +8,16 @@ message that names the argument and the allowed range (DESIGN.md, conventions).
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
+
+if TYPE_CHECKING:
+    import torch
 
 
 def check_int(name: str, value: object, minimum: int) -> int:
@@ -222,11 +227,6 @@ def check_loads(alphas: object, name: str = "alphas") -> list[float]:
 
 # --- context_gated and llm.prompts input checks (issue 29, item 3) ---------------------------
 
-from typing import TYPE_CHECKING  # noqa: E402
-
-if TYPE_CHECKING:
-    import torch
-
 
 def check_index_array(name: str, value: object, n: int | None = None) -> NDArray[np.int64]:
     """Return ``value`` as a 1-D int64 array of indices, each >= 0 (and < ``n`` if given).
@@ -254,10 +254,10 @@ def check_tensor(
     floating-point ``torch.Tensor``; ValueError for another number of dimensions, an empty tensor,
     NaN or inf.
     """
-    import torch  # noqa: F811 (at run time; the module does not import torch otherwise)
-
-    if not isinstance(value, torch.Tensor) or not value.dtype.is_floating_point:
-        got = f"a {value.dtype} tensor" if isinstance(value, torch.Tensor) else type(value).__name__
+    torch = sys.modules.get("torch")  # a tensor exists only once torch is imported
+    if torch is None or not isinstance(value, torch.Tensor) or not value.dtype.is_floating_point:
+        is_tensor = torch is not None and isinstance(value, torch.Tensor)
+        got = f"a {getattr(value, 'dtype', '')} tensor" if is_tensor else type(value).__name__
         raise TypeError(f"{name} must be a floating-point torch.Tensor, got {got}")
     dims = (ndim,) if isinstance(ndim, int) else ndim
     if dims is not None and value.ndim not in dims:
@@ -268,3 +268,11 @@ def check_tensor(
     if not bool(torch.isfinite(value).all()):
         raise ValueError(f"{name} must be finite (no NaN or inf)")
     return value
+
+
+def check_broadcast(what: str, *shapes: tuple[int, ...]) -> None:
+    """ValueError unless the batch shapes (tuples or ``torch.Size``) broadcast together."""
+    try:
+        np.broadcast_shapes(*(tuple(s) for s in shapes))
+    except ValueError as exc:
+        raise ValueError(f"the batch shapes of {what} do not broadcast: {shapes}") from exc

@@ -15,10 +15,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from assocmem._validate import as_float_array, check_int, check_real, check_tensor
+from assocmem._validate import as_float_array, check_broadcast, check_int, check_real, check_tensor
 from assocmem.context_gated.experiments import grid_label, sample_clustered_memories
 from assocmem.context_gated.theory import (
-    _broadcast,
     competition_spectrum,
     coupled_alpha_crit,
     coupled_gain,
@@ -78,7 +77,7 @@ def map_jacobian_radius(
         raise ValueError(
             f"M must have shape (..., N, N) and p (..., N), got {tuple(M.shape)}, {tuple(p.shape)}"
         )
-    _broadcast("M and p", M.shape[:-2], p.shape[:-1])
+    check_broadcast("M and p", M.shape[:-2], p.shape[:-1])
     if M_half is not None:
         check_tensor("M_half", M_half)
     if M_half is None:
@@ -147,7 +146,7 @@ def fixed_point_energy(
                 f"M must have shape (..., N, N) and {name} (..., N), got {tuple(M.shape)}, "
                 f"{tuple(t.shape)}"
             )
-    _broadcast("M, u and r", M.shape[:-2], u.shape[:-1], r.shape[:-1])
+    check_broadcast("M, u and r", M.shape[:-2], u.shape[:-1], r.shape[:-1])
     if b is not None and b.shape != r.shape:
         raise ValueError(f"b must have the shape of r {tuple(r.shape)}, got {tuple(b.shape)}")
     p = torch.softmax(be * r, dim=-1)

@@ -25,6 +25,7 @@ from scipy.special import expit
 
 from assocmem._validate import (
     as_float_array,
+    check_broadcast,
     check_finite_array,
     check_int,
     check_real,
@@ -273,14 +274,6 @@ def gate_eigenvalues(omega: torch.Tensor, alpha: float | torch.Tensor) -> torch.
     """
     check_tensor("omega", omega, ndim=tuple(range(1, 9)))
     return 1.0 + _check_alpha(alpha) * omega
-
-
-def _broadcast(what: str, *shapes: tuple[int, ...] | torch.Size) -> None:
-    """ValueError unless the batch shapes broadcast together."""
-    try:
-        torch.broadcast_shapes(*shapes)
-    except RuntimeError as exc:
-        raise ValueError(f"the batch shapes of {what} do not broadcast: {shapes}") from exc
 
 
 def _check_alpha(alpha: float | torch.Tensor) -> float | torch.Tensor:
@@ -684,7 +677,7 @@ def gate_fixed_point(u: torch.Tensor, A: torch.Tensor) -> torch.Tensor:
         raise ValueError(
             f"u must have shape (..., N) and A (..., N, N), got {tuple(u.shape)}, {tuple(A.shape)}"
         )
-    _broadcast("u and A", u.shape[:-1], A.shape[:-2])
+    check_broadcast("u and A", u.shape[:-1], A.shape[:-2])
     M = torch.linalg.inv(A.to(torch.float64)).to(dtype=u.dtype, device=u.device)
     if M.ndim == 2:
         return u @ M.mT

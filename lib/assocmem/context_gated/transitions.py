@@ -14,10 +14,9 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from assocmem._validate import as_float_array, check_int, check_real, check_tensor
+from assocmem._validate import as_float_array, check_broadcast, check_int, check_real, check_tensor
 from assocmem.context_gated.experiments import grid_label, sample_clustered_memories
 from assocmem.context_gated.theory import (
-    _broadcast,
     alpha_crit_of_spectrum,
     competition_spectrum,
     gate_eigenvalues,
@@ -90,7 +89,7 @@ def gate_state(
             f"eigvals must have shape (..., N), eigvecs (..., N, N) and u (..., N), got "
             f"{tuple(eigvals.shape)}, {tuple(eigvecs.shape)}, {tuple(u.shape)}"
         )
-    _broadcast("eigvals and u", eigvals.shape[:-1], u.shape[:-1])
+    check_broadcast("eigvals and u", eigvals.shape[:-1], u.shape[:-1])
     if s0 is not None:
         check_tensor("s0", s0, ndim=tuple(range(1, 9)))
         if s0.shape != u.shape:

@@ -39,7 +39,7 @@ from assocmem._validate import (
 )
 from assocmem.linear.extremes import (
     LOG_SQRT_2PI,
-    _gaussians_from_spacings,
+    gaussians_from_spacings,
     sample_top_uniform_spacings,
 )
 
@@ -175,7 +175,7 @@ def sample_cost_solutions(
     t0 = rng.standard_normal(n_samples)
     k = min(k0, n)
     gam, rest, total = sample_top_uniform_spacings(n, k, n_samples, rng)
-    c = _gaussians_from_spacings(gam, total) + margin
+    c = gaussians_from_spacings(gam, total) + margin
     sol = _solve_sorted_fields(t0, c)
     cost_v, level, n_act = sol.cost.copy(), sol.level.copy(), sol.n_active.copy()
     todo = np.flatnonzero(n_act >= k) if k < n else np.array([], dtype=np.int64)
@@ -188,7 +188,7 @@ def sample_cost_solutions(
         gam_t = np.concatenate(
             [gam[todo], gam[todo, -1:] + np.cumsum(extra * scale[:, None], axis=1)], axis=1
         )
-        c_t = _gaussians_from_spacings(gam_t, total[todo]) + margin
+        c_t = gaussians_from_spacings(gam_t, total[todo]) + margin
         sub = _solve_sorted_fields(t0[todo], c_t)
         cost_v[todo], level[todo], n_act[todo] = sub.cost, sub.level, sub.n_active
         # grow the stored state for the rows that still need more
