@@ -51,6 +51,7 @@ from numpy.typing import NDArray
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 from scipy.linalg.blas import dsyrk
 from scipy.optimize import linprog
+from threadpoolctl import threadpool_limits
 
 from assocmem._validate import check_int, check_positive
 from assocmem.linear.problems import MemoryProblem
@@ -958,10 +959,14 @@ def _in_units(
     ``problem`` in units of ``scale = s_u s_e``, so that a decision does not change when the
     inputs or the targets are rescaled by positive factors (exactly so for powers of two).
     The certificate is checked again in float64 on ``problem`` (margins and dual bound
-    recomputed there, against the floors times ``scale``).
+    recomputed there, against the floors times ``scale``). The solver runs with one BLAS
+    thread.
     """
     norm, scale = _normalised(problem)
-    dec = solve(norm)
+    # one BLAS thread: on a loaded machine (or beside torch's OpenMP threads) a threaded BLAS
+    # spent 6x the CPU time on the d = 32 interior-point steps (chapter 2, 2 cores)
+    with threadpool_limits(limits=1, user_api="blas"):
+        dec = solve(norm)
     if dec.weights is not None:
         margin = float(constraint_margins(dec.weights, problem).min())
         if not margin > FEASIBLE_FLOOR * scale:
