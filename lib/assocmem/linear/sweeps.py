@@ -105,8 +105,8 @@ def capacity_sweep(
     method : {"train", "hebbian", "lp"}
         Cross-entropy + Adam (:func:`assocmem.linear.training.train_memory`, all seeds of one
         load as one batch), the Hebbian rule, or the exact LP decision
-        (:func:`assocmem.linear.lp.lp_feasible`, constraint generation with a certificate;
-        CPU seconds per instance at d = 32, see ``benchmarks/lp_speed.py``).
+        (:func:`assocmem.linear.lp.lp_feasible`, one interior-point solve with a certificate;
+        about a CPU second per instance at d = 32, see ``benchmarks/lp_speed.py``).
     rank : int or None
         ``m`` in ``1..d``: train ``W = Q R^T`` with ``Q, R`` of shape (d, m) (``method="train"``
         only). ``None``: unconstrained ``W`` (recorded as ``rank = d``, ``kappa = 1``).
