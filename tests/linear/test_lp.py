@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import pytest
 import torch
+from _properties import PROPERTY_SETTINGS
 from assocmem.linear.finite_size import predicted_transition
 from assocmem.linear.load import pairs_for_load
 from assocmem.linear.lp import (
@@ -27,6 +29,8 @@ from assocmem.linear.lp import (
 from assocmem.linear.problems import MemoryProblem, all_recalled, score_matrix
 from assocmem.linear.sampling import sample_problem, sample_problems
 from assocmem.linear.training import train_memory
+from hypothesis import given
+from hypothesis import strategies as st
 
 
 def _by_hand(e: list[float], u: list[float]) -> MemoryProblem:
@@ -439,3 +443,34 @@ def test_decisions_are_invariant_to_rescaling_inputs_and_targets(decoupled: bool
             assert r.feasible is ref.feasible
             assert r.margin == pytest.approx(ref.margin * s_e * s_u, rel=1e-12, abs=0)
             assert r.scale == pytest.approx(ref.scale * s_e * s_u, rel=1e-15)
+
+
+@PROPERTY_SETTINGS
+@given(
+    d=st.integers(2, 6),
+    rel=st.floats(0.6, 1.6),
+    decoupled=st.booleans(),
+    seed=st.integers(0, 10**6),
+    order=st.randoms(use_true_random=False),
+)
+def test_decision_follows_a_relabelling_of_the_associations(
+    d: int, rel: float, decoupled: bool, seed: int, order: Any
+) -> None:
+    """Issue 29, item 4: the same associations in another order get the same decision."""
+    p = max(2, pairs_for_load(rel * 0.9, d))
+    prob = sample_problem(p, d, decoupled=decoupled, seed=seed)
+    perm_list = list(range(p))
+    order.shuffle(perm_list)
+    perm = torch.tensor(perm_list)
+    c = None if prob.competitors is None else prob.competitors[perm]
+    moved = MemoryProblem(prob.inputs[perm], prob.targets[perm], c)
+    assert lp_decide(moved).feasible == lp_decide(prob).feasible
+
+
+def test_an_embedding_edited_in_place_is_refused() -> None:
+    """Issue 29, item 3: on d8f35f4 a NaN gave 'need at least one array to concatenate'."""
+    prob = sample_problem(12, 6, seed=0)
+    prob.inputs[2, 1] = float("nan")
+    for method in ("ipm", "cg", "dense"):
+        with pytest.raises(ValueError, match="inputs must be finite"):
+            lp_decide(prob, method=method)

@@ -35,6 +35,7 @@ from assocmem.linear import (
     hebbian,
     implicit_bias,
     load,
+    lp,
     max_margin,
     max_margin_spectra,
     measured_spectra,
@@ -718,25 +719,28 @@ CASES: list[Case] = [
         {"n_boot": "size", "seed": "count0"},
         nan_ok="NaN crossing in a bootstrap draw that does not cross inside the grid",
     ),
+    # the exact LP (issue 28's solver); embeddings' checks come from MemoryProblem
+    Case(lp.lp_size, lambda: ((6, 4), {}), {"p": "p", "d": "size"}),
+    Case(
+        lp.constraint_margins,
+        lambda: ((np.eye(D), _op()), {}),
+        {"W": "array"},
+        check=lambda out: (out.shape == (P, P - 1)) or pytest.fail("shape"),
+    ),
+    Case(lp.dual_bound, lambda: ((np.ones((P, P - 1)), _dp()), {}), {"Y": "array"}),
+    Case(lp.constraint_matrix, lambda: ((_op(),), {})),
+    Case(lp.max_margin_linf, lambda: ((_op(),), {})),
+    Case(
+        lp.constraint_generation,
+        lambda: ((_op(),), {}),
+        {"per_round": "size", "tol": "positive", "max_rounds": "size"},
+    ),
+    Case(lp.lp_decide, lambda: ((_dp(),), {}), {"tol": "positive", "max_rounds": "size"}),
+    Case(lp.lp_feasible, lambda: ((_op(),), {}), {"max_entries": "size"}),
 ]
 
-_LP_REASON = "lp.py is being rewritten (issue 28); its input checks: tests/linear/test_lp.py"
-
 EXEMPT: dict[str, str] = {
-    **{
-        f"assocmem.linear.lp.{n}": _LP_REASON
-        for n in (
-            "LPDecision",
-            "constraint_generation",
-            "constraint_margins",
-            "constraint_matrix",
-            "dual_bound",
-            "lp_decide",
-            "lp_feasible",
-            "lp_size",
-            "max_margin_linf",
-        )
-    },  # fmt: skip
+    "assocmem.linear.lp.LPDecision": "a result record of lp_decide",
     "assocmem.linear.extremes.UniformSpacings": "a result record of sample_top_uniform_spacings",
     "assocmem.linear.replica.CostSolution": "a result record of cost_solution",
     "assocmem.linear.implicit_bias.MarginTrajectories": "a result record of margin_trajectories",

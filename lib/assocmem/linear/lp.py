@@ -53,7 +53,7 @@ from scipy.linalg.blas import dsyrk
 from scipy.optimize import linprog
 from threadpoolctl import threadpool_limits
 
-from assocmem._validate import check_int, check_positive
+from assocmem._validate import as_float_array, check_finite_array, check_int, check_positive
 from assocmem.linear.problems import MemoryProblem
 
 #: Largest LP handled by the ``"dense"`` method: (p(p-1) constraints) x (d^2 variables).
@@ -202,7 +202,8 @@ def constraint_margins(W: NDArray[np.float64], problem: MemoryProblem) -> NDArra
     Raises
     ------
     TypeError, ValueError
-        If ``problem`` is not an unbatched MemoryProblem or ``W`` has the wrong shape.
+        If ``problem`` is not an unbatched MemoryProblem or ``W`` has the wrong shape or a NaN
+        or inf entry (TypeError if it is not made of real numbers).
 
     Notes
     -----
@@ -210,7 +211,7 @@ def constraint_margins(W: NDArray[np.float64], problem: MemoryProblem) -> NDArra
     """
     _check_problem(problem)
     e, u, c = _arrays(problem)
-    W = np.asarray(W, dtype=np.float64)
+    W = check_finite_array("W", W)
     p, d = e.shape
     if W.shape != (d, d):
         raise ValueError(f"W must have shape ({d}, {d}), got {W.shape}")
@@ -252,7 +253,7 @@ def dual_bound(Y: NDArray[np.float64], problem: MemoryProblem) -> float:
     _check_problem(problem)
     e, u, c = _arrays(problem)
     p = e.shape[0]
-    Y = np.asarray(Y, dtype=np.float64)
+    Y = as_float_array(Y, "Y")
     if Y.shape != (p, p - 1):
         raise ValueError(f"Y must have shape ({p}, {p - 1}), got {Y.shape}")
     if not np.all(np.isfinite(Y)) or np.any(Y < 0) or not Y.sum() > 0:
@@ -271,6 +272,7 @@ def _check_problem(problem: object) -> MemoryProblem:
         raise TypeError(f"problem must be a MemoryProblem, got {type(problem).__name__}")
     if problem.batched:
         raise ValueError("the LP takes one (unbatched) problem")
+    problem.check_finite()  # edited in place since it was built?
     return problem
 
 
@@ -1077,8 +1079,8 @@ def lp_decide(
     _check_problem(problem)
     if method not in LP_METHODS:
         raise ValueError(f"method must be one of {LP_METHODS}, got {method!r}")
+    max_entries = check_int("max_entries", max_entries, 1)  # checked for every method
     if method == "dense":
-        max_entries = check_int("max_entries", max_entries, 1)
 
         def dense(q: MemoryProblem) -> LPDecision:
             ok, t = _dense_feasible(q, max_entries)
