@@ -162,3 +162,14 @@ def test_theory_figures_label_their_axes() -> None:
     fig = plot_singular_values({1.0: singular_values(rng.standard_normal((60, 60)))})
     assert fig.axes
     assert plot_rank_truncation(0.3).axes
+
+
+def test_free_entropy_marks_the_draws_and_the_population_capacity() -> None:
+    from assocmem.linear.replica import rs_draws_capacity
+
+    fig = plot_free_entropy(50, alphas=(0.3,), n_samples=50, n_grid=10, population=0.9)
+    vlines = [ln.get_xdata()[0] for ln in fig.axes[1].lines if len(set(ln.get_xdata())) == 1]
+    own = rs_draws_capacity(50, n_samples=50)  # the draws' own capacity, and the population's
+    assert vlines == pytest.approx([own.value, 0.9])
+    with pytest.raises(ValueError):
+        plot_free_entropy(50, alphas=(0.3,), n_samples=50, n_grid=10, population=-1.0)

@@ -391,6 +391,25 @@ CASES: list[Case] = [
         },
     ),  # fmt: skip
     Case(
+        replica.quenched_fields,
+        lambda: ((P, 20), {}),
+        {"p": "p", "n_samples": "size", "seed": "count0"},
+        check=_shape((20, P)),
+    ),
+    Case(
+        replica.rs_draws_capacity,
+        lambda: ((P,), {"n_samples": 20, "n_boot": 200}),
+        {
+            "p": "p",
+            "n_samples": "size",
+            "seed": "count0",
+            "margin": "nonnegative",
+            "n_boot": "size",
+            "boot_seed": "count0",
+        },
+        nan_ok="the upper end is inf when a resample of a few draws has zero mean cost",
+    ),  # fmt: skip
+    Case(
         replica.rs_free_entropy,
         lambda: ((np.array([0.1, 0.5]), 0.5, P), {"n_samples": 20}),
         {
@@ -765,6 +784,9 @@ EXEMPT: dict[str, str] = {
     "assocmem.linear.transitions.crossing_range": "takes Estimate records (test_sweeps.py)",
     "assocmem.linear.transitions.ratio_comparison": "formats an Estimate against predictions",
     "assocmem.linear.tables.instance_agreement": "takes two sweep tables (test_sweeps.py)",
+    "assocmem.linear.tables.paired_instances": "takes two sweep tables (test_sweeps.py)",
+    "assocmem.linear.transitions.op_dp_gaps": "takes a mapping of sweep tables (test_sweeps.py)",
+    "assocmem.linear.transitions.OpDpGaps": "a result record of op_dp_gaps",
     "assocmem.linear.measured_spectra.spectrum_fit_summary": "summarises a spectrum_fits table",
     "assocmem.linear.measured_spectra.causes_summary": "summarises a spectrum_causes table",
     "assocmem.linear.max_margin_spectra.MaxMarginSpectra": "a result record of max_margin_spectra",

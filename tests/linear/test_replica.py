@@ -24,6 +24,8 @@ from assocmem.linear.replica import (
     cost,
     cost_solution,
     expected_cost,
+    quenched_fields,
+    rs_draws_capacity,
     rs_energetic_term,
     rs_free_entropy,
     rs_saddle,
@@ -263,6 +265,44 @@ def test_rs_saddle_behaviour():
     qs = np.array([0.3, 0.6, 0.9])
     phis = rs_free_entropy(qs, 0.5 * alpha_c, p, n_samples=60, seed=0)
     assert np.all(phis >= phi_mid - 1e-6)
+
+
+def test_rs_draws_capacity_is_where_the_saddle_reaches_one():
+    # the saddle of the same draws stays below q = 1 just below the draws' own log p / mean C
+    # and runs to the grid edge (1 - q = 1e-4) just above it
+    p, n, seed = 20, 60, 3
+    own = rs_draws_capacity(p, n_samples=n, seed=seed)
+    t = quenched_fields(p, n, seed)
+    assert own.value == pytest.approx(math.log(p) / cost(t).mean(), rel=1e-12)
+    assert own.low < own.value < own.high and own.n == n
+    q_below = rs_saddle(0.97 * own.value, p, n_samples=n, seed=seed, n_grid=24)[0]
+    q_above = rs_saddle(1.03 * own.value, p, n_samples=n, seed=seed, n_grid=24)[0]
+    assert q_below < 0.995 and q_above == pytest.approx(1 - 1e-4, abs=1e-9)
+    # and rs_energetic_term sees those draws: 2 (1 - q) G(q) -> -mean C as q -> 1
+    g = rs_energetic_term([0.9999], p, n_samples=n, seed=seed)[0][0]
+    assert -2e-4 * g == pytest.approx(math.log(p) / own.value, rel=0.01)
+
+
+def test_rs_draws_capacity_p2_closed_form_and_population():
+    # p = 2: C = (t_1 - t_0)_+^2 / 2, E[C_2] = 1/2, alpha_c(2) = 2 log 2
+    t = quenched_fields(2, 20_000, 5)
+    by_hand = math.log(2) / np.mean(np.maximum(t[:, 1] - t[:, 0], 0) ** 2 / 2)
+    big = rs_draws_capacity(2, n_samples=20_000, seed=5)
+    assert big.value == pytest.approx(by_hand, rel=1e-12)
+    assert big.contains(2 * math.log(2)) and big.width < 0.1
+    # p = 100: the interval of 200 draws is wide; of 20000 draws it meets the population value
+    pop, pop_err = finite_size_capacity_estimate(100, seed=1)
+    many = rs_draws_capacity(100, n_samples=20_000, seed=2)
+    assert many.low - 3 * pop_err < pop < many.high + 3 * pop_err
+    few = rs_draws_capacity(100, n_samples=200, seed=0)
+    assert few.width > 5 * many.width
+
+
+def test_rs_draws_capacity_refuses_zero_cost():
+    # two draws at p = 2 whose target beats its competitor: no finite capacity
+    seed = next(s for s in range(1000) if np.all(np.diff(quenched_fields(2, 2, s)[:, ::-1]) > 0))
+    with pytest.raises(ValueError, match="zero cost"):
+        rs_draws_capacity(2, n_samples=2, seed=seed)
 
 
 def test_gardner_and_shortcut():

@@ -14,10 +14,11 @@ from assocmem.linear.sampling import sample_problem
 from assocmem.linear.scores import mechanism_scores
 from assocmem.linear.spectra import singular_values
 from assocmem.linear.sweeps import COLUMNS, capacity_sweep
-from assocmem.linear.tables import instance_agreement, success_by_load
+from assocmem.linear.tables import instance_agreement, paired_instances, success_by_load
 from assocmem.linear.training import hebbian_memory, train_memory
 from assocmem.linear.transitions import (
     accuracy_crossing,
+    op_dp_gaps,
     transition_comparison,
     transition_load,
     transition_loads,
@@ -279,6 +280,11 @@ def test_instance_agreement_counts_matched_instances() -> None:
     assert out.loc["LP cannot store", "trained not stored"] == 2
     assert out.loc["LP cannot store", "trained stored"] == 0
     assert int(out.to_numpy().sum()) == 4
+    pairs = paired_instances(t, lp)  # the missed instance is (alpha 0.5, seed 1)
+    missed = pairs[pairs["lp_stored"] & ~pairs["trained_stored"]]
+    assert missed[["alpha", "seed"]].to_numpy().tolist() == [[0.5, 1]]
+    assert pairs["load"].is_monotonic_increasing and len(pairs) == 4
+    assert pairs["lp_stored"].sum() == out.loc["LP stores"].sum()
     with pytest.raises(ValueError, match="share no"):
         instance_agreement(t, lp.assign(seed=lp["seed"] + 10))
     with pytest.raises(ValueError, match="'d'"):
@@ -333,3 +339,65 @@ def test_accuracy_crossing_refuses_one_seed() -> None:
     tab = capacity_sweep(16, [0.1, 0.4, 0.8, 1.2], method="hebbian", seeds=1, progress=False)
     with pytest.raises(ValueError, match="at least 2 units"):
         accuracy_crossing(tab)
+
+
+def _staggered(d: int, centre: float, problem: str, scale: float = 1.0, shift: int = 0):
+    """A sweep whose instance ``s`` is stored below load ``centre + 0.01 (s - 7.5)`` (16 seeds,
+    loads multiplied by ``scale``); ``shift`` rotates which seed holds which threshold."""
+    loads = centre * np.linspace(0.85, 1.15, 7)
+    t = _synthetic({float(a): [a < centre + 0.01 * ((s + shift) % 16 - 7.5) for s in range(16)]
+                    for a in loads}, d=d, method="lp")  # fmt: skip
+    return t.assign(problem=problem, load=t["load"] * scale)
+
+
+def test_op_dp_gaps_exact_scaling_gives_the_line() -> None:
+    # OP = DP with every load scaled by 1 + c/d: the relative gap is c/d in every draw (the
+    # crossing is equivariant under scaling the load), so the unweighted fit is exact
+    c = 0.4
+    tables = {}
+    for d in (10, 20, 40):
+        dp = _staggered(d, 1.0, "dp", shift=d)
+        tables[f"DP {d}"] = dp
+        tables[f"OP {d}"] = dp.assign(problem="op", load=dp["load"] * (1 + c / d))
+    g = op_dp_gaps(tables, weighted=False, n_boot=200)
+    assert g.gaps["d"].tolist() == [10, 20, 40] and g.n_positive == 3
+    assert np.allclose(g.gaps["gap"], c / g.gaps["d"], rtol=1e-9)
+    assert g.slope.value == pytest.approx(c, rel=1e-9)
+    assert g.slope.low == pytest.approx(c, rel=1e-9) and g.slope.high == pytest.approx(c, rel=1e-9)
+    assert g.intercept.value == pytest.approx(0.0, abs=1e-12)
+    # absolute gaps: OP - DP = DP * c / d
+    ga = op_dp_gaps(tables, relative=False, weighted=False, n_boot=200)
+    assert np.allclose(ga.gaps["gap"], ga.gaps["DP"] * c / ga.gaps["d"], rtol=1e-9)
+    # zero spread cannot be weighted
+    with pytest.raises(ValueError, match="spread"):
+        op_dp_gaps(tables, n_boot=200)
+
+
+def test_op_dp_gaps_weighted_fit_matches_polyfit_and_pairs_the_seeds() -> None:
+    tables = {}
+    for d in (10, 16, 24, 32):
+        tables[f"OP {d}"] = _staggered(d, 1.0 + 0.5 / d, "op", shift=3 * d)
+        tables[f"DP {d}"] = _staggered(d, 1.0, "dp", shift=5 * d)
+        tables[f"trained {d}"] = _staggered(d, 0.9, "op").assign(method="train")  # ignored
+    g = op_dp_gaps(tables, x="log d", n_boot=400)
+    gp = g.gaps
+    assert gp["d"].tolist() == [10, 16, 24, 32]
+    for r in gp.itertuples():  # the crossings are transition_load's
+        assert r.OP == pytest.approx(transition_load(tables[f"OP {r.d}"]).value, rel=1e-12)
+        assert r.DP == pytest.approx(transition_load(tables[f"DP {r.d}"]).value, rel=1e-12)
+    # independent WLS: numpy's polyfit weights residuals by 1 / sigma
+    b, a = np.polyfit(np.log(gp["d"]), gp["gap"], 1, w=1 / gp["stderr"])
+    assert g.slope.value == pytest.approx(b, rel=1e-9)
+    assert g.intercept.value == pytest.approx(a, rel=1e-9, abs=1e-12)
+    w = 1 / gp["stderr"] ** 2
+    assert g.mean.value == pytest.approx(float((w * gp["gap"]).sum() / w.sum()), rel=1e-9)
+    assert g.slope.low < g.slope.value < g.slope.high and g.slope.n == 4
+    # identical OP and DP outcomes: the paired bootstrap gives a gap of 0 in every draw
+    same = {f"{k} {d}": _staggered(d, 1.0, k, shift=d) for d in (10, 20) for k in ("op", "dp")}
+    z = op_dp_gaps(same, weighted=False, n_boot=200)
+    assert (z.gaps["gap"] == 0).all() and (z.gaps["95% low"] == 0).all()
+    assert (z.gaps["95% high"] == 0).all()
+    with pytest.raises(ValueError, match=">= 2 sizes"):
+        op_dp_gaps({k: v for k, v in tables.items() if k.endswith(" 10")})
+    with pytest.raises(ValueError, match="method"):
+        op_dp_gaps(tables, method="hebbian")

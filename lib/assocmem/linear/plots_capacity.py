@@ -18,7 +18,7 @@ import torch
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike, NDArray
 
-from assocmem._validate import check_int, check_p
+from assocmem._validate import check_int, check_p, check_positive
 from assocmem.linear.extremes import expected_max
 from assocmem.linear.finite_size import (
     finite_size_capacity_curve,
@@ -27,8 +27,8 @@ from assocmem.linear.finite_size import (
 )
 from assocmem.linear.problems import MemoryProblem, recalled, score_matrix
 from assocmem.linear.replica import (
-    cost,
     cost_solution,
+    rs_draws_capacity,
     rs_energetic_term,
     rs_interpolants,
     rs_q_grid,
@@ -461,12 +461,15 @@ def plot_free_entropy(
     n_samples: int = 200,
     seed: int = 0,
     n_grid: int = 24,
+    population: float | None = None,
 ):
     """``Phi_RS(q)`` at fixed p for several loads, and the saddle ``q*(alpha)``.
 
     Left: ``Phi_RS`` against ``-log(1 - q)`` with the saddle of each load marked. Right:
     ``q*(alpha)`` and ``Phi_RS(q*)`` (log-volume per weight) against alpha, with the RS capacity
-    ``log p / E[C]`` computed on the same quenched draws; the volume vanishes there.
+    ``log p / mean C`` of the same quenched draws (dotted, its 95 % bootstrap interval over the
+    draws shaded; :func:`assocmem.linear.replica.rs_draws_capacity`), where the volume vanishes,
+    and, if given, the population capacity ``alpha_c(p)`` (dashed).
 
     Parameters
     ----------
@@ -476,6 +479,10 @@ def plot_free_entropy(
         Loads whose curves are drawn on the left panel, each > 0.
     n_samples, seed, n_grid
         As in :func:`assocmem.linear.replica.rs_saddle`.
+    population : float, optional
+        The population capacity ``alpha_c(p) = log p / E[C_p]`` (e.g.
+        :func:`assocmem.linear.finite_size.finite_size_capacity_estimate`), drawn as a dashed
+        vertical line; None: not drawn.
 
     Returns
     -------
@@ -484,7 +491,8 @@ def plot_free_entropy(
     Raises
     ------
     ValueError
-        If ``p < 2``, a load is <= 0 or the Monte Carlo settings are out of range.
+        If ``p < 2``, a load is <= 0, ``population`` is not a finite number > 0 or the Monte
+        Carlo settings are out of range.
     """
     p = check_p(p)
     u, qs = rs_q_grid(n_grid)
@@ -492,8 +500,10 @@ def plot_free_entropy(
     phi_u, solve = rs_interpolants(u, g, p)
     u_fine = np.linspace(0.0, float(u[-1]), 600)
     q_fine = -np.expm1(-u_fine)
-    t = np.random.default_rng(seed).standard_normal((n_samples, p))  # same draws as G
-    alpha_c = math.log(p) / float(cost(t).mean())
+    if population is not None:
+        population = check_positive("population", population)
+    own = rs_draws_capacity(p, n_samples=n_samples, seed=seed)  # same draws as G
+    alpha_c = own.value
     fig, axes = new_figure(1, 2, width=10)
     ax = axes[0]
     stars = []
@@ -520,7 +530,13 @@ def plot_free_entropy(
         label=r"$e^{\Phi_{\rm RS}(q^*)}$ (volume$^{1/d^2}$)",
         color=color(1),
     )
-    ax.axvline(alpha_c, color="k", linestyle=":", lw=1, label=r"$\log p/\overline{C}$ (same draws)")
+    ax.axvline(alpha_c, color="k", linestyle=":", lw=1,
+               label=rf"draws' $\log p/\overline{{C}} = {alpha_c:.3f}$")  # fmt: skip
+    ax.axvspan(own.low, min(own.high, 2.0 * alpha_c), color="k", alpha=0.08, lw=0,
+               label=f"its 95 % interval ({own.n} draws)")  # fmt: skip
+    if population is not None:
+        ax.axvline(population, color=color(2), linestyle="--", lw=1.2,
+                   label=rf"population $\alpha_c(p) = {population:.3f}$")  # fmt: skip
     ax.set_xlabel(r"load $\alpha = p\log p/d^2$")
     ax.set_ylabel("saddle quantities")
     ax.legend()

@@ -42,6 +42,7 @@ from assocmem.linear.extremes import (
     gaussians_from_spacings,
     sample_top_uniform_spacings,
 )
+from assocmem.stats import Estimate, bootstrap_interval
 
 
 class CostSolution(NamedTuple):
@@ -381,6 +382,108 @@ def _log_z(a: NDArray[np.float64]) -> NDArray[np.float64]:
     return out
 
 
+def quenched_fields(
+    p: int, n_samples: int, seed: int | np.random.Generator = 0
+) -> NDArray[np.float64]:
+    """Draw the quenched fields ``t`` of :func:`rs_energetic_term` (Monte Carlo, one function).
+
+    One function draws them, so that :func:`rs_energetic_term`, :func:`rs_draws_capacity` and
+    the free-entropy figure of chapter 2 see the same ``t`` for the same ``(p, n_samples, seed)``.
+
+    Parameters
+    ----------
+    p : int
+        Number of associations (target + ``p - 1`` competitors), ``p >= 2``.
+    n_samples : int
+        Draws, ``>= 2``.
+    seed : int or numpy.random.Generator
+        Seed (a Generator is advanced).
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_samples, p), float64
+        i.i.d. N(0, 1); column 0 the target field, columns 1..p-1 the competitors.
+
+    Raises
+    ------
+    ValueError
+        If ``p < 2``, ``n_samples < 2`` or the seed is invalid.
+    """
+    p = check_p(p)
+    n_samples = check_samples(n_samples)
+    rng = np.random.default_rng(check_seed("seed", seed))
+    return rng.standard_normal((n_samples, p))
+
+
+def rs_draws_capacity(
+    p: int,
+    *,
+    n_samples: int = 200,
+    seed: int = 0,
+    margin: float = 0.0,
+    n_boot: int = 2000,
+    boot_seed: int = 0,
+) -> Estimate:
+    """Return the RS capacity ``log p / mean C`` of the draws of ``t`` of :func:`rs_energetic_term`.
+
+    :func:`rs_saddle` evaluates ``G(q) = E_t log Z`` as a mean over ``n_samples`` draws of
+    ``t``; as ``q -> 1``, ``2 (1 - q) G(q) -> -mean_t C(t)`` over the *same* draws, so its saddle
+    reaches ``q* = 1`` at the draws' own capacity ``log p / mean C``, not at the population's
+    ``log p / E[C_p]`` (:func:`assocmem.linear.finite_size.finite_size_capacity_estimate`). The
+    difference is the Monte Carlo error of the draws; the interval (a percentile bootstrap over
+    the draws) says how large it can be.
+
+    Parameters
+    ----------
+    p : int
+        Number of associations, ``p >= 2``.
+    n_samples : int
+        Draws of ``t`` (``>= 2``), as in :func:`rs_energetic_term`.
+    seed : int
+        Seed of the draws, as in :func:`rs_energetic_term` (same seed, same draws).
+    margin : float
+        Margin kappa_0 >= 0.
+    n_boot : int
+        Bootstrap resamples of the draws, ``>= 100``.
+    boot_seed : int
+        Seed of the resampling.
+
+    Returns
+    -------
+    assocmem.stats.Estimate
+        ``value = log p / mean C`` over the draws, its 95 % percentile-bootstrap interval
+        (``high`` is inf if some resample has zero mean cost, possible for a handful of draws),
+        ``n = n_samples``, ``stderr`` of the finite resampled values.
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of range, or every draw has zero cost (no finite capacity).
+
+    Notes
+    -----
+    Reconstruction (digest section 4.3; chapter 2, eq. ``eq-alpha-p``, evaluated on a finite
+    sample).
+    """
+    margin = check_real("margin", margin, low=0.0)
+    costs = cost(quenched_fields(p, n_samples, seed), margin)
+    if not costs.mean() > 0:
+        raise ValueError(
+            f"every one of the {costs.size} draws has zero cost: no finite capacity (raise "
+            "n_samples)"
+        )
+    mean_cost = bootstrap_interval(costs, n_boot=n_boot, seed=boot_seed, unit="draws of t")
+    log_p = math.log(p)
+    with np.errstate(divide="ignore"):
+        draws = log_p / np.asarray(mean_cost.draws)
+    finite = draws[np.isfinite(draws)]
+    high = log_p / mean_cost.low if mean_cost.low > 0 else math.inf
+    return Estimate(
+        log_p / mean_cost.value, log_p / mean_cost.high, high, mean_cost.n, mean_cost.method,
+        mean_cost.level, float(finite.std(ddof=1)) if finite.size > 1 else math.nan, 1.0, draws,
+    )  # fmt: skip
+
+
 def rs_energetic_term(
     q: ArrayLike,
     p: int,
@@ -437,8 +540,7 @@ def rs_energetic_term(
             f"margin must lie in [0, {RS_MARGIN_MAX:g}] for the RS quadrature (its log Z loses "
             f"accuracy beyond about 150 at q = 0.9999), got {margin!r}"
         )
-    rng = np.random.default_rng(check_seed("seed", seed))
-    t = rng.standard_normal((n_samples, p))
+    t = quenched_fields(p, n_samples, seed)
     diff = t[:, :1] - t[:, 1:]
     mean = np.empty(qs.size)
     err = np.empty(qs.size)

@@ -4,7 +4,8 @@ The tables are those of :func:`assocmem.linear.sweeps.capacity_sweep` (one row p
 the columns :data:`assocmem.linear.sweeps.COLUMNS`, one experiment per value of
 :data:`assocmem.linear.sweeps.GROUP_COLUMNS`). :func:`check_table` checks one;
 :func:`success_by_load` gives the fraction stored at each load with its Wilson interval;
-:func:`instance_agreement` counts, instance by instance, where training and the exact LP agree.
+:func:`instance_agreement` counts, instance by instance, where training and the exact LP agree,
+:func:`paired_instances` lists those instances with their loads.
 The load where the fraction crosses 1/2 is estimated in :mod:`assocmem.linear.transitions`.
 """
 
@@ -16,7 +17,7 @@ from scipy.stats import binomtest
 from assocmem._validate import check_frame
 from assocmem.linear.sweeps import COLUMNS, GROUP_COLUMNS
 
-__all__ = ["check_table", "success_by_load", "instance_agreement"]
+__all__ = ["check_table", "success_by_load", "instance_agreement", "paired_instances"]
 
 
 def check_table(table: object) -> pd.DataFrame:
@@ -112,6 +113,35 @@ def instance_agreement(trained: pd.DataFrame, exact: pd.DataFrame) -> pd.DataFra
         If a table is not a sweep table, the two differ in problem or ``d``, or no instance is
         shared.
     """
+    m = paired_instances(trained, exact)
+    out = pd.DataFrame(0, index=["LP stores", "LP cannot store"],
+                       columns=["trained stored", "trained not stored"])  # fmt: skip
+    for lp_ok, t_ok in zip(m["lp_stored"], m["trained_stored"], strict=True):
+        out.iloc[0 if lp_ok else 1, 0 if t_ok else 1] += 1
+    return out
+
+
+def paired_instances(trained: pd.DataFrame, exact: pd.DataFrame) -> pd.DataFrame:
+    """List the instances decided by both a trained sweep and the exact LP, one row each.
+
+    Parameters
+    ----------
+    trained, exact : pandas.DataFrame
+        :func:`~.sweeps.capacity_sweep` tables of one problem and one ``d`` each, matched on
+        (``alpha``, ``seed``) as in :func:`instance_agreement`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``alpha`` (nominal load), ``load`` (actual ``p log p / d^2``), ``p``, ``seed``,
+        ``lp_stored`` and ``trained_stored`` (bool), sorted by load and seed. The instances that
+        training missed are ``lp_stored & ~trained_stored``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`instance_agreement`.
+    """
     a, b = check_table(trained), check_table(exact)
     for col in ("problem", "d"):
         if a[col].nunique() != 1 or b[col].nunique() != 1 or a[col].iloc[0] != b[col].iloc[0]:
@@ -119,8 +149,7 @@ def instance_agreement(trained: pd.DataFrame, exact: pd.DataFrame) -> pd.DataFra
     m = a.merge(b, on=["alpha", "seed"], suffixes=("_t", "_lp"))
     if len(m) == 0:
         raise ValueError("the two tables share no (alpha, seed) instance")
-    out = pd.DataFrame(0, index=["LP stores", "LP cannot store"],
-                       columns=["trained stored", "trained not stored"])  # fmt: skip
-    for lp_ok, t_ok in zip(m["recalled_all_lp"], m["recalled_all_t"], strict=True):
-        out.iloc[0 if lp_ok else 1, 0 if t_ok else 1] += 1
-    return out
+    out = pd.DataFrame({"alpha": m["alpha"], "load": m["load_lp"], "p": m["p_lp"],
+                        "seed": m["seed"], "lp_stored": m["recalled_all_lp"].astype(bool),
+                        "trained_stored": m["recalled_all_t"].astype(bool)})  # fmt: skip
+    return out.sort_values(["load", "seed"], ignore_index=True)

@@ -10,7 +10,8 @@ crossing of 1/2 for every group of a table with a percentile bootstrap over inst
 are resampled, jointly for every load and every group), and :func:`transition_ratio` the ratio of
 two such crossings with its interval (chapter 4); :func:`truncated_hebbian_transitions` both per
 ``d`` for the truncated Hebbian memories, :func:`ratio_comparison` a measured ratio against
-predictions and :func:`crossing_range` the range of several crossings. Every estimator returns an
+predictions and :func:`crossing_range` the range of several crossings; :func:`op_dp_gaps` the
+OP-minus-DP gap of paired sweeps per ``d`` and its trend with ``d``. Every estimator returns an
 :class:`assocmem.stats.Estimate` (the crossing is :func:`assocmem.stats.crossing`).
 """
 
@@ -44,6 +45,8 @@ __all__ = [
     "ratio_comparison",
     "TruncatedHebbianTransitions",
     "truncated_hebbian_transitions",
+    "OpDpGaps",
+    "op_dp_gaps",
 ]
 
 
@@ -671,3 +674,175 @@ def truncated_hebbian_transitions(
     boots = {int(d): bootstrap_transitions(g, n_boot=n_boot, seed=seed)
              for d, g in table.groupby("d", sort=True)}  # fmt: skip
     return TruncatedHebbianTransitions(boots, ks)
+
+
+@dataclass(frozen=True)
+class OpDpGaps:
+    """Gap between the OP and the DP transitions per ``d``, and its trend with ``d``.
+
+    Attributes
+    ----------
+    gaps : pandas.DataFrame
+        One row per ``d``, sorted: ``d``, ``OP``, ``DP`` (the crossings of 1/2), ``gap`` (``OP / DP
+        - 1``, or ``OP - DP`` if not relative), ``stderr`` (standard deviation of the gap over the
+        bootstrap draws), ``95% low``, ``95% high`` (percentile interval), ``gap / stderr`` and
+        ``n`` (instance seeds per load).
+    slope : assocmem.stats.Estimate
+        Slope of the weighted least-squares line ``gap = a + b x`` (``x = 1/d`` or ``log d``,
+        weights ``1 / stderr^2``), with the percentile interval of the same fit over the joint
+        bootstrap draws. With ``x = 1/d`` a gap that shrinks as ``d`` grows has ``b > 0``.
+    intercept : assocmem.stats.Estimate
+        ``a``: with ``x = 1/d`` the gap extrapolated to ``d -> inf``.
+    mean : assocmem.stats.Estimate
+        Inverse-variance weighted mean gap over the sizes.
+    x : str
+        The regressor, ``"1/d"`` or ``"log d"``.
+    relative : bool
+        Whether the gap is ``OP / DP - 1`` (True) or ``OP - DP``.
+    """
+
+    gaps: pd.DataFrame
+    slope: Estimate
+    intercept: Estimate
+    mean: Estimate
+    x: str = "1/d"
+    relative: bool = True
+
+    @property
+    def n_positive(self) -> int:
+        """Number of sizes at which the OP transition lies above the DP one."""
+        return int((self.gaps["gap"] > 0).sum())
+
+
+def _wls(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Fit ``y`` (shape (B, k)) on ``x`` (k,) by WLS: intercepts, slopes, weighted means (B,)."""
+    sw = w.sum()
+    xm = (w * x).sum() / sw
+    ym = (y * w).sum(axis=-1) / sw
+    slope = ((y - ym[..., None]) * w * (x - xm)).sum(axis=-1) / (w * (x - xm) ** 2).sum()
+    return ym - slope * xm, slope, ym
+
+
+def op_dp_gaps(
+    tables: Mapping[str, pd.DataFrame],
+    *,
+    method: str = "lp",
+    x: str = "1/d",
+    relative: bool = True,
+    weighted: bool = True,
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> OpDpGaps:
+    """OP-minus-DP transition gap per ``d`` from paired sweeps, and a test of its trend with ``d``.
+
+    For every ``d`` at which ``tables`` holds an OP and a DP sweep of ``method`` (the same seeds
+    and loads), both crossings of 1/2 are bootstrapped together (:func:`bootstrap_transitions`:
+    one draw of seeds for both, since the OP and DP instance of a seed share inputs and targets),
+    and the gap is formed draw by draw. The sizes are independent (their own instances; seed
+    ``seed + i`` for the i-th ``d``). The trend is the weighted least-squares line of the gap
+    against ``x`` (weights ``1 / stderr^2``); its interval refits the line on every joint draw
+    (draws in which some crossing leaves its grid are left out) and takes percentiles.
+
+    Parameters
+    ----------
+    tables : mapping of str -> pandas.DataFrame
+        :func:`~.sweeps.capacity_sweep` tables (one group each, e.g. the page's sweeps by label);
+        those of other methods, rank-constrained or unpaired are ignored.
+    method : {"lp", "train"}
+        Which sweeps to pair: the exact LP (default) or trained memories.
+    x : {"1/d", "log d"}
+        The regressor of the trend.
+    relative : bool
+        Gap ``OP / DP - 1`` (default) or ``OP - DP``.
+    weighted : bool
+        Weights ``1 / stderr^2`` (default) or equal weights.
+    n_boot : int
+        Bootstrap draws, >= 100.
+    seed : int
+        Seed of the resampling.
+
+    Returns
+    -------
+    OpDpGaps
+        Per-``d`` gaps and the slope, intercept and weighted mean as
+        :class:`~assocmem.stats.Estimate` (``n`` = number of sizes; the method names the seeds
+        per load that each size's bootstrap resamples).
+
+    Raises
+    ------
+    TypeError
+        If ``tables`` is not a mapping of DataFrames.
+    ValueError
+        If fewer than 2 sizes have both an OP and a DP sweep of ``method`` with crossings inside
+        their grids, ``method`` or ``x`` is unknown, ``n_boot`` is out of range, or (weighted) a
+        gap has no bootstrap spread.
+
+    Notes
+    -----
+    The paper's claim that OP and DP share one capacity is asymptotic
+    (Giorlandino, Goldt & Maillard, arXiv:2605.10795); this measures the finite-``d`` gap.
+    """
+    if not isinstance(tables, Mapping):
+        raise TypeError(f"tables must be a mapping label -> sweep table, got {type(tables)}")
+    if method not in ("lp", "train"):
+        raise ValueError(f"method must be 'lp' or 'train', got {method!r}")
+    if x not in ("1/d", "log d"):
+        raise ValueError(f"x must be '1/d' or 'log d', got {x!r}")
+    nb = check_int("n_boot", n_boot, 100)
+    by_d: dict[int, dict[str, pd.DataFrame]] = {}
+    for label, table in tables.items():
+        t = check_table(table)
+        if t[GROUP_COLUMNS].drop_duplicates().shape[0] != 1:
+            raise ValueError(f"sweep {label!r} mixes groups; pass one group per label")
+        if t["method"].iloc[0] != method or bool((t["kappa"] < 1).any()):
+            continue
+        by_d.setdefault(int(t["d"].iloc[0]), {})[str(t["problem"].iloc[0])] = t
+    rows, draws = [], []
+    for i, d in enumerate(sorted(by_d)):
+        pair = by_d[d]
+        if set(pair) != {"op", "dp"}:
+            continue
+        boot = bootstrap_transitions(pd.concat([pair["op"], pair["dp"]], ignore_index=True),
+                                     n_boot=nb, seed=seed + i)  # fmt: skip
+        prob = list(boot.summary["problem"])
+        op, dp = boot.estimates[prob.index("op")], boot.estimates[prob.index("dp")]
+        if not (math.isfinite(op.value) and math.isfinite(dp.value)):
+            continue
+        a, b = np.asarray(op.draws), np.asarray(dp.draws)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            g = a / b - 1.0 if relative else a - b
+        value = op.value / dp.value - 1.0 if relative else op.value - dp.value
+        fin = g[np.isfinite(g)]
+        lo, hi = np.quantile(fin, [0.025, 0.975])
+        err = float(fin.std(ddof=1))
+        z = value / err if err > 0 else math.nan
+        rows.append({"d": d, "OP": op.value, "DP": dp.value, "gap": value, "stderr": err,
+                     "95% low": float(lo), "95% high": float(hi), "gap / stderr": z,
+                     "n": op.n})  # fmt: skip
+        draws.append(g)
+    if len(rows) < 2:
+        raise ValueError(
+            f"need OP and DP sweeps of method {method!r} crossing 1/2 at >= 2 sizes, got "
+            f"{len(rows)}"
+        )
+    gaps = pd.DataFrame(rows)
+    d_arr = gaps["d"].to_numpy(float)
+    xs = 1.0 / d_arr if x == "1/d" else np.log(d_arr)
+    errs = gaps["stderr"].to_numpy(float)
+    if weighted and not np.all(errs > 1e-12):  # zero up to rounding
+        raise ValueError("a gap has no bootstrap spread (stderr 0): pass weighted=False")
+    w = 1.0 / errs**2 if weighted else np.ones_like(errs)
+    y = gaps["gap"].to_numpy(float)
+    a0, b0, m0 = (float(v[0]) for v in _wls(xs, y[None, :], w))
+    joint = np.stack(draws, axis=1)  # (n_boot, k); sizes resampled independently
+    joint = joint[np.all(np.isfinite(joint), axis=1)]
+    a_b, b_b, m_b = _wls(xs, joint, w)
+    n_seeds = int(gaps["n"].min())
+    unit = f"WLS over {len(rows)} sizes, percentile bootstrap over {n_seeds} seeds each"
+
+    def est(v: float, bs: np.ndarray) -> Estimate:
+        lo_, hi_ = np.quantile(bs, [0.025, 0.975])
+        return Estimate(v, float(lo_), float(hi_), len(rows), unit, 0.95, float(bs.std(ddof=1)),
+                        joint.shape[0] / nb, bs)  # fmt: skip
+
+    return OpDpGaps(gaps, est(b0, b_b), est(a0, a_b), est(m0, m_b), x, bool(relative))
