@@ -785,6 +785,7 @@ EXEMPT: dict[str, str] = {
     "assocmem.linear.transitions.ratio_comparison": "formats an Estimate against predictions",
     "assocmem.linear.tables.instance_agreement": "takes two sweep tables (test_sweeps.py)",
     "assocmem.linear.tables.paired_instances": "takes two sweep tables (test_sweeps.py)",
+    "assocmem.linear.tables.miss_rates": "takes a paired_instances table (test_sweeps.py)",
     "assocmem.linear.transitions.op_dp_gaps": "takes a mapping of sweep tables (test_sweeps.py)",
     "assocmem.linear.transitions.OpDpGaps": "a result record of op_dp_gaps",
     "assocmem.linear.measured_spectra.spectrum_fit_summary": "summarises a spectrum_fits table",

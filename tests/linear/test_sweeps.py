@@ -14,7 +14,12 @@ from assocmem.linear.sampling import sample_problem
 from assocmem.linear.scores import mechanism_scores
 from assocmem.linear.spectra import singular_values
 from assocmem.linear.sweeps import COLUMNS, capacity_sweep
-from assocmem.linear.tables import instance_agreement, paired_instances, success_by_load
+from assocmem.linear.tables import (
+    instance_agreement,
+    miss_rates,
+    paired_instances,
+    success_by_load,
+)
 from assocmem.linear.training import hebbian_memory, train_memory
 from assocmem.linear.transitions import (
     accuracy_crossing,
@@ -401,3 +406,26 @@ def test_op_dp_gaps_weighted_fit_matches_polyfit_and_pairs_the_seeds() -> None:
         op_dp_gaps({k: v for k, v in tables.items() if k.endswith(" 10")})
     with pytest.raises(ValueError, match="method"):
         op_dp_gaps(tables, method="hebbian")
+
+
+def test_miss_rates_count_by_band_with_wilson_intervals() -> None:
+    rel = [0.8, 0.9, 0.94, 0.96, 1.0, 1.04, 1.1, 1.2, 1.3]
+    lp = [True, True, True, True, True, False, True, True, False]
+    tr = [True, False, True, True, False, False, False, True, False]
+    pairs = pd.DataFrame({"relative load": rel, "lp_stored": lp, "trained_stored": tr})
+    out = miss_rates(pairs, edges=(0.95, 1.05))
+    assert out["storable"].tolist() == [3, 2, 2] and out["missed"].tolist() == [1, 1, 1]
+    assert out["band"].tolist() == ["0 - 0.95", "0.95 - 1.05", ">= 1.05"]
+    assert out["miss rate"].tolist() == pytest.approx([1 / 3, 1 / 2, 1 / 2])
+    for _, r in out.iterrows():
+        lo, hi = _wilson(int(r["missed"]), int(r["storable"]))
+        assert (r["95% low"], r["95% high"]) == pytest.approx((lo, hi), abs=1e-9)
+    assert out["relative loads of the missed"].tolist() == [
+        "0.900 - 0.900", "1.000 - 1.000", "1.100 - 1.100"
+    ]  # fmt: skip
+    empty = miss_rates(pairs, edges=(2.0,))  # no storable instance above 2
+    assert empty["storable"].tolist() == [7, 0] and np.isnan(empty["miss rate"].iloc[1])
+    with pytest.raises(ValueError, match="edges"):
+        miss_rates(pairs, edges=(1.0, 0.9))
+    with pytest.raises(ValueError, match="relative load"):
+        miss_rates(pairs.drop(columns="relative load"))

@@ -5,19 +5,24 @@ the columns :data:`assocmem.linear.sweeps.COLUMNS`, one experiment per value of
 :data:`assocmem.linear.sweeps.GROUP_COLUMNS`). :func:`check_table` checks one;
 :func:`success_by_load` gives the fraction stored at each load with its Wilson interval;
 :func:`instance_agreement` counts, instance by instance, where training and the exact LP agree,
-:func:`paired_instances` lists those instances with their loads.
+:func:`paired_instances` lists those instances with their loads and :func:`miss_rates` gives the
+rate at which training misses an instance the LP can store, by load relative to a transition.
 The load where the fraction crosses 1/2 is estimated in :mod:`assocmem.linear.transitions`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import numpy as np
 import pandas as pd
 from scipy.stats import binomtest
 
 from assocmem._validate import check_frame
 from assocmem.linear.sweeps import COLUMNS, GROUP_COLUMNS
+from assocmem.stats import rate
 
-__all__ = ["check_table", "success_by_load", "instance_agreement", "paired_instances"]
+__all__ = ["check_table", "success_by_load", "instance_agreement", "paired_instances", "miss_rates"]
 
 
 def check_table(table: object) -> pd.DataFrame:
@@ -153,3 +158,62 @@ def paired_instances(trained: pd.DataFrame, exact: pd.DataFrame) -> pd.DataFrame
                         "seed": m["seed"], "lp_stored": m["recalled_all_lp"].astype(bool),
                         "trained_stored": m["recalled_all_t"].astype(bool)})  # fmt: skip
     return out.sort_values(["load", "seed"], ignore_index=True)
+
+
+def miss_rates(pairs: pd.DataFrame, edges: Sequence[float] = (0.95, 1.05)) -> pd.DataFrame:
+    """Rate at which training misses an instance the exact LP stores, in bands of relative load.
+
+    Parameters
+    ----------
+    pairs : pandas.DataFrame
+        Rows of :func:`paired_instances` (one or several sweeps concatenated) with a column
+        ``relative load``: each instance's load divided by the exact transition of its sweep.
+    edges : sequence of float
+        Increasing inner band edges (> 0); the bands are ``[0, e_1)``, ``[e_1, e_2)``, ...,
+        ``[e_last, inf)``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per band: ``band`` (text), ``storable`` (instances the LP stores), ``missed``
+        (of those, not stored by training), ``miss rate`` with its 95 % Wilson interval ``95%
+        low``, ``95% high`` (:func:`assocmem.stats.rate`; NaN for a band without storable
+        instances), and ``relative loads of the missed`` (min-max, text).
+
+    Raises
+    ------
+    TypeError
+        If ``pairs`` is not a DataFrame.
+    ValueError
+        If a column is missing or non-finite, or ``edges`` is not increasing and positive.
+    """
+    if not isinstance(pairs, pd.DataFrame):
+        raise TypeError(f"pairs must be a pandas.DataFrame, got {type(pairs).__name__}")
+    need = ["relative load", "lp_stored", "trained_stored"]
+    missing = [c for c in need if c not in pairs.columns]
+    if missing:
+        raise ValueError(f"pairs lacks the columns {missing} (paired_instances + relative load)")
+    rel = pairs["relative load"].to_numpy(float)
+    if not np.all(np.isfinite(rel)) or np.any(rel < 0):
+        raise ValueError("relative load must be finite and >= 0")
+    e = np.asarray(edges, dtype=float)
+    if e.ndim != 1 or not np.all(np.isfinite(e)) or np.any(e <= 0) or np.any(np.diff(e) <= 0):
+        raise ValueError(f"edges must be increasing and > 0, got {edges!r}")
+    bounds = [0.0, *e.tolist(), np.inf]
+    lp_ok = pairs["lp_stored"].to_numpy(bool)
+    missed = lp_ok & ~pairs["trained_stored"].to_numpy(bool)
+    rows = []
+    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+        band = (rel >= lo) & (rel < hi)
+        n, k = int((band & lp_ok).sum()), int((band & missed).sum())
+        r = rate(k, n) if n else None
+        where = rel[band & missed]
+        rows.append({
+            "band": f"{lo:g} - {hi:g}" if np.isfinite(hi) else f">= {lo:g}",
+            "storable": n, "missed": k,
+            "miss rate": r.value if r else np.nan, "95% low": r.low if r else np.nan,
+            "95% high": r.high if r else np.nan,
+            "relative loads of the missed": (f"{where.min():.3f} - {where.max():.3f}"
+                                             if where.size else ""),
+        })  # fmt: skip
+    return pd.DataFrame(rows)
