@@ -539,7 +539,7 @@ def plot_free_entropy(
                    label=rf"population $\alpha_c(p) = {population:.3f}$")  # fmt: skip
     ax.set_xlabel(r"load $\alpha = p\log p/d^2$")
     ax.set_ylabel("saddle quantities")
-    ax.legend()
+    legend_below(fig, ax, ncol=3)  # the vertical lines run through the panel's height
     return finish(fig)
 
 
