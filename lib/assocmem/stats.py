@@ -114,6 +114,59 @@ class Estimate:
                 "_n": int(self.n)}  # fmt: skip
 
 
+def from_draws(
+    value: float, draws: ArrayLike, n: int, method: str, *, level: float = 0.95, n_total: int = 0
+) -> Estimate:
+    """Return an Estimate with the percentile interval of resampled values computed elsewhere.
+
+    For estimators whose resampling is their own (e.g. a fit redone on every joint bootstrap draw
+    of :func:`crossing` estimates): the one place besides :func:`crossing` and
+    :func:`bootstrap_interval` where percentile quantiles are taken.
+
+    Parameters
+    ----------
+    value : float
+        The estimate on the original data.
+    draws : array_like, shape (B,)
+        The estimate on each resample; NaN draws (a resample without a value) are left out and
+        counted in ``used``.
+    n : int
+        Independent units behind the estimate (>= 2).
+    method : str
+        How the draws were made, for :attr:`Estimate.method`.
+    level : float
+        Coverage in (0, 1).
+    n_total : int
+        Resamples attempted (``used`` = finite draws / ``n_total``); 0: ``len(draws)``.
+
+    Returns
+    -------
+    Estimate
+        ``value``, the percentile interval and standard deviation of the finite draws.
+
+    Raises
+    ------
+    ValueError
+        If ``n < 2``, fewer than 2 draws are finite, a draw is inf, ``value`` is not finite or
+        ``level`` is outside (0, 1).
+    """
+    v = check_real("value", value)
+    units = check_int("n", n, 2)
+    lv = check_real("level", level, low=0.0, strict=True)
+    if lv >= 1:
+        raise ValueError(f"level must lie in (0, 1), got {level!r}")
+    bs = as_float_array(draws, "draws").reshape(-1)
+    if np.any(np.isinf(bs)):
+        raise ValueError("draws must not hold inf (NaN marks a resample without a value)")
+    ok = bs[np.isfinite(bs)]
+    if ok.size < 2:
+        raise ValueError(f"draws must hold at least 2 finite values, got {ok.size}")
+    lo, hi = np.quantile(ok, [0.5 - lv / 2, 0.5 + lv / 2])
+    total = n_total or bs.size
+    return Estimate(v, float(lo), float(hi), units, method, lv, float(ok.std(ddof=1)),
+                    ok.size / total, bs)  # fmt: skip
+
+
 def rate(successes: ArrayLike, n: int | None = None, *, level: float = 0.95) -> Estimate:
     """Return a rate with its Wilson interval, from boolean outcomes or from a count.
 

@@ -65,6 +65,11 @@ CASES: list[Case] = [
         {"x": "array", "y": "array", "n_perm": "size", "seed": "count0"},
     ),
     Case(
+        stats.from_draws,
+        lambda: ((0.5, np.array([0.4, 0.45, 0.5, 0.6, 0.55]), 4, "bootstrap"), {}),
+        {"value": "real", "draws": "array_missing", "n": "p", "level": "open_unit"},
+    ),
+    Case(
         stats.first_crossing,
         lambda: ((_X.copy(), _OUTCOMES.mean(axis=0)), {}),
         {"x": "array", "y": "array", "level": "real"},

@@ -17,6 +17,7 @@ from assocmem.stats import (
     bootstrap_interval,
     crossing,
     first_crossing,
+    from_draws,
     mean_interval,
     permutation_test,
     rate,
@@ -231,3 +232,16 @@ def test_intervals_refuse_one_unit() -> None:
         wilson_interval(np.nan, 10)
     with pytest.raises(ValueError, match="whole"):
         wilson_interval(2.5, 10)
+
+
+def test_from_draws_is_the_percentile_interval_of_the_finite_draws() -> None:
+    draws = np.r_[np.arange(1.0, 101.0), np.nan, np.nan]
+    e = from_draws(50.0, draws, 10, "test")
+    assert (e.low, e.high) == pytest.approx(
+        tuple(np.quantile(np.arange(1.0, 101.0), [0.025, 0.975]))
+    )
+    assert e.used == pytest.approx(100 / 102) and e.n == 10
+    with pytest.raises(ValueError, match="n must"):
+        from_draws(1.0, [1.0, 2.0], 1, "test")
+    with pytest.raises(ValueError, match="2 finite"):
+        from_draws(1.0, [1.0, np.nan], 5, "test")

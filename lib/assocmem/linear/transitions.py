@@ -30,7 +30,7 @@ from assocmem.linear.load import pairs_at_load, pairs_for_load
 from assocmem.linear.spectra import critical_load, hebbian_critical_load
 from assocmem.linear.sweeps import COLUMNS, GROUP_COLUMNS, capacity_sweep
 from assocmem.linear.tables import check_table
-from assocmem.stats import Estimate, crossing, ratio
+from assocmem.stats import Estimate, crossing, from_draws, ratio
 
 __all__ = [
     "transition_load",
@@ -812,12 +812,11 @@ def op_dp_gaps(
         with np.errstate(divide="ignore", invalid="ignore"):
             g = a / b - 1.0 if relative else a - b
         value = op.value / dp.value - 1.0 if relative else op.value - dp.value
-        fin = g[np.isfinite(g)]
-        lo, hi = np.quantile(fin, [0.025, 0.975])
-        err = float(fin.std(ddof=1))
+        ge = from_draws(value, g, op.n, f"percentile bootstrap over {op.n} seeds")
+        err = float(ge.stderr)
         z = value / err if err > 0 else math.nan
         rows.append({"d": d, "OP": op.value, "DP": dp.value, "gap": value, "stderr": err,
-                     "95% low": float(lo), "95% high": float(hi), "gap / stderr": z,
+                     "95% low": ge.low, "95% high": ge.high, "gap / stderr": z,
                      "n": op.n})  # fmt: skip
         draws.append(g)
     if len(rows) < 2:
@@ -841,8 +840,6 @@ def op_dp_gaps(
     unit = f"WLS over {len(rows)} sizes, percentile bootstrap over {n_seeds} seeds each"
 
     def est(v: float, bs: np.ndarray) -> Estimate:
-        lo_, hi_ = np.quantile(bs, [0.025, 0.975])
-        return Estimate(v, float(lo_), float(hi_), len(rows), unit, 0.95, float(bs.std(ddof=1)),
-                        joint.shape[0] / nb, bs)  # fmt: skip
+        return from_draws(v, bs, len(rows), unit, n_total=nb)
 
     return OpDpGaps(gaps, est(b0, b_b), est(a0, a_b), est(m0, m_b), x, bool(relative))
