@@ -114,14 +114,7 @@ def _check(case: Case, arg: str, value: Any, kind: str) -> None:
         bad = _array_like_invalid(value)
     else:
         bad = LOCAL_KINDS[kind].invalid(value)
-    try:
-        out = call(case, {arg: value})
-    except (ValueError, TypeError):
-        return
-    assert not bad, f"{case.name}({arg}={value!r}) accepted a value out of its domain"
-    if not case.nan_ok:
-        where = non_finite(out)
-        assert not where, f"{case.name}({arg}={value!r}) returned NaN/inf at {where[:3]}"
+    check_outcome(case, arg, value, kind, bad=bad)
 
 
 def _strategy(case: Case, arg: str, kind: str) -> st.SearchStrategy[Any]:
