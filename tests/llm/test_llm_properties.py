@@ -128,6 +128,18 @@ CASES: list[Case] = [
     Case(prompts.DemoPrefixes.assign, lambda: ((_prefixes(), _split().test), {}),
          {"queries": "array"}, check=_len(10)),
     Case(prompts.encode, lambda: ((_tiny(), "Review: fine\nSentiment:"), {}), {"text": "text"}),
+    Case(prompts.make_split,
+         lambda: ((_task("trec"),), {"n_ctx": 4, "n_sel": 4, "n_test": 8, "n_pool": 12,
+                                     "pool_per_class": 2, "verbose": False}),
+         {"pool_per_class": "count0", "seed": "count0"}),
+    Case(prompts.demo_prefixes,
+         lambda: ((_task(), _split().pool), {"k": 2, "n_prefixes": 3, "balanced": True}),
+         {"k": "size", "n_prefixes": "size", "seed": "count0"},
+         check=lambda d: d.items.shape == (3, 2) or pytest.fail("shape")),
+    Case(prompts.prompt_ids,
+         lambda: ((_tiny(), ["Review: a\nSentiment:", "Review: bc\nSentiment:"]),
+                  {"which": np.array([0, 1])}),
+         {"which": "array"}, check=lambda out: len(out[1]) == 2 or pytest.fail("queries")),
 ]  # fmt: skip
 
 _RECORD = "a record (a frozen dataclass); its producers are the cases above"
@@ -138,6 +150,8 @@ EXEMPT: dict[str, str] = {
     "assocmem.llm.data.Task": _RECORD,
     "assocmem.llm.prompts.Split": _RECORD,
     "assocmem.llm.prompts.DemoPrefixes": _RECORD + " (its method assign is a case)",
+    "assocmem.llm.prompts.chat_text": "needs an Instruct model's chat template (the tiny model "
+    "has none, a ValueError); tested on SmolLM2 in test_llm_prompt_text.py",
 }
 
 

@@ -1,4 +1,4 @@
-"""Prompt design: query splits, demonstration prefixes, prompts as token ids.
+r"""Prompt design: query splits, demonstration prefixes, prompts as token ids.
 
 Templates (a choice of this book; the paper's templates were not recovered, see the digest §6.2):
 a demonstration is ``template.format(x=input, y=" " + label_word)``, the query is the same line
@@ -11,12 +11,17 @@ the query, e.g. for SST-2::
     Review: <query>
     Sentiment:
 
-**Prompts are defined at the token level**: ``[BOS] + ids(demonstrations) + ids(query)``, the two
-pieces encoded separately (without special tokens) and concatenated, with exactly one BOS for
-models that use one (:attr:`LanguageModel.add_bos`). This makes the demonstration part a
-*prefix* whose key/value cache is computed once and shared by every query that uses it
-(:func:`assocmem.llm.states.prompt_states`), and it makes the ids independent of how a
-tokenizer would merge across the boundary.
+**A prompt's token ids are the tokenization of its text** (issue 26): ``[BOS] + ids(text)``,
+with exactly one BOS for models that use one (:attr:`LanguageModel.add_bos`), where the text is
+the demonstrations followed by the query (:func:`prompt_ids`). Encoding the demonstrations and the
+query separately and concatenating the ids gives other ids under a byte-level BPE tokenizer:
+SmolLM2's ends a lone ``"\n\n"`` with the single token ``ĊĊ`` but splits the same characters
+before ``"Review"`` into ``Ċ``, ``Ċ``. The key/value cache of a demonstration prefix is still
+computed once: the prompts that share a prefix are cut after the longest run of token ids they
+all start with (:func:`prompt_ids`), which covers the demonstrations up to the boundary.
+For an instruction-tuned model the same text can be wrapped in its chat template
+(:func:`chat_text`): the demonstrations and the query's input in the user turn, the answer line
+(``"Sentiment:"``) started in the assistant turn.
 
 Splits: per task, disjoint query sets build the context vector (``ctx``), select the additive
 score's (layer, lambda) (``sel``) and measure (``test``); demonstrations come from the pool of
@@ -40,6 +45,8 @@ __all__ = [
     "DemoPrefixes",
     "demo_prefixes",
     "encode",
+    "prompt_ids",
+    "chat_text",
 ]
 
 DEMO_KINDS = ("supportive", "adversarial")
@@ -93,6 +100,7 @@ def make_split(
     n_pool: int = 1,
     seed: int = 0,
     stratify: bool = False,
+    pool_per_class: int = 0,
     verbose: bool = True,
 ) -> Split:
     """Draw disjoint context, selection and test queries and a demonstration pool (seeded).
@@ -116,6 +124,10 @@ def make_split(
         Seed of the draw.
     stratify : bool
         Equal numbers of test queries per class.
+    pool_per_class : int
+        Items of each class reserved for the demonstration pool before any query is drawn
+        (seeded; class-balanced demonstration sets need ``n_sets * k / K`` per class), >= 0.
+        A class with fewer items gives them all to the pool. Counted in ``n_pool``.
     verbose : bool
         Print a line when the sizes shrink.
 
@@ -136,8 +148,17 @@ def make_split(
     sizes = [_check_size(n, v, 1) for n, v in (("n_ctx", n_ctx), ("n_sel", n_sel),
                                                ("n_test", n_test))]  # fmt: skip
     n_pool = _check_size("n_pool", n_pool, 1)
+    pool_per_class = _check_size("pool_per_class", pool_per_class, 0)
     seed = check_int("seed", seed, 0)
     n = len(task)
+    reserved = np.zeros(0, dtype=np.int64)
+    if pool_per_class:
+        res_rng = np.random.default_rng([seed, 1])
+        reserved = np.sort(np.concatenate([
+            res_rng.permutation(np.flatnonzero(task.labels == c))[:pool_per_class]
+            for c in range(len(task.label_words))
+        ])).astype(np.int64)  # fmt: skip
+        n_pool = max(n_pool, len(reserved))
     room = n - n_pool  # items left for the three query sets
     if room < 3:
         raise ValueError(
@@ -167,6 +188,7 @@ def make_split(
     n_ctx, n_sel, n_test = sizes
     rng = np.random.default_rng(seed)
     perm = rng.permutation(n)
+    perm = perm[~np.isin(perm, reserved)]
     if stratify:
         k_classes = int(task.labels.max()) + 1
         per = n_test // k_classes
@@ -253,8 +275,17 @@ def demo_prefixes(
     n_prefixes: int,
     seed: int = 0,
     demos: str = "supportive",
+    balanced: bool = False,
 ) -> DemoPrefixes:
-    """Draw ``n_prefixes`` seeded k-shot demonstration prefixes from ``pool``.
+    """Draw ``n_prefixes`` seeded k-shot demonstration prefixes (sets) from ``pool``.
+
+    The items drawn do not depend on ``demos``: the adversarial sets show the supportive sets'
+    items in the same order, each with a wrong label, so the two are compared pair by pair.
+
+    With ``balanced``, every set shows each of the K classes ``k / K`` times, in a seeded random
+    order, and the draw does not depend on ``demos``: the adversarial sets are the supportive
+    sets (same items, same order) with every label moved by a per-set shift in 1..K-1 (mod K),
+    so each set stays balanced and every shown label is wrong.
 
     Parameters
     ----------
@@ -268,7 +299,10 @@ def demo_prefixes(
     seed : int
         Seed of the draw.
     demos : {"supportive", "adversarial"}
-        True labels, or a wrong label drawn uniformly from the other classes.
+        True labels, or a wrong label drawn uniformly from the other classes (per set with
+        ``balanced``, see above).
+    balanced : bool
+        Class-balanced sets in random order (``k`` a multiple of the number of classes K).
 
     Returns
     -------
@@ -281,7 +315,9 @@ def demo_prefixes(
         not an integer.
     ValueError
         If ``demos`` is unknown, k or n_prefixes is < 1, the seed < 0, ``pool`` holds an index
-        outside ``[0, len(task))`` or a repeat, or ``n_prefixes * k > len(pool)``.
+        outside ``[0, len(task))`` or a repeat, or ``n_prefixes * k > len(pool)``; with
+        ``balanced``, if K does not divide ``k`` or the pool holds fewer than
+        ``n_prefixes * k / K`` items of a class.
     """
     if demos not in DEMO_KINDS:
         raise ValueError(f"demos must be one of {DEMO_KINDS}, got {demos!r}")
@@ -298,14 +334,22 @@ def demo_prefixes(
             f"n_prefixes * k = {n_prefixes} * {k} exceeds the {len(pool)} items of the "
             "demonstration pool (the prefixes share no demonstration): lower n_prefixes or k"
         )
-    rng = np.random.default_rng([seed, k, DEMO_KINDS.index(demos)])
     n_labels = len(task.label_words)
-    # disjoint prefixes: a query that is a demonstration lies in at most one prefix, so with
-    # two or more prefixes DemoPrefixes.assign always finds one without it
-    items = rng.choice(pool, size=n_prefixes * k, replace=False).reshape(n_prefixes, k)
-    labels = task.labels[items].copy()
-    if demos == "adversarial":
-        labels = (labels + rng.integers(1, n_labels, size=labels.shape)) % n_labels
+    if balanced:
+        items = _balanced_sets(task, pool, k, n_prefixes, seed)
+        labels = task.labels[items].copy()
+        if demos == "adversarial":
+            shift = np.random.default_rng([seed, k, 7]).integers(1, n_labels, size=n_prefixes)
+            labels = (labels + shift[:, None]) % n_labels
+    else:
+        rng = np.random.default_rng([seed, k])
+        # disjoint prefixes: a query that is a demonstration lies in at most one prefix, so
+        # with two or more prefixes DemoPrefixes.assign always finds one without it
+        items = rng.choice(pool, size=n_prefixes * k, replace=False).reshape(n_prefixes, k)
+        labels = task.labels[items].copy()
+        if demos == "adversarial":  # the same items: only the shown labels differ
+            shift = np.random.default_rng([seed, k, 1]).integers(1, n_labels, size=labels.shape)
+            labels = (labels + shift) % n_labels
     texts = tuple(
         "".join(
             task.template.format(x=task.texts[j], y=" " + task.label_words[y]) + task.separator
@@ -314,6 +358,30 @@ def demo_prefixes(
         for row, lab in zip(items, labels, strict=True)
     )
     return DemoPrefixes(k, demos, items.astype(np.int64), labels.astype(np.int64), texts)
+
+
+def _balanced_sets(task: Task, pool: np.ndarray, k: int, n_sets: int, seed: int) -> np.ndarray:
+    """Items (n_sets, k): k / K of each class per set, disjoint sets, seeded random order."""
+    n_labels = len(task.label_words)
+    if k % n_labels:
+        raise ValueError(
+            f"balanced sets need k to be a multiple of the {n_labels} classes of {task.name}, "
+            f"got k = {k}"
+        )
+    per = k // n_labels
+    rng = np.random.default_rng([seed, k, 5])
+    columns = []
+    for c in range(n_labels):
+        members = pool[task.labels[pool] == c]
+        if len(members) < n_sets * per:
+            raise ValueError(
+                f"{task.name}: the demonstration pool holds {len(members)} items of class "
+                f"{task.label_words[c]!r}, {n_sets} balanced sets of k = {k} need "
+                f"{n_sets * per}: reserve them (make_split(pool_per_class=...)) or lower n_sets"
+            )
+        columns.append(rng.choice(members, size=n_sets * per, replace=False).reshape(n_sets, per))
+    items = np.concatenate(columns, axis=1)
+    return np.stack([rng.permutation(row) for row in items])
 
 
 def encode(lm: LanguageModel, text: str) -> list[int]:
@@ -336,3 +404,99 @@ def encode(lm: LanguageModel, text: str) -> list[int]:
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
     return list(lm.tokenizer.encode(text, add_special_tokens=False))
+
+
+def chat_text(lm: LanguageModel, text: str) -> str:
+    """Wrap a prompt's text in the model's chat template (instruction-tuned models).
+
+    The text up to its last line goes into the user turn; the last line (the query's answer
+    cue, e.g. ``"Sentiment:"``) starts the assistant turn, which the model continues, so the
+    label words are scored as in the plain prompt.
+
+    Parameters
+    ----------
+    lm : LanguageModel
+        A model whose tokenizer has a chat template.
+    text : str
+        Demonstrations and query, as built for the plain prompt (its last line the answer cue).
+
+    Returns
+    -------
+    str
+        The templated text (its special tokens written out, as the template renders them).
+
+    Raises
+    ------
+    ValueError
+        If the tokenizer has no chat template, or ``text`` has no line break.
+    """
+    if not getattr(lm.tokenizer, "chat_template", None):
+        raise ValueError(f"{lm.name}'s tokenizer has no chat template")
+    if "\n" not in text:
+        raise ValueError("text must end with an answer line after a line break")
+    body, cue = text.rsplit("\n", 1)
+    messages = [{"role": "user", "content": body}, {"role": "assistant", "content": cue}]
+    return str(lm.tokenizer.apply_chat_template(
+        messages, tokenize=False, continue_final_message=True
+    ))  # fmt: skip
+
+
+def prompt_ids(
+    lm: LanguageModel,
+    texts: list[str],
+    which: np.ndarray,
+) -> tuple[list[list[int]], list[list[int]]]:
+    """Split prompts' token ids into shared prefixes and query parts, exactly as the text tokenizes.
+
+    Prompt i is ``texts[i]``, tokenized whole (:func:`encode`); the prompts of one group
+    (``which[i]``, e.g. those that share a demonstration set) are cut after the longest run of
+    ids they all start with, one token short of the shortest, so that every query part is
+    non-empty. Then ``prefixes[which[i]] + queries[i] == encode(lm, texts[i])`` for every i:
+    :func:`assocmem.llm.states.prompt_states` runs exactly the text's tokens (after one BOS for
+    a model that wants it) and still computes each group's shared prefix once.
+
+    Parameters
+    ----------
+    lm : LanguageModel
+    texts : list of str, length n
+        Whole prompt texts (demonstrations and query).
+    which : numpy.ndarray of int, shape (n,)
+        Group of each prompt, in ``[0, P)`` (all zeros: one group).
+
+    Returns
+    -------
+    (list of list of int, list of list of int)
+        ``prefixes`` (length P; a group with no prompt gets ``[]``) and ``queries`` (length n).
+
+    Raises
+    ------
+    TypeError
+        If a text is not a string.
+    ValueError
+        If ``texts`` is empty, a text tokenizes to nothing, or ``which`` is not one index >= 0
+        per prompt.
+    """
+    if not texts:
+        raise ValueError("texts must be a non-empty list of prompt texts")
+    full = [encode(lm, t) for t in texts]
+    if any(not f for f in full):
+        raise ValueError("every prompt text must tokenize to at least one token")
+    which = check_index_array("which", which)
+    if which.shape != (len(texts),):
+        raise ValueError(f"which must hold one group per prompt, got shape {which.shape}")
+    n_groups = int(which.max()) + 1
+    prefixes: list[list[int]] = [[] for _ in range(n_groups)]
+    for g in range(n_groups):
+        rows = [full[i] for i in np.flatnonzero(which == g)]
+        if not rows:
+            continue
+        m = min(len(r) for r in rows) - 1
+        first = rows[0]
+        for r in rows[1:]:
+            j = 0
+            while j < m and r[j] == first[j]:
+                j += 1
+            m = j
+        prefixes[g] = first[:m]
+    queries = [full[i][len(prefixes[int(g)]) :] for i, g in enumerate(which)]
+    return prefixes, queries
