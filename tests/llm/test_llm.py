@@ -27,6 +27,7 @@ from assocmem.llm.prompts import demo_prefixes, encode, make_split
 from assocmem.llm.registry import (
     ARCHITECTURES,
     MODELS,
+    OFFLINE_MODELS,
     PAPER_MODEL,
     STANDIN,
     GGUFPackage,
@@ -189,17 +190,19 @@ def test_example_sets_run_the_chapter_sizes_without_a_query_among_demonstrations
     so at k = 4 a context query was a demonstration in every prefix (ValueError in ``assign``).
     """
     task = load_task(name, source="examples")
-    n_ctx, n_sel, n_test = MODELS[STANDIN].sizes[name]
-    k, n_prefixes = 4, 4
-    sp = make_split(task, n_ctx=n_ctx, n_sel=n_sel, n_test=n_test, n_pool=n_prefixes * k,
-                    seed=0, stratify=name == "ag_news", verbose=False)  # fmt: skip
-    pre = demo_prefixes(task, sp.pool, k=k, n_prefixes=n_prefixes, seed=0)
-    queries = np.concatenate([sp.ctx, sp.sel, sp.test])
-    assert not np.isin(pre.items, queries).any()
-    assert pre.assign(np.concatenate([sp.ctx, sp.test])).tolist() == [
-        i % n_prefixes for i in range(len(sp.ctx) + len(sp.test))
-    ]
-    assert min(len(sp.ctx), len(sp.sel), len(sp.test)) >= 2
+    k, n_sets = {"sst2": 4, "ag_news": 4, "trec": 6}[name], 8  # the page's K and N_SETS
+    per_class = n_sets * k // len(task.label_words)
+    for spec in (MODELS[m] for m in OFFLINE_MODELS):
+        n_ctx, n_sel, n_test = spec.sizes[name]
+        sp = make_split(task, n_ctx=n_ctx, n_sel=n_sel, n_test=n_test, n_pool=n_sets * k,
+                        pool_per_class=per_class, seed=0, stratify=name == "ag_news",
+                        verbose=False)  # fmt: skip
+        pre = demo_prefixes(task, sp.pool, k=k, n_prefixes=n_sets, seed=0, balanced=True)
+        queries = np.concatenate([sp.ctx, sp.sel, sp.test])
+        assert not np.isin(pre.items, queries).any()
+        assert pre.assign(sp.test).tolist() == [i % n_sets for i in range(len(sp.test))]
+        assert min(len(sp.ctx), len(sp.sel), len(sp.test)) >= 2
+        assert len(sp.test) >= 2 * n_sets  # every set is shown to at least two test queries
 
 
 def test_chapter_6_sizes_are_the_registry_table() -> None:
@@ -240,7 +243,7 @@ def test_registry_components_are_the_models_modules(tiny: LanguageModel) -> None
     class Other(torch.nn.Module):
         config = type("Config", (), {"model_type": "mamba"})()
 
-    with pytest.raises(TypeError, match=r"known architecture \['llama'\].*'mamba'"):
+    with pytest.raises(TypeError, match=r"known architecture \['gemma3_text', 'llama'\].*'mamba'"):
         wrap_model(Other(), tiny.tokenizer)
     bad = dataclasses.replace(ARCHITECTURES["llama"], final_norm="model.final_layernorm")
     with pytest.raises(TypeError, match="no final_norm at 'model.final_layernorm'"):
@@ -397,19 +400,23 @@ def _with_labels(task: Task, labels: np.ndarray) -> Task:
 def test_tiny_llama_runs_whole_path(tiny: LanguageModel) -> None:
     task = load_task("sst2", source="examples")
     task = Task(**{**task.__dict__, "label_words": ("n", "p")})  # one byte each
-    sp = make_split(task, n_ctx=6, n_sel=6, n_test=12, seed=0)
+    sp = make_split(task, n_ctx=6, n_sel=6, n_test=12, n_pool=4, pool_per_class=2, seed=0)
     lambdas = np.logspace(-2, 1, 4)
-    kw = {"lambdas": lambdas, "layers": [1, 3], "ks": (1, 2), "progress": False}
+    kw = {"lambdas": lambdas, "layers": [1, 3], "ks": (2,), "n_prefixes": 2, "progress": False}
     res = run_classification(tiny, task, sp, **kw)
     assert res.acc_sel[2].shape == (2, 4) and res.correct_zero.shape == (12,)
-    assert set(res.rates()) == {"zero-shot", "1-shot ICL", "2-shot ICL", "additive (1-shot c)",
-                                "additive (2-shot c)"}  # fmt: skip
+    assert set(res.rates()) == {"zero-shot", "calibrated zero-shot", "2-shot ICL",
+                                "2-shot, wrong labels", "additive (2-shot c)",
+                                "zero-shot, whole vocab", "ICL, whole vocab"}  # fmt: skip
     assert res.probe is not None and res.probe.correct.shape == (4, 12)
     summary = res.summary()  # what the page glues: the rates are the same Estimates
-    assert summary["add2"] == res.rates()["additive (2-shot c)"] and summary["n"] == 12
-    assert summary["diff_icl"].value == pytest.approx(
+    assert summary["add"] == res.rates()["additive (2-shot c)"] and summary["n"] == 12
+    assert summary["add_icl"].value == pytest.approx(
         res.correct_add[2].mean() - res.correct_icl[2].mean()
     )
+    assert res.sets is not None and sorted(set(res.sets.tolist())) == [0, 1]
+    assert np.array_equal(res.sets, np.arange(12) % 2)  # query i sees set i mod P
+    assert res.mass_icl is not None and np.all((res.mass_icl > 0) & (res.mass_icl <= 1))
     assert np.all(res.profile_zero["neff_entropy"] <= 260 + 1e-6)
     # selection never touches the test queries: scrambling their labels leaves the choice,
     # and the selection curve, unchanged
@@ -424,7 +431,7 @@ def test_tiny_llama_runs_whole_path(tiny: LanguageModel) -> None:
     for fig in (plot_accuracies([res]), plot_probe([res])):
         assert fig.axes
     text = results_table([res])
-    assert "SST-2" in text and "McNemar" in text and "chosen on sel" in text
+    assert "SST-2" in text and "ICL per set" in text and "chosen on sel" in text
     assert max(map(len, text.splitlines())) < 80
     n_facts = len(load_task("lama_p36", source="examples"))
     lama = run_lama(tiny, load_task("lama_p36", source="examples"), k=2, lambdas=[1.0, 2.0],
@@ -531,3 +538,20 @@ def test_gated_llama_falls_back_to_the_standin_with_one_line(
 
     with pytest.raises(OSError, match="disk full"):  # other errors are not hidden
         load_model("llama-3-8b", loader=broken, verbose=False)
+
+
+def test_layer_profile_matches_effective_number(tiny) -> None:
+    """The profile's shared float32 softmax gives effective_number's float64 values."""
+    import torch
+    from assocmem.llm.probes import decode, effective_number, layer_profile
+
+    torch.manual_seed(1)
+    h = torch.randn(5, tiny.n_layers + 1, tiny.d_model)
+    ids = torch.tensor([257, 258])
+    prof = layer_profile(tiny, h, ids, chunk=4)
+    logits = decode(tiny, h)
+    for kind in ("entropy", "participation"):
+        want = effective_number(logits, kind).numpy()
+        np.testing.assert_allclose(prof[f"neff_{kind}"], want, rtol=1e-4)
+    mass = torch.softmax(logits.double(), -1)[..., ids].sum(-1).numpy()
+    np.testing.assert_allclose(prof["label_mass"], mass, rtol=1e-4, atol=1e-7)

@@ -114,9 +114,9 @@ def test_llama3_prompts_have_exactly_one_bos_and_match_the_full_forward(
 
 def test_llama3_runs_the_chapter_pipeline(llama: LanguageModel) -> None:
     task = load_task("sst2", source="examples")
-    sp = make_split(task, n_ctx=4, n_sel=4, n_test=10, seed=0)
-    res = run_classification(llama, task, sp, ks=(1, 4), lambdas=np.logspace(-2, 1, 3),
-                             n_profile=4, progress=False)  # fmt: skip
+    sp = make_split(task, n_ctx=4, n_sel=4, n_test=10, n_pool=8, pool_per_class=4, seed=0)
+    res = run_classification(llama, task, sp, ks=(4,), n_prefixes=2, n_profile=4,
+                             lambdas=np.logspace(-2, 1, 3), progress=False)  # fmt: skip
     assert res.layers == [20, 24, 28, 32] and res.acc_sel[4].shape == (4, 3)
     assert res.probe is not None and res.probe.correct.shape == (33, 10)
     facts = load_task("lama_p36", source="examples")

@@ -8,6 +8,8 @@ out by hand here, or computed independently (scipy's Wilson interval, the bootst
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from assocmem.llm.evaluation import PairedComparison, paired_comparison
@@ -125,27 +127,70 @@ def _task_result() -> TaskResult:
     )  # fmt: skip
 
 
-def test_task_summary_holds_the_pages_labels() -> None:
+def test_task_summary_without_sets_gives_wilson_rates() -> None:
+    """A result without a set assignment (a hand-made one) still summarises, with Wilson."""
     s = _task_result().summary(tol=0.05)
-    assert s["n"] == 20
-    assert s["mass_zero"] == pytest.approx(0.6) and s["mass_icl"] == pytest.approx(0.9)
+    assert s["n"] == 20 and s["k"] == 4
     assert s["neff_zero"] == 3.5 and s["neff_icl"] == 1.75
-    for key, k in (("zero", 10), ("1icl", 12), ("4icl", 14), ("add1", 11), ("add4", 18)):
+    for key, k in (("zero", 10), ("icl", 14), ("add", 18)):
         e = s[key]
         assert e.value == k / 20 and e.n == 20 and e.method == "Wilson"
         assert (e.low, e.high) == pytest.approx(_wilson(k, 20))
     # additive (4-shot c) against zero-shot and 4-shot ICL: nested outcomes, so every
     # discordant pair favours the additive score
-    assert s["diff_zero"].value == pytest.approx(0.4) and s["diff_icl"].value == pytest.approx(0.2)
     assert s["diff_zero_p"] == pytest.approx(2 * 0.5**8)  # 8 discordant, all one way
     assert s["diff_icl_p"] == pytest.approx(2 * 0.5**4)
-    assert s["vs_zero"] == "above" and s["vs_icl"] == "above"
     assert s["chosen"] == "ℓ = 19, λ = 0.178"
     assert s["probe_reach"] == 1 and s["order"] == "before"
     assert all(isinstance(v, (Estimate, int, float, str)) for v in s.values())
     assert _task_result().summary(1)["chosen"] == "ℓ = 1, λ = 0.1"
     with pytest.raises(KeyError, match="k must be one of"):
         _task_result().summary(2)
+    with pytest.raises(ValueError, match="claims need"):
+        _task_result().claims()
+
+
+def _controls_result(zero: int, icl: int, add: int, wrong: int) -> TaskResult:
+    """32 test queries in 4 demonstration sets (query i in set i mod 4), outcomes by count."""
+    n = 32
+
+    def spread(k: int) -> np.ndarray:  # the first k queries correct, for every method
+        out = np.zeros(n, bool)
+        out[:k] = True
+        return out
+
+    base = _task_result()
+    return dataclasses.replace(
+        base, ks=(4,), correct_zero=spread(zero), correct_icl={4: spread(icl)},
+        correct_add={4: spread(add)}, chosen={4: (19, 0.1778279410038923)},
+        sets=np.arange(n) % 4, correct_cal=spread(zero), correct_wrong=spread(wrong),
+        vocab_zero=spread(0), vocab_icl=spread(icl), mass_zero=np.full(n, 0.1),
+        mass_icl=np.linspace(0.5, 0.9, n),
+        split=Split("sst2", 0, np.arange(2), np.arange(2, 4), np.arange(4, 4 + n),
+                    np.arange(40, 46)),
+    )  # fmt: skip
+
+
+def test_claims_with_sets_give_the_known_differences_and_verdicts() -> None:
+    r = _controls_result(zero=4, icl=28, add=16, wrong=8)
+    c = r.claims()
+    assert c["gain_zero"].value == pytest.approx(24 / 32) and c["v_gain_zero"] == "ICL helps"
+    assert c["labels"].value == pytest.approx(20 / 32) and c["v_labels"] == "labels matter"
+    assert c["mass_gain"].value == pytest.approx(0.6) and c["v_mass_gain"] == "collapse"
+    rec = c["recovered"]  # (add - zero) / (icl - zero) = 12 / 24
+    assert isinstance(rec, Estimate) and rec.value == pytest.approx(0.5)
+    assert c["v_recovered"] == "part, not all" and 0 < rec.low < 0.5 < rec.high < 1
+    assert "two-stage" in c["gain_zero"].method and c["gain_zero"].n == 32
+    s = r.summary()
+    assert s["zero"].method == "Wilson" and "two-stage" in s["icl"].method  # set-free: Wilson
+    assert s["sets"] == 4 and s["icl_sets"].count(",") == 3
+    assert [e.value for e in r.per_set()] == [7 / 8] * 4  # 28 correct: the first 28 queries
+    # no gain, nothing to recover: the claim is not tested, and says so
+    flat = _controls_result(zero=16, icl=16, add=20, wrong=8).claims()
+    assert flat["recovered"] == "not testable" and flat["v_recovered"] == "no gain to recover"
+    assert flat["v_gain_zero"] == "unresolved"
+    worse = _controls_result(zero=28, icl=4, add=20, wrong=8).claims()
+    assert worse["v_gain_zero"] == "ICL hurts"
 
 
 def _lama() -> LamaResult:

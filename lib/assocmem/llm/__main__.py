@@ -38,8 +38,8 @@ from .registry import MODELS, PAPER_MODEL, STANDIN
 
 __all__ = ["main"]
 
-KS = (1, 4)  # demonstrations per prompt, as chapter 6
-N_PREFIXES = 4  # demonstration prefixes per k, as chapter 6
+K = {"sst2": 4, "ag_news": 4, "trec": 6}  # shots per task, as chapter 6 (balanced)
+N_SETS = 8  # demonstration sets, as chapter 6
 
 
 def _jsonable(x: object) -> object:
@@ -70,8 +70,9 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     Returns
     -------
     dict
-        The summary written to ``results.json`` (rates with Wilson intervals, paired
-        comparisons, chosen (layer, lambda), LAMA counts and rates).
+        The summary written to ``results.json`` (rates with their intervals, the per-set ICL
+        accuracies, the claims with verdicts, paired comparisons, chosen (layer, lambda), LAMA
+        counts, rates and paired comparisons).
     """
     models = "\n".join(f"  {name:14s} {spec.description}" for name, spec in MODELS.items())
     ap = argparse.ArgumentParser(
@@ -101,11 +102,12 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     results = []
     for name, (n_ctx, n_sel, n_test) in MODELS[lm.name].sizes.items():
         task = load_task(name)
+        per_class = N_SETS * K[name] // len(task.label_words)
         split = make_split(task, n_ctx=n_ctx, n_sel=n_sel, n_test=args.n_test or n_test,
-                           n_pool=N_PREFIXES * max(KS), seed=args.seed,
+                           n_pool=N_SETS * K[name], pool_per_class=per_class, seed=args.seed,
                            stratify=name == "ag_news")  # fmt: skip
-        res = run_classification(lm, task, split, ks=KS, n_prefixes=N_PREFIXES,
-                                 lambdas=lambdas, layers=layers,
+        res = run_classification(lm, task, split, ks=(K[name],), n_prefixes=N_SETS,
+                                 lambdas=lambdas, layers=layers, chat=MODELS[lm.name].instruct,
                                  seed=args.seed, batch_size=args.batch_size,
                                  max_tokens=args.max_tokens)  # fmt: skip
         results.append(res)
@@ -118,6 +120,8 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
                 "pool": len(split.pool),
             },
             "rates": _jsonable(res.rates()),
+            "icl_per_set": _jsonable(res.per_set()),
+            "claims": _jsonable(res.claims()),
             "comparisons": _jsonable(res.comparisons()),
             "chosen": _jsonable(res.chosen),
             "acc_sel": _jsonable(res.acc_sel),
@@ -127,11 +131,12 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         }
         print(name, {k: str(v) for k, v in res.rates().items()})
     lama = run_lama(lm, load_task("lama_p36"), k=4, lambdas=[1.0, 1.5, 2.0],
-                    batch_size=args.batch_size, max_tokens=args.max_tokens,
+                    n_prefixes=N_SETS, batch_size=args.batch_size, max_tokens=args.max_tokens,
                     seed=args.seed)  # fmt: skip
     summary["lama_p36"] = {
         "counts": lama.counts,
         "rates": _jsonable(lama.rates()),
+        "paired": _jsonable(lama.paired()),
         "effect": _jsonable(lama.effect),
     }
     (out / "results.json").write_text(json.dumps(summary, indent=1))

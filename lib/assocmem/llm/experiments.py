@@ -1,26 +1,37 @@
 """Chapter-6 drivers: one call per task returns every number and curve the page shows.
 
-Protocol (issue 14): per task, disjoint query sets build c-bar^(l) (``ctx``), select the additive
-score's (layer, lambda) (``sel``) and are reported (``test``); zero-shot, k-shot ICL and the
-additive score are measured on the same test queries, with Wilson intervals and paired
-comparisons. k-shot prompts share a few fixed demonstration prefixes (key/value cache computed
-once); the zero-shot states serve every k.
+Protocol (issues 14 and 26): per task, disjoint query sets build c-bar^(l) (``ctx``), select
+the additive score's (layer, lambda) and the calibration (``sel``) and are reported (``test``);
+zero-shot, calibrated zero-shot, k-shot ICL (correct and wrong demonstration labels), the additive
+score, whole-vocabulary scoring and (instruction-tuned models) the chat template are measured on
+the same test queries. Test query i sees demonstration set i mod P (P >= 8 class-balanced sets,
+key/value cache of each computed once), and every pooled number that depends on the sets carries
+a two-stage bootstrap interval over sets and queries (:class:`.evaluation.SetBootstrap`);
+:meth:`TaskResult.claims` turns them into the paper's claims with a verdict each.
 """
 
 from __future__ import annotations
 
+import functools
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import torch
 
-from .._validate import check_real
-from ..stats import Estimate, rate
+from .._validate import check_int, check_real
+from ..stats import Estimate, bootstrap_interval, rate
 from .data import Task
-from .evaluation import PairedComparison, label_alignment, paired_comparison, probe_accuracy
+from .evaluation import (
+    PairedComparison,
+    SetBootstrap,
+    label_alignment,
+    paired_comparison,
+    probe_accuracy,
+    set_bootstrap,
+)
 from .models import LanguageModel
 from .probes import (
     LamaEffect,
@@ -32,9 +43,9 @@ from .probes import (
     lama_context_effect,
     layer_profile,
 )
-from .prompts import Split, demo_prefixes, encode
+from .prompts import DemoPrefixes, Split, chat_text, demo_prefixes, prompt_ids
 from .registry import MODELS
-from .states import prompt_states
+from .states import PromptStates, prompt_states
 
 __all__ = [
     "TaskResult",
@@ -44,12 +55,16 @@ __all__ = [
     "run_lama",
     "default_layers",
     "select_additive",
+    "calibrated_predict",
     "lama_target_stats",
     "REACH_TOL",
+    "ALIGN_FRAC",
 ]
 
 #: "The probe reaches its best accuracy": within this much of it (chapter 6's probe sentence).
 REACH_TOL = 0.02
+#: "The alignment has set in": the mean margin stays at or above this fraction of its maximum.
+ALIGN_FRAC = 0.5
 
 
 def __getattr__(name: str) -> object:
@@ -65,8 +80,8 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def default_layers(n_layers: int, count: int = 4) -> list[int]:
-    """``count`` context layers evenly spaced from 5L/8 to L (the paper's {20, 24, 28, 32}).
+def default_layers(n_layers: int, count: int = 4, start: float = 5 / 8) -> list[int]:
+    """``count`` context layers evenly spaced from ``start * L`` to L (the paper's 20, 24, 28, 32).
 
     Parameters
     ----------
@@ -74,21 +89,27 @@ def default_layers(n_layers: int, count: int = 4) -> list[int]:
         Number of decoder blocks L (>= 1).
     count : int
         Number of layers wanted, >= 1.
+    start : float
+        Where the window begins, as a fraction of L, in [0, 1].
 
     Returns
     -------
     list of int
-        Sorted distinct layers in [round(5L/8), L]; for L = 32 and count = 4 exactly
-        [20, 24, 28, 32], the context layers of the paper's Fig. 5 (§4, digest §6.4).
+        Sorted distinct layers in [round(start L), L]; for L = 32, count = 4 and the default
+        start exactly [20, 24, 28, 32], the context layers of the paper's Fig. 5 (§4, digest
+        §6.4).
 
     Raises
     ------
     ValueError
-        If ``count`` < 1 or ``n_layers`` < 1.
+        If ``count`` < 1, ``n_layers`` < 1 or ``start`` is outside [0, 1].
     """
     if count < 1 or n_layers < 1:
         raise ValueError(f"count and n_layers must be >= 1, got {count}, {n_layers}")
-    return sorted({int(round(x)) for x in np.linspace(5 * n_layers / 8, n_layers, count)})
+    start = check_real("start", start, low=0.0)
+    if start > 1:
+        raise ValueError(f"start must lie in [0, 1], got {start}")
+    return sorted({int(round(x)) for x in np.linspace(start * n_layers, n_layers, count)})
 
 
 def select_additive(
@@ -156,22 +177,34 @@ class ProbeResult:
         acc = np.array([e.value for e in self.accuracy])
         return int(np.argmax(acc >= acc.max() - tol))
 
-    def alignment_onset(self) -> int:
-        """First layer from which the mean alignment margin stays at or above half its maximum.
+    def alignment_onset(self, frac: float = ALIGN_FRAC) -> int:
+        """First layer from which the mean alignment margin stays at or above ``frac`` of its max.
 
         0 when every layer is; ``L + 1`` when none is (a negative maximum).
+
+        Raises
+        ------
+        ValueError
+            If ``frac`` is outside (0, 1].
         """
+        frac = check_real("frac", frac, low=0.0, strict=True)
+        if frac > 1:
+            raise ValueError(f"frac must lie in (0, 1], got {frac}")
         align = self.alignment_mean_ci[0]
-        above = align >= 0.5 * align.max()
+        above = align >= frac * align.max()
         return int(len(above) - np.argmin(above[::-1])) if not above.all() else 0
 
-    def summary(self, tol: float = REACH_TOL) -> dict[str, Estimate | float | int | str]:
+    def summary(
+        self, tol: float = REACH_TOL, frac: float = ALIGN_FRAC
+    ) -> dict[str, Estimate | float | int | str]:
         """Return the probe's numbers by the labels chapter 6 quotes.
 
         Parameters
         ----------
         tol : float
             Tolerance of :meth:`reach_layer` (>= 0).
+        frac : float
+            Fraction of :meth:`alignment_onset`, in (0, 1].
 
         Returns
         -------
@@ -181,10 +214,30 @@ class ProbeResult:
             ``order``: ``"before"`` when separability is reached before the alignment sets in,
             else ``"not before"``.
         """
-        peak, reach, half = self.peak_layer(), self.reach_layer(tol), self.alignment_onset()
+        peak, reach, half = self.peak_layer(), self.reach_layer(tol), self.alignment_onset(frac)
         order = "before" if reach < half else "not before"
         return {"probe_peak": peak, "probe_reach": reach, "probe_best": self.accuracy[peak],
                 "align_half": half, "order": order}  # fmt: skip
+
+
+def _direction(est: Estimate, up: str, down: str, none: str = "unresolved") -> str:
+    """``up`` when the interval lies above 0, ``down`` when below, else ``none``."""
+    if est.low > 0:
+        return up
+    if est.high < 0:
+        return down
+    return none
+
+
+def _share_verdict(share: Estimate | str) -> str:
+    """Say what the interval of the recovered share of ICL's gain allows (1 = all of it)."""
+    if isinstance(share, str):
+        return "no gain to recover"
+    if share.low >= 1:
+        return "all, or more"
+    if share.low > 0:
+        return "part, not all" if share.high < 1 else "consistent with all"
+    return "negative" if share.high < 0 else "unresolved"
 
 
 @dataclass(frozen=True)
@@ -196,9 +249,9 @@ class TaskResult:
     task, source, model : str
     split : Split
     ks : tuple of int
-        Demonstration counts (e.g. (1, 4)).
+        Demonstration counts (e.g. (4,)).
     n_prefixes : int
-        Demonstration prefixes per k.
+        Demonstration sets per k.
     label_words : tuple of str
     layers : list of int
         Context layers of the additive score.
@@ -213,6 +266,20 @@ class TaskResult:
     profile_zero, profile_icl : dict of numpy arrays, shape (n_profile, L + 1)
         Logit-lens statistics of the first n_profile test queries (ICL: the largest k).
     probe : ProbeResult or None
+    seed : int
+    sets : numpy.ndarray, int64, shape (n_test,) or None
+        Demonstration set of each test query (largest k).
+    correct_cal : numpy.ndarray, bool, shape (n_test,) or None
+        Calibrated zero-shot (:func:`calibrated_predict`, bias from the ``sel`` queries).
+    correct_wrong : numpy.ndarray, bool, shape (n_test,) or None
+        Largest-k ICL with every demonstration label wrong (same sets).
+    vocab_zero, vocab_icl : numpy.ndarray, bool, shape (n_test,) or None
+        Correct over the whole vocabulary: the label token is the argmax of all V tokens.
+    mass_zero, mass_icl : numpy.ndarray, float64, shape (n_test,) or None
+        Probability mass on the label tokens at the last layer, per test query.
+    chat : dict of str to numpy.ndarray, bool, shape (n_chat,)
+        ``"zero"`` and ``"icl"`` through the chat template, on the first ``n_chat <= n_test``
+        test queries (which cycle through the demonstration sets); empty: not run.
     """
 
     task: str
@@ -234,6 +301,14 @@ class TaskResult:
     profile_icl: dict[str, np.ndarray]
     probe: ProbeResult | None = None
     seed: int = 0
+    sets: np.ndarray | None = None
+    correct_cal: np.ndarray | None = None
+    correct_wrong: np.ndarray | None = None
+    vocab_zero: np.ndarray | None = None
+    vocab_icl: np.ndarray | None = None
+    mass_zero: np.ndarray | None = None
+    mass_icl: np.ndarray | None = None
+    chat: dict[str, np.ndarray] = field(default_factory=dict)
     extra: dict[str, object] = field(default_factory=dict)
 
     @property
@@ -243,17 +318,85 @@ class TaskResult:
 
     @property
     def k(self) -> int:
-        """The largest k (used for the profiles and the probe)."""
+        """The largest k (used for the profiles, the probe and the controls)."""
         return max(self.ks)
 
+    def columns(self) -> dict[str, np.ndarray]:
+        """Per-test-query outcomes of every method measured, by short name.
+
+        ``zero``, ``cal``, ``icl`` (largest k), ``add`` (additive with the largest k's c-bar),
+        ``wrong``, ``vocab_zero``, ``vocab_icl``, ``mass_zero``, ``mass_icl`` (those that were
+        run); the chat-template runs, on a prefix of the test queries, are in :attr:`chat`.
+        """
+        k = self.k
+        cols: dict[str, np.ndarray | None] = {
+            "zero": self.correct_zero, "cal": self.correct_cal, "icl": self.correct_icl[k],
+            "add": self.correct_add[k], "wrong": self.correct_wrong,
+            "vocab_zero": self.vocab_zero, "vocab_icl": self.vocab_icl,
+            "mass_zero": self.mass_zero, "mass_icl": self.mass_icl,
+        }  # fmt: skip
+        return {name: np.asarray(v, float) for name, v in cols.items() if v is not None}
+
+    @functools.cached_property
+    def bootstrap(self) -> SetBootstrap:
+        """Two-stage bootstrap of :meth:`columns` over demonstration sets and their queries.
+
+        Raises
+        ------
+        ValueError
+            If the result has no set assignment (``sets`` None) or fewer than 2 sets.
+        """
+        if self.sets is None:
+            raise ValueError("this result has no demonstration-set assignment (sets is None)")
+        return set_bootstrap(self.columns(), self.sets, seed=self.seed)
+
+    def per_set(self) -> list[Estimate]:
+        """ICL accuracy (largest k) of the test queries of each demonstration set (Wilson)."""
+        assert self.sets is not None
+        icl = self.correct_icl[self.k]
+        return [rate(icl[self.sets == s]) for s in np.unique(self.sets)]
+
+    #: Columns that do not depend on the demonstration sets (Wilson intervals over queries).
+    SET_FREE = ("zero", "cal", "vocab_zero", "chat_zero", "mass_zero")
+
     def rates(self) -> dict[str, Estimate]:
-        """Test accuracies with Wilson intervals: zero-shot, each k-shot ICL, each additive."""
-        out = {"zero-shot": rate(self.correct_zero)}
-        for k in self.ks:
-            out[f"{k}-shot ICL"] = rate(self.correct_icl[k])
-        for k in self.ks:
-            out[f"additive ({k}-shot c)"] = rate(self.correct_add[k])
+        """Test accuracy of every method, pooled over the demonstration sets.
+
+        Methods that see no demonstrations (zero-shot, calibrated, whole-vocabulary and chat
+        zero-shot) carry Wilson intervals over the queries; those that do (ICL, wrong labels,
+        the additive score, whole-vocabulary and chat ICL) the bootstrap over sets
+        (:attr:`bootstrap`), which includes the set-to-set spread. Without a set assignment:
+        Wilson intervals throughout.
+        """
+        names = {"zero": "zero-shot", "cal": "calibrated zero-shot", "icl": f"{self.k}-shot ICL",
+                 "wrong": f"{self.k}-shot, wrong labels", "add": f"additive ({self.k}-shot c)",
+                 "vocab_zero": "zero-shot, whole vocab", "vocab_icl": "ICL, whole vocab",
+                 "chat_zero": "zero-shot, chat", "chat_icl": "ICL, chat"}  # fmt: skip
+        cols = self.columns()
+        out = {names[c]: self._rate(c, cols[c]) for c in names if c in cols}
+        out.update({names[f"chat_{t}"]: e for t, e in self.chat_rates().items()})
         return out
+
+    def chat_rates(self) -> dict[str, Estimate]:
+        """Accuracy through the chat template (``zero``, ``icl``) on its n_chat test queries.
+
+        Zero-shot: Wilson; ICL: the two-stage bootstrap over the sets of those queries (Wilson
+        without a set assignment). Empty when the chat template was not run.
+        """
+        out: dict[str, Estimate] = {}
+        for tag, col in self.chat.items():
+            m = len(col)
+            if tag == "zero" or self.sets is None:
+                out[tag] = rate(np.asarray(col, bool))
+            else:
+                sub = set_bootstrap({tag: col}, self.sets[:m], seed=self.seed)
+                out[tag] = sub.mean(tag)
+        return out
+
+    def _rate(self, name: str, column: np.ndarray) -> Estimate:
+        if self.sets is None or name in self.SET_FREE:
+            return rate(column.astype(bool))
+        return self.bootstrap.mean(name)
 
     def comparisons(self, k: int | None = None) -> dict[str, PairedComparison]:
         """Paired comparisons of the additive score (c-bar from k shots) with zero-shot and ICL."""
@@ -264,8 +407,61 @@ class TaskResult:
             f"additive - {k}-shot ICL": paired_comparison(add, self.correct_icl[k], seed=self.seed),
         }
 
+    def claims(self) -> dict[str, Estimate | str]:
+        """Return the paper's claims tested on this task: set-aware intervals, a verdict each.
+
+        Returns
+        -------
+        dict
+            Estimates (bootstrap over sets, :attr:`bootstrap`): ``mass_gain`` (label mass at
+            the last layer, ICL minus zero-shot: the collapse onto the label set), ``gain_zero``
+            (ICL minus zero-shot accuracy), ``gain_cal`` (ICL minus calibrated zero-shot),
+            ``labels`` (ICL with correct minus with wrong demonstration labels), ``add_zero``
+            and ``add_icl`` (additive minus zero-shot, minus ICL) and ``recovered`` (the
+            fraction ``(add - zero) / (icl - zero)`` of ICL's gain that the additive score
+            recovers), the last only where the gain's interval lies above 0 (else the text
+            ``"not testable"``); and a verdict per claim, ``v_<name>`` (for ``recovered``:
+            ``"part, not all"`` when its interval lies in (0, 1), ``"consistent with all"``
+            when it starts above 0 and reaches 1, ``"all, or more"`` when it lies above 1).
+
+        Raises
+        ------
+        ValueError
+            If the calibrated or wrong-label runs are missing, or there are no sets.
+        """
+        if self.correct_cal is None or self.correct_wrong is None or self.mass_zero is None:
+            raise ValueError("claims need the calibrated, wrong-label and mass measurements")
+        b = self.bootstrap
+        out: dict[str, Estimate | str] = {
+            "mass_gain": b.estimate(lambda m: m["mass_icl"] - m["mass_zero"], "mass gain"),
+            "gain_zero": b.estimate(lambda m: m["icl"] - m["zero"], "ICL - zero-shot"),
+            "gain_cal": b.estimate(lambda m: m["icl"] - m["cal"], "ICL - calibrated"),
+            "labels": b.estimate(lambda m: m["icl"] - m["wrong"], "correct - wrong labels"),
+            "add_zero": b.estimate(lambda m: m["add"] - m["zero"], "additive - zero-shot"),
+            "add_icl": b.estimate(lambda m: m["add"] - m["icl"], "additive - ICL"),
+        }
+        gain = out["gain_zero"]
+        assert isinstance(gain, Estimate)
+
+        def share(m: Mapping[str, np.ndarray]) -> np.ndarray:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return (m["add"] - m["zero"]) / (m["icl"] - m["zero"])
+
+        out["recovered"] = b.estimate(share, "share recovered") if gain.low > 0 else "not testable"
+        for name, up, down in (("mass_gain", "collapse", "spreads"),
+                               ("gain_zero", "ICL helps", "ICL hurts"),
+                               ("gain_cal", "ICL helps", "ICL hurts"),
+                               ("labels", "labels matter", "wrong better"),
+                               ("add_zero", "above", "below"),
+                               ("add_icl", "above", "below")):  # fmt: skip
+            est = out[name]
+            assert isinstance(est, Estimate)
+            out[f"v_{name}"] = _direction(est, up, down)
+        out["v_recovered"] = _share_verdict(out["recovered"])
+        return out
+
     def summary(
-        self, k: int | None = None, *, tol: float = REACH_TOL
+        self, k: int | None = None, *, tol: float = REACH_TOL, frac: float = ALIGN_FRAC
     ) -> dict[str, Estimate | float | int | str]:
         """Return every number chapter 6 quotes about this task, by label.
 
@@ -275,18 +471,21 @@ class TaskResult:
             Demonstrations behind the compared additive score (default: the largest).
         tol : float
             Tolerance of the probe's :meth:`ProbeResult.reach_layer`.
+        frac : float
+            Fraction of the probe's :meth:`ProbeResult.alignment_onset`.
 
         Returns
         -------
         dict
-            ``n`` (test queries); at the last layer, over the profiled queries, the mean mass on
-            the label tokens ``mass_zero``/``mass_icl`` and the median entropy N_eff
-            ``neff_zero``/``neff_icl``; test accuracies (Estimates, Wilson) ``zero``,
-            ``{k}icl`` and ``add{k}`` for every k; the comparisons of the additive score with
-            zero-shot and with k-shot ICL: ``diff_zero``/``diff_icl`` (Estimates of the
-            difference, paired bootstrap), ``diff_zero_p``/``diff_icl_p`` (McNemar) and
-            ``vs_zero``/``vs_icl`` (:attr:`PairedComparison.verdict`); ``chosen`` (the selected
-            layer and lambda, as text); and, with a probe, :meth:`ProbeResult.summary`.
+            ``n`` (test queries), ``k``, ``sets``; at the last layer, over the profiled
+            queries, the median entropy N_eff ``neff_zero``/``neff_icl``; the pooled accuracies
+            (:meth:`rates`, keys ``zero``, ``cal``, ``icl``, ``wrong``, ``add``, ``vocab_zero``,
+            ``vocab_icl``, ``chat_zero``, ``chat_icl`` where run) and the label masses
+            ``mass_zero``/``mass_icl`` (Estimates); ``icl_sets`` (the per-set ICL accuracies,
+            as text); :meth:`claims` where the controls were run; the McNemar p-values of the
+            additive score against zero-shot and ICL (``diff_zero_p``, ``diff_icl_p``);
+            ``chosen`` (the selected layer and lambda, as text); and, with a probe,
+            :meth:`ProbeResult.summary`.
 
         Raises
         ------
@@ -296,28 +495,114 @@ class TaskResult:
         k = self.k if k is None else k
         if k not in self.ks:
             raise KeyError(f"k must be one of {self.ks}, got {k}")
-        out: dict[str, Estimate | float | int | str] = {"n": self.n_test}
+        out: dict[str, Estimate | float | int | str] = {"n": self.n_test, "k": k}
         for kind, prof in (("zero", self.profile_zero), ("icl", self.profile_icl)):
-            out[f"mass_{kind}"] = float(prof["label_mass"][:, -1].mean())
             out[f"neff_{kind}"] = float(np.median(prof["neff_entropy"][:, -1]))
-        out["zero"] = rate(self.correct_zero)
-        out.update({f"{kk}icl": rate(self.correct_icl[kk]) for kk in self.ks})
-        out.update({f"add{kk}": rate(self.correct_add[kk]) for kk in self.ks})
+        if self.sets is not None:
+            out["sets"] = len(np.unique(self.sets))
+            cols = self.columns()
+            out.update({c: self._rate(c, v) for c, v in cols.items() if not c.startswith("mass")})
+            out.update({f"chat_{t}": e for t, e in self.chat_rates().items()})
+            if self.chat:
+                out["n_chat"] = len(next(iter(self.chat.values())))
+            out.update({c: self.bootstrap.mean(c) for c in ("mass_zero", "mass_icl") if c in cols})
+            out["icl_sets"] = ", ".join(f"{e.value:.2f}" for e in self.per_set())
+            if self.correct_cal is not None and self.correct_wrong is not None:
+                out.update(self.claims())
+        else:
+            out["zero"] = rate(self.correct_zero)
+            out["icl"] = rate(self.correct_icl[k])
+            out["add"] = rate(self.correct_add[k])
         comps = self.comparisons(k)
-        for tag, comp in (("zero", comps["additive - zero-shot"]),
-                          ("icl", comps[f"additive - {k}-shot ICL"])):  # fmt: skip
-            out[f"diff_{tag}"] = comp.difference
-            out[f"diff_{tag}_p"] = comp.p_mcnemar
-            out[f"vs_{tag}"] = comp.verdict
+        out["diff_zero_p"] = comps["additive - zero-shot"].p_mcnemar
+        out["diff_icl_p"] = comps[f"additive - {k}-shot ICL"].p_mcnemar
         ell, lam = self.chosen[k]
         out["chosen"] = f"ℓ = {ell}, λ = {lam:.3g}"
         if self.probe is not None:
-            out.update(self.probe.summary(tol))
+            out.update(self.probe.summary(tol, frac))
         return out
 
 
-def _query_ids(lm: LanguageModel, task: Task, items: np.ndarray) -> list[list[int]]:
-    return [encode(lm, task.template.format(x=task.texts[i], y="")) for i in items]
+def _query_texts(task: Task, items: np.ndarray) -> list[str]:
+    return [task.template.format(x=task.texts[i], y="") for i in items]
+
+
+def _prompt_states(
+    lm: LanguageModel,
+    task: Task,
+    items: np.ndarray,
+    pre: DemoPrefixes | None,
+    *,
+    chat: bool = False,
+    desc: str,
+    **kw: Any,
+) -> PromptStates:
+    """States of the prompts of ``items`` (zero-shot, or each with its set of ``pre``).
+
+    The ids are the tokenization of each prompt's whole text (:func:`.prompts.prompt_ids`),
+    optionally wrapped in the chat template (:func:`.prompts.chat_text`).
+    """
+    texts = _query_texts(task, items)
+    if pre is None:
+        which = np.zeros(len(items), dtype=np.int64)
+    else:
+        which = pre.assign(items)
+        texts = [pre.texts[w] + t for w, t in zip(which, texts, strict=True)]
+    if chat:
+        texts = [chat_text(lm, t) for t in texts]
+    prefixes, queries = prompt_ids(lm, texts, which)
+    return prompt_states(lm, prefixes, queries, which, desc=desc, **kw)
+
+
+def _last_layer(
+    lm: LanguageModel, h_last: torch.Tensor, ids: torch.Tensor, y: np.ndarray, chunk: int = 64
+) -> tuple[np.ndarray, np.ndarray]:
+    """Whole-vocabulary correctness and label mass of last-layer states (chunked: V may be 262k)."""
+    ok, mass = [], []
+    for s in range(0, len(h_last), chunk):
+        logits = decode(lm, h_last[s : s + chunk])
+        ok.append(logits.argmax(-1).numpy() == ids.numpy()[y[s : s + chunk]])
+        mass.append(torch.softmax(logits.double(), -1)[:, ids].sum(-1).numpy())
+    return np.concatenate(ok), np.concatenate(mass)
+
+
+def calibrated_predict(label_logits_sel: torch.Tensor, label_logits: torch.Tensor) -> np.ndarray:
+    """Zero-shot predictions with a per-class bias removed, the bias measured on other queries.
+
+    Each label's log-probability (over the label tokens) is centred by its mean over the
+    selection queries: ``argmax_y [log p(y | x) - mean_sel log p(y | x')]``. A model that favours
+    a label whatever the input, by a constant added to that label's logit, loses exactly that
+    favour (the predictions are invariant to any per-label logit offset). This is the idea of
+    contextual calibration (divide by the label probabilities of a content-free input), with
+    the reference measured as the geometric mean over held-out queries instead; nothing is
+    fitted on the queries it is applied to.
+
+    Parameters
+    ----------
+    label_logits_sel : torch.Tensor, shape (n_sel, K)
+        Label logits of the selection queries (estimate the bias).
+    label_logits : torch.Tensor, shape (n, K)
+        Label logits of the queries to predict.
+
+    Returns
+    -------
+    numpy.ndarray, int64, shape (n,)
+        Predicted class per query.
+
+    Raises
+    ------
+    ValueError
+        If the two have different numbers of classes or ``label_logits_sel`` is empty.
+    """
+    if label_logits_sel.ndim != 2 or label_logits.ndim != 2 or len(label_logits_sel) == 0:
+        raise ValueError("label logits must be 2-d (queries, classes), the sel set non-empty")
+    if label_logits_sel.shape[1] != label_logits.shape[1]:
+        raise ValueError(
+            f"class counts differ: {label_logits_sel.shape[1]} and {label_logits.shape[1]}"
+        )
+    bias = torch.log_softmax(label_logits_sel.double(), -1).mean(0)
+    lp = torch.log_softmax(label_logits.double(), -1)
+    return (lp - bias).argmax(-1).numpy()
 
 
 def run_classification(
@@ -325,19 +610,32 @@ def run_classification(
     task: Task,
     split: Split,
     *,
-    ks: Sequence[int] = (1, 4),
-    n_prefixes: int = 4,
+    ks: Sequence[int] = (4,),
+    n_prefixes: int = 8,
     lambdas: Sequence[float] | np.ndarray,
     layers: Sequence[int] | None = None,
     n_profile: int = 64,
     probe: bool = True,
+    balanced: bool = True,
+    wrong_demos: bool = True,
+    chat: bool = False,
+    n_chat: int | None = None,
     seed: int = 0,
     batch_size: int = 16,
     max_tokens: int | None = None,
     cache: bool | None = None,
     progress: bool | None = None,
 ) -> TaskResult:
-    """Zero-shot, k-shot ICL and the additive score on a task's test queries (paper §4).
+    """Zero-shot, calibrated zero-shot, k-shot ICL and the additive score on a task (paper §4).
+
+    Every prompt's ids are the tokenization of its text (:func:`.prompts.prompt_ids`). Test query
+    i is shown demonstration set ``i mod P`` (:meth:`DemoPrefixes.assign`); with ``balanced``
+    each set holds every class ``k / K`` times in random order. For the largest k the same test
+    queries are also run with every demonstration label wrong (``wrong_demos``: the same sets,
+    labels shifted), and, for an instruction-tuned model, zero-shot and ICL through its chat
+    template (``chat``). At the last layer each test query is also scored over the whole
+    vocabulary (correct when its label token is the argmax of all V tokens) and its label mass
+    recorded.
 
     Parameters
     ----------
@@ -345,11 +643,11 @@ def run_classification(
     task : Task
         A classification task (not ``lama_p36``).
     split : Split
-        From :func:`assocmem.llm.prompts.make_split`.
+        From :func:`assocmem.llm.prompts.make_split` (with ``pool_per_class`` for balanced sets).
     ks : sequence of int
-        Demonstration counts.
+        Demonstration counts (multiples of the number of classes when ``balanced``).
     n_prefixes : int
-        Demonstration prefixes per k (query i uses prefix i mod P).
+        Demonstration sets per k, >= 2 for the set-aware intervals.
     lambdas : sequence of float
         Context strengths of the additive score.
     layers : sequence of int, optional
@@ -358,6 +656,10 @@ def run_classification(
         Test queries decoded over the whole vocabulary at every layer (N_eff profiles).
     probe : bool
         Run the linear probe and the alignment (App. D.4) on the largest k's test states.
+    balanced, wrong_demos, chat : bool
+        See above.
+    n_chat : int or None
+        Run the chat template on the first ``n_chat`` test queries only (None: all).
     seed : int
         Seed of the demonstrations and the bootstrap.
     batch_size, max_tokens : int, int or None
@@ -374,7 +676,8 @@ def run_classification(
     Raises
     ------
     ValueError
-        If a label word is not one token (:meth:`LanguageModel.label_ids`).
+        If a label word is not one token (:meth:`LanguageModel.label_ids`), a k is not a
+        multiple of the classes with ``balanced``, or the pool is too small for the sets.
     """
     ids = lm.label_ids(task.label_words)
     layers = list(default_layers(lm.n_layers) if layers is None else layers)
@@ -387,7 +690,7 @@ def run_classification(
     }
     n_ctx, n_sel = len(split.ctx), len(split.sel)
     items = np.concatenate([split.ctx, split.sel, split.test])
-    zero = prompt_states(lm, [[]], _query_ids(lm, task, items), desc=f"{task.name} 0-shot", **kw).h
+    zero = _prompt_states(lm, task, items, None, desc=f"{task.name} 0-shot", **kw).h
     h_ctx, h_sel, h_test = zero[:n_ctx], zero[n_ctx : n_ctx + n_sel], zero[n_ctx + n_sel :]
     y_sel, y_test = task.labels[split.sel], task.labels[split.test]
 
@@ -395,19 +698,19 @@ def run_classification(
         return decode(lm, h_last, ids).argmax(-1).numpy()
 
     correct_zero = predict(h_test[:, -1]) == y_test
+    correct_cal = calibrated_predict(
+        decode(lm, h_sel[:, -1], ids), decode(lm, h_test[:, -1], ids)
+    ) == y_test  # fmt: skip
+    vocab_zero, mass_zero = _last_layer(lm, h_test[:, -1], ids, y_test)
     correct_icl, correct_add, acc_sel, acc_test, chosen = {}, {}, {}, {}, {}
     h_icl_test: dict[int, torch.Tensor] = {}
+    prefixes: dict[int, DemoPrefixes] = {}
     for k in ks:
-        pre = demo_prefixes(task, split.pool, k=k, n_prefixes=n_prefixes, seed=seed)
+        pre = demo_prefixes(task, split.pool, k=k, n_prefixes=n_prefixes, seed=seed,
+                            balanced=balanced)  # fmt: skip
+        prefixes[k] = pre
         icl_items = np.concatenate([split.ctx, split.test])
-        st = prompt_states(
-            lm,
-            [encode(lm, t) for t in pre.texts],
-            _query_ids(lm, task, icl_items),
-            pre.assign(icl_items),
-            desc=f"{task.name} {k}-shot",
-            **kw,
-        ).h
+        st = _prompt_states(lm, task, icl_items, pre, desc=f"{task.name} {k}-shot", **kw).h
         c_bar = context_vector(st[:n_ctx], h_ctx)
         h_icl_test[k] = st[n_ctx:]
         correct_icl[k] = predict(st[n_ctx:, -1]) == y_test
@@ -418,6 +721,23 @@ def run_classification(
         correct_add[k] = logits.argmax(-1).numpy() == y_test
         acc_test[k] = additive_accuracy(lm, c_bar, h_test[:, -1], y_test, ids, layers, lam)
     k_max = max(ks)
+    sets = prefixes[k_max].assign(split.test)
+    vocab_icl, mass_icl = _last_layer(lm, h_icl_test[k_max][:, -1], ids, y_test)
+    correct_wrong = None
+    if wrong_demos:
+        wrong = demo_prefixes(task, split.pool, k=k_max, n_prefixes=n_prefixes, seed=seed,
+                              demos="adversarial", balanced=balanced)  # fmt: skip
+        h_wrong = _prompt_states(lm, task, split.test, wrong,
+                                 desc=f"{task.name} {k_max}-shot wrong", **kw).h  # fmt: skip
+        correct_wrong = predict(h_wrong[:, -1]) == y_test
+    chat_correct: dict[str, np.ndarray] = {}
+    if chat:
+        m = len(split.test) if n_chat is None else check_int("n_chat", n_chat, 1)
+        first = split.test[:m]  # test query i sees set i mod P: every set, in turn
+        for tag, pre_or_none in (("zero", None), ("icl", prefixes[k_max])):
+            h_chat = _prompt_states(lm, task, first, pre_or_none, chat=True,
+                                    desc=f"{task.name} chat {tag}", **kw).h  # fmt: skip
+            chat_correct[tag] = predict(h_chat[:, -1]) == y_test[:m]
     n_prof = min(n_profile, len(split.test))
     prof_zero = layer_profile(lm, h_test[:n_prof], ids)
     prof_icl = layer_profile(lm, h_icl_test[k_max][:n_prof], ids)
@@ -448,6 +768,14 @@ def run_classification(
         profile_icl=prof_icl,
         probe=probe_res,
         seed=seed,
+        sets=sets,
+        correct_cal=correct_cal,
+        correct_wrong=correct_wrong,
+        vocab_zero=vocab_zero,
+        vocab_icl=vocab_icl,
+        mass_zero=mass_zero,
+        mass_icl=mass_icl,
+        chat=chat_correct,
     )
 
 
@@ -508,6 +836,8 @@ class LamaResult:
         :func:`lama_target_stats`.
     n_layers : int
         Decoder blocks L of the model (the "top quarter" of :meth:`summary` is relative to it).
+    sets : numpy.ndarray, int64, shape (n,) or None
+        Demonstration set of each query (the same for correct and wrong labels).
     """
 
     source: str
@@ -522,6 +852,7 @@ class LamaResult:
     effect: LamaEffect
     counts: dict[str, int]
     n_layers: int
+    sets: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -556,16 +887,60 @@ class LamaResult:
         ValueError
             If ``top`` is outside (0, 1] or no context layer of the sweep is late.
         """
+        eff = self.effect
+        late = self._late(top)
+        return float(eff.prob[0][late].mean()), float(eff.prob[1][late].mean())
+
+    def paired(self, top: float = 0.25) -> dict[str, Estimate | str]:
+        """Supportive against adversarial context, paired query by query, with intervals.
+
+        Parameters
+        ----------
+        top : float
+            Fraction of the model whose context layers count as late (:meth:`late_prob`).
+
+        Returns
+        -------
+        dict
+            ``demos``: whole-word top-1 after k correct minus after k wrong demonstrations (the
+            same items, only the shown capitals differ), with the bootstrap interval over
+            demonstration sets and queries (two-stage); ``vector``: the whole-word target
+            probability under the supportive minus the adversarial context vector, per query
+            averaged over the late context layers and every lambda, with the percentile
+            bootstrap interval over queries; ``v_demos`` and ``v_vector``: ``"supportive above"``,
+            ``"supportive below"`` or ``"unresolved"``.
+
+        Raises
+        ------
+        ValueError
+            If the result has no set assignment or per-query probabilities, or no late layer.
+        """
+        if self.sets is None or self.effect.prob_query is None:
+            raise ValueError("paired comparisons need the sets and the per-query probabilities")
+        b = set_bootstrap({"plus": self.correct_plus, "minus": self.correct_minus}, self.sets,
+                          seed=self.seed)  # fmt: skip
+        demos = b.estimate(lambda m: m["plus"] - m["minus"], "correct - wrong demonstrations")
+        late = self._late(top)
+        pq = self.effect.prob_query[:, late]  # (2, late layers, m, n)
+        d = pq[0].mean((0, 1)) - pq[1].mean((0, 1))
+        vector = bootstrap_interval(d, n_boot=2000, seed=self.seed, unit="queries (paired)")
+        out: dict[str, Estimate | str] = {"demos": demos, "vector": vector}
+        for name in ("demos", "vector"):
+            est = out[name]
+            assert isinstance(est, Estimate)
+            out[f"v_{name}"] = _direction(est, "supportive above", "supportive below")
+        return out
+
+    def _late(self, top: float) -> np.ndarray:
         top = check_real("top", top, low=0.0, strict=True)
         if top > 1:
             raise ValueError(f"top must lie in (0, 1], got {top}")
-        eff = self.effect
-        late = eff.layers >= (1 - top) * self.n_layers
+        late = self.effect.layers >= (1 - top) * self.n_layers
         if not late.any():
             raise ValueError(f"no context layer >= {(1 - top) * self.n_layers:g} in the sweep")
-        return float(eff.prob[0][late].mean()), float(eff.prob[1][late].mean())
+        return np.asarray(late)
 
-    def summary(self) -> dict[str, Estimate | float | int | str]:
+    def summary(self, top: float = 0.25) -> dict[str, Estimate | float | int | str]:
         """Return every number chapter 6 quotes about LAMA, by label.
 
         Returns
@@ -575,14 +950,26 @@ class LamaResult:
             rates (Estimates, Wilson) ``zero``, ``plus`` (k correct demonstrations) and
             ``minus`` (k wrong ones); the whole-word target probability zero-shot ``p0`` and,
             over the top quarter of the layers (:meth:`late_prob`), ``pplus`` and ``pminus``;
-            ``sep``: ``"above"`` when ``pplus > pminus``, else ``"below"``.
+            ``sep``: ``"above"`` when ``pplus > pminus``, else ``"below"``; and, where the sets
+            and per-query probabilities were kept, :meth:`paired` (keys ``demos``, ``vector``,
+            ``v_demos``, ``v_vector``).
+
+        Parameters
+        ----------
+        top : float
+            Fraction of the model whose context layers count as late.
         """
         rates = self.rates()
-        p_plus, p_minus = self.late_prob()
-        return {"n": self.n, **self.counts, "zero": rates["zero-shot"],
-                "plus": rates[f"{self.k} correct demos"], "minus": rates[f"{self.k} wrong demos"],
-                "p0": float(self.effect.prob0), "pplus": p_plus,
-                "pminus": p_minus, "sep": "above" if p_plus > p_minus else "below"}  # fmt: skip
+        p_plus, p_minus = self.late_prob(top)
+        out: dict[str, Estimate | float | int | str] = {
+            "n": self.n, **self.counts, "zero": rates["zero-shot"],
+            "plus": rates[f"{self.k} correct demos"], "minus": rates[f"{self.k} wrong demos"],
+            "p0": float(self.effect.prob0), "pplus": p_plus,
+            "pminus": p_minus, "sep": "above" if p_plus > p_minus else "below",
+        }  # fmt: skip
+        if self.sets is not None and self.effect.prob_query is not None:
+            out.update(self.paired(top))
+        return out
 
     def __str__(self) -> str:
         """Return the whole-word top-1 rates (95 % Wilson) and the target counts, one a line."""
@@ -650,7 +1037,6 @@ def run_lama(
             raise ValueError(f"n_queries must be in [2, {len(task)}], got {n_queries}")
         pick = np.random.default_rng([seed, 36]).choice(len(task), n_queries, replace=False)
         items = np.sort(pick)
-    queries = _query_ids(lm, task, items)
     targets = [lm.word_ids(task.label_words[y]) for y in task.labels[items]]
     kw: dict[str, Any] = {
         "batch_size": batch_size,
@@ -659,15 +1045,14 @@ def run_lama(
         "cache": cache,
         "targets": targets,
     }
-    zero = prompt_states(lm, [[]], queries, desc="lama 0-shot", **kw)
+    zero = _prompt_states(lm, task, items, None, desc="lama 0-shot", **kw)
     facts = np.arange(len(task))  # demonstrations: any fact, never the query itself
     states = {}
+    sets = np.zeros(len(items), dtype=np.int64)
     for demos in ("supportive", "adversarial"):
         pre = demo_prefixes(task, facts, k=k, n_prefixes=n_prefixes, seed=seed, demos=demos)
-        states[demos] = prompt_states(
-            lm, [encode(lm, t) for t in pre.texts], queries, pre.assign(items),
-            desc=f"lama {k}-shot {demos}", **kw,
-        )  # fmt: skip
+        sets = pre.assign(items)  # the same for both: the same items, other labels
+        states[demos] = _prompt_states(lm, task, items, pre, desc=f"lama {k}-shot {demos}", **kw)
     fold = np.random.default_rng(seed).permutation(len(items)) % 2
 
     def crossfit(h_icl: torch.Tensor) -> torch.Tensor:
@@ -701,4 +1086,5 @@ def run_lama(
         effect=effect,
         counts=lama_target_stats(lm, task),
         n_layers=lm.n_layers,
+        sets=sets,
     )

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from assocmem.stats import rate, wilson_interval
+from assocmem.stats import Estimate, wilson_interval
 
 from ..plotting import color, finish, legend_below, new_figure, sim_points
 from .experiments import LamaResult, TaskResult
@@ -20,6 +20,7 @@ __all__ = [
     "plot_probe",
     "plot_lama",
     "results_table",
+    "verdict_table",
     "TASK_TITLES",
 ]
 
@@ -116,9 +117,10 @@ def _band(ax: Any, x: np.ndarray, lo: np.ndarray, hi: np.ndarray, col: str) -> N
 def plot_additive(results: Sequence[TaskResult], k: int | None = None) -> Any:
     """Additive-score accuracy vs lambda on the test queries (exploration), per context layer.
 
-    Bands: 95 % Wilson intervals. The star marks the (layer, lambda) chosen on the selection
-    queries; horizontal lines with bands: zero-shot and k-shot ICL on the same test queries;
-    grey: chance. Paper §4, Eq. (7), Fig. 5.
+    Bands: 95 % Wilson intervals of the exploration curves. The star marks the (layer, lambda)
+    chosen on the selection queries; horizontal lines with bands: zero-shot (Wilson) and k-shot
+    ICL (bootstrap over demonstration sets) on the same test queries; grey: chance. Paper §4,
+    Eq. (7), Fig. 5.
 
     Parameters
     ----------
@@ -144,11 +146,12 @@ def plot_additive(results: Sequence[TaskResult], k: int | None = None) -> Any:
             _band(ax, res.lambdas, ci[0], ci[1], col)
             ax.plot(res.lambdas, a, color=col, marker="o", ms=3, label=f"additive, ℓ = {ell}")
         ell, lam = res.chosen[kk]
-        add = rate(res.correct_add[kk])
+        rates = res.rates()
+        add = rates[f"additive ({kk}-shot c)"] if kk == res.k else rates["zero-shot"]
         ax.plot([lam], [add.value], marker="*", ms=12, color="k", ls="none",
                 label="selected (ℓ, λ)")  # fmt: skip
-        refs = ((rate(res.correct_zero), "--", "zero-shot"),
-                (rate(res.correct_icl[kk]), ":", f"{kk}-shot ICL"))  # fmt: skip
+        refs = ((rates["zero-shot"], "--", "zero-shot"),
+                (rates[f"{res.k}-shot ICL"], ":", f"{res.k}-shot ICL"))  # fmt: skip
         for est, style, lab in refs:
             ax.axhline(est.value, color="k", linestyle=style, lw=1.2, label=lab)
             ax.axhspan(est.low, est.high, color="k", alpha=0.07, lw=0)
@@ -168,7 +171,7 @@ def plot_additive(results: Sequence[TaskResult], k: int | None = None) -> Any:
 
 
 def plot_accuracies(results: Sequence[TaskResult]) -> Any:
-    """Test accuracy per method with 95 % Wilson intervals, one panel per task.
+    """Test accuracy per method with 95 % intervals, one panel per task, per-set ICL beside.
 
     Parameters
     ----------
@@ -177,8 +180,9 @@ def plot_accuracies(results: Sequence[TaskResult]) -> Any:
     Returns
     -------
     matplotlib.figure.Figure
-        Markers with interval bars: zero-shot, each k-shot ICL, the additive score at the
-        (layer, lambda) chosen on the selection queries (c-bar from each k).
+        Markers with interval bars, one per method of :meth:`TaskResult.rates` (Wilson for the
+        methods without demonstrations, the bootstrap over demonstration sets for the others);
+        small grey dots beside the ICL marker: the ICL accuracy of each demonstration set.
     """
     fig, axes = new_figure(1, len(results), sharey=True)
     axes = np.asarray(axes, dtype=object).reshape(-1)
@@ -190,12 +194,18 @@ def plot_accuracies(results: Sequence[TaskResult]) -> Any:
             err = np.array([[r.value - r.low], [r.high - r.value]])
             sim_points(ax, [i], [r.value], err, label=name, color=color(i), markersize=6,
                        capsize=3)  # fmt: skip
+        if res.sets is not None:
+            i_icl = names.index(f"{res.k}-shot ICL")
+            per = [e.value for e in res.per_set()]
+            ax.plot(np.full(len(per), i_icl + 0.3), per, ls="none", marker=".", color="0.45",
+                    ms=5, label="ICL per demonstration set")  # fmt: skip
         ax.axhline(1 / len(res.label_words), color="0.6", lw=1)
         ax.set_xticks(range(len(names)), names, rotation=60, ha="right", fontsize=9)
         ax.set_title(f"{TASK_TITLES.get(res.task, res.task)} (n = {res.n_test})")
-        ax.set_ylim(0, 1.02)
-    axes[0].set_ylabel("test accuracy (95 % Wilson)")
-    return finish(fig, title=f"Test accuracies ({results[0].model}); grey: chance")
+        ax.set_ylim(-0.04, 1.02)  # a rate of 0 stays visible
+    axes[0].set_ylabel("test accuracy (95 % interval)")
+    title = f"Test accuracies ({results[0].model}); grey line: chance, dots: per set"
+    return finish(fig, title=title)
 
 
 def plot_probe(results: Sequence[TaskResult]) -> Any:
@@ -273,8 +283,13 @@ def plot_lama(result: LamaResult) -> Any:
     return finish(fig, title=f"LAMA P36, n = {result.n} queries ({result.model})")
 
 
+def _fmt(e: Estimate, sign: bool = False) -> str:
+    f = "+.3f" if sign else ".3f"
+    return f"{e.value:{f}} [{e.low:{f}}, {e.high:{f}}]"
+
+
 def results_table(results: Sequence[TaskResult], k: int | None = None) -> str:
-    """Fixed-width table: test accuracies with 95 % intervals and the paired comparisons.
+    """Fixed-width table: test accuracies with 95 % intervals, the choice, the per-set ICL.
 
     Every line is under 80 columns (the page's code and output width).
 
@@ -282,7 +297,7 @@ def results_table(results: Sequence[TaskResult], k: int | None = None) -> str:
     ----------
     results : sequence of TaskResult
     k : int, optional
-        Demonstrations behind the compared additive score (default: the largest).
+        Demonstrations behind the additive score's choice shown (default: the largest).
 
     Returns
     -------
@@ -294,16 +309,71 @@ def results_table(results: Sequence[TaskResult], k: int | None = None) -> str:
         data = "examples" if r.source.startswith("examples") else "real"
         sp = r.split
         rows.append(f"{TASK_TITLES.get(r.task, r.task)} ({data} data, model {r.model})")
-        rows.append(f"  n_ctx = {len(sp.ctx)}, n_sel = {len(sp.sel)}, n_test = {len(sp.test)}")
-        rates = r.rates()
-        for name in ("zero-shot", *(f"{kn}-shot ICL" for kn in r.ks)):
-            est = rates[name]
-            rows.append(f"  {name:22s} {est.value:.3f} [{est.low:.3f}, {est.high:.3f}]")
-        for kn in r.ks:
-            est, (ell, lam) = rates[f"additive ({kn}-shot c)"], r.chosen[kn]
-            rows.append(f"  {f'additive ({kn}-shot c)':22s} "
-                        f"{est.value:.3f} [{est.low:.3f}, {est.high:.3f}]")  # fmt: skip
-            rows.append(f"  {'':22s} at l = {ell}, lambda = {lam:.3g} (chosen on sel)")
-        for name, comp in r.comparisons(kk).items():
-            rows.append(f"  {name:22s} {comp}")
+        rows.append(f"  n_ctx = {len(sp.ctx)}, n_sel = {len(sp.sel)}, n_test = {len(sp.test)}, "
+                    f"{r.n_prefixes} demonstration sets of k = {r.k}")  # fmt: skip
+        for name, est in r.rates().items():
+            rows.append(f"  {name:24s} {_fmt(est)}")
+        ell, lam = r.chosen[kk]
+        rows.append(f"  {'':24s} additive at l = {ell}, lambda = {lam:.3g} (chosen on sel)")
+        if r.sets is not None:
+            per = ", ".join(f"{e.value:.2f}" for e in r.per_set())
+            rows.append(f"  ICL per set: {per}")
+    return "\n".join(rows)
+
+
+#: The claims of :meth:`TaskResult.claims` in the verdict table: key, label (<= 24 columns).
+_CLAIMS = (
+    ("mass_gain", "label mass, ICL - zero"),
+    ("gain_zero", "acc. ICL - zero-shot"),
+    ("gain_cal", "acc. ICL - calibrated"),
+    ("labels", "ICL correct - wrong lab."),
+    ("recovered", "additive: share of gain"),
+)
+
+
+def verdict_table(
+    results: Mapping[str, Sequence[TaskResult]],
+    lama: Mapping[str, LamaResult] | None = None,
+    *,
+    top: float = 0.25,
+) -> str:
+    """Tabulate the paper's claims per model and task: estimate, 95 % interval, verdict.
+
+    Parameters
+    ----------
+    results : mapping of model name to sequence of TaskResult
+        With the controls run (:meth:`TaskResult.claims`).
+    lama : mapping of model name to LamaResult, optional
+        Adds two rows per model: whole-word top-1 after correct minus after wrong demonstrations,
+        and the target probability under the supportive minus the adversarial context vector
+        (:meth:`LamaResult.paired`).
+    top : float
+        Fraction of the layers counted as late for the context-vector row.
+
+    Returns
+    -------
+    str
+        One block per model; every line under 80 columns. Intervals: bootstrap over
+        demonstration sets (ICL claims), over queries (the context-vector row).
+    """
+    rows = []
+    for model, res in results.items():
+        rows.append(f"{model}")
+        for r in res:
+            claims = r.claims()
+            task = TASK_TITLES.get(r.task, r.task)
+            for key, label in _CLAIMS:
+                est, verdict = claims[key], claims[f"v_{key}"]
+                text = _fmt(est, sign=key != "recovered") if isinstance(est, Estimate) else "-"
+                rows.append(f"  {task:8s} {label:24s} {text:24s} {verdict}")
+                task = ""
+        if lama is not None and model in lama:
+            paired = lama[model].paired(top)
+            for key, label in (("demos", "top-1 correct - wrong"),
+                               ("vector", "p(target) c+ - c-")):  # fmt: skip
+                est = paired[key]
+                assert isinstance(est, Estimate)
+                head = "LAMA" if key == "demos" else ""
+                rows.append(f"  {head:8s} {label:24s} {_fmt(est, sign=True):24s} "
+                            f"{paired[f'v_{key}']}")  # fmt: skip
     return "\n".join(rows)
