@@ -72,8 +72,8 @@ OVERRIDES: dict[str, dict[str, str]] = {
         "seeds_mm_lp": "range(100, 104)",
     },
     "06_transformers": {
-        "SIZES": '{"smollm2-135m": {t: (16, 16, 24) for t in TASKS}}',
-        "N_PREFIXES": "2",
+        "SIZES": "{m: {t: (16, 16, 24) for t in TASKS} for m in MODELS}",
+        "N_SETS": "2",
         "LAMA_LAYER_STEP": "15",
         "LAMA_N": "24",
     },
