@@ -43,14 +43,6 @@ ALLOWED: dict[tuple[str, str], str] = {
         )
         for key in ("ab_0_tr", "ab_1_sub", "ab_2_sub")
     },
-    **{
-        ("06_transformers", f"llm_{task}_diff_zero"): (
-            "a paired difference of two scores that answer every query alike (the additive score "
-            "with the lambda selected on held-out queries, 0 on the examples path): no discordant "
-            "query, the interval is the point 0, and the page prints McNemar p = 1 beside it"
-        )
-        for task in ("sst2", "ag_news", "trec")
-    },
 }
 
 

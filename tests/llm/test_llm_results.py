@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from assocmem.llm.evaluation import PairedComparison, paired_comparison
 from assocmem.llm.experiments import LamaResult, ProbeResult, TaskResult
+from assocmem.llm.plots import verdict_table
 from assocmem.llm.probes import LamaEffect
 from assocmem.llm.prompts import Split
 from assocmem.stats import Estimate
@@ -194,6 +195,9 @@ def test_claims_with_sets_give_the_known_differences_and_verdicts() -> None:
     assert flat["v_gain_zero"] == "unresolved"
     worse = _controls_result(zero=28, icl=4, add=20, wrong=8).claims()
     assert worse["v_gain_zero"] == "ICL hurts"
+    # the verdict table fits the page's output box (82 columns at 1280 px; test_html)
+    table = verdict_table({"a-model": [r, _controls_result(zero=16, icl=16, add=20, wrong=8)]})
+    assert max(map(len, table.splitlines())) <= 80 and "unresolved" in table
 
 
 def _lama() -> LamaResult:

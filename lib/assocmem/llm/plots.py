@@ -359,8 +359,9 @@ def verdict_table(
     Returns
     -------
     str
-        One block per model; every line under 80 columns. Intervals: bootstrap over
-        demonstration sets (ICL claims), over queries (the context-vector row).
+        One block per model; every line at most 80 columns ("unresolved" stands for the
+        claims' "not distinguishable from"). Intervals: bootstrap over demonstration sets
+        (ICL claims), over queries (the context-vector row).
     """
     rows = []
     for model, res in results.items():
@@ -370,6 +371,7 @@ def verdict_table(
             task = TASK_TITLES.get(r.task, r.task)
             for key, label in _CLAIMS:
                 est, verdict = claims[key], claims[f"v_{key}"]
+                verdict = "unresolved" if verdict == "not distinguishable from" else verdict
                 text = _fmt(est, sign=key != "recovered") if isinstance(est, Estimate) else "-"
                 rows.append(f"  {task:8s} {label:24s} {text:24s} {verdict}")
                 task = ""
