@@ -360,7 +360,7 @@ class TaskResult:
         return [rate(icl[self.sets == s]) for s in np.unique(self.sets)]
 
     #: Columns that do not depend on the demonstration sets (Wilson intervals over queries).
-    SET_FREE = ("zero", "cal", "vocab_zero", "chat_zero", "mass_zero")
+    SET_FREE = ("zero", "cal", "vocab_zero", "mass_zero")
 
     def rates(self) -> dict[str, Estimate]:
         """Test accuracy of every method, pooled over the demonstration sets.
