@@ -220,6 +220,7 @@ def test_lama_summary_and_report() -> None:
     assert (s["n"], s["queries"], s["capitals"]) == (10, 10, 8)
     assert (s["zero"].value, s["plus"].value, s["minus"].value) == (0.5, 0.7, 0.2)
     assert s["p0"] == 0.12 and s["pplus"] == pytest.approx(0.27) and s["sep"] == "above"
+    assert s["late"] == "24, 27, 30"  # layers 0 .. 30 in steps of 3, late: >= 22.5
     lo, hi = _wilson(5, 10)
     lines = str(lama).splitlines()
     assert lines[0] == f"whole-word top-1, zero-shot        0.500 [{lo:.3f}, {hi:.3f}]  (n = 10)"

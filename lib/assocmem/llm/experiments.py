@@ -979,7 +979,7 @@ class LamaResult:
             over the top quarter of the layers (:meth:`late_prob`), ``pplus`` and ``pminus``;
             ``sep``: ``"above"`` when ``pplus > pminus``, else ``"below"``; and, where the sets
             and per-query probabilities were kept, :meth:`paired` (keys ``demos``, ``vector``,
-            ``v_demos``, ``v_vector``).
+            ``v_demos``, ``v_vector``); ``late``: the late context layers, as text.
 
         Parameters
         ----------
@@ -994,6 +994,7 @@ class LamaResult:
             "p0": float(self.effect.prob0), "pplus": p_plus,
             "pminus": p_minus, "sep": "above" if p_plus > p_minus else "below",
         }  # fmt: skip
+        out["late"] = ", ".join(str(int(ell)) for ell in self.effect.layers[self._late(top)])
         if self.sets is not None and self.effect.prob_query is not None:
             out.update(self.paired(top))
         return out
