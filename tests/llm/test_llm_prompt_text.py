@@ -72,8 +72,8 @@ def test_chat_template_prompts_are_the_text_tokenization(standin, name: str) -> 
 
 def test_separate_encoding_is_not_the_text(standin) -> None:
     """The bug the issue measured: the prefix encoded alone ends in ``ĊĊ``, unlike the text."""
-    _, (texts, which) = _prompts(standin, "sst2", 4)
-    pre = demo_prefixes(load_task("sst2", verbose=False), np.arange(400), k=4, n_prefixes=2)
+    task = load_task("sst2", verbose=False)  # the real dev set, or the example set without it
+    pre = demo_prefixes(task, np.arange(len(task)), k=4, n_prefixes=2)
     query = "Review: a fine film\nSentiment:"
     glued = encode(standin, pre.texts[0]) + encode(standin, query)
     assert glued != encode(standin, pre.texts[0] + query)
