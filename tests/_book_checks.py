@@ -6,6 +6,7 @@ assert that the real book is clean and that a deliberately broken copy is caught
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -155,3 +156,75 @@ def check_colab_cell(md: Path, url: str, version: str | None = None) -> list[str
                 f"assocmem.llm (imports it: {needs_llm}; installs it: {has_llm})"
             )
     return problems
+
+
+#: Glued intervals a page may show as they are (tests/book/test_glued_intervals.py):
+#: (chapter stem, glued key without _lo/_hi) -> why the page may show this interval as it is.
+INTERVAL_EXCEPTIONS: dict[tuple[str, str], str] = {
+    **{
+        ("05_context_gated_memory", f"hy_down_{tag}"): (
+            "every memory set stays in its winner state down to the grid's lower end: the value "
+            "is a bound, and the page says the interval is empty"
+        )
+        for tag in ("15", "2", "25")
+    },
+    **{
+        ("03_hebbian_vs_optimal", key): (
+            "every instance at that load has the same accuracy: no interval can be formed, and "
+            "the page's table says 'all n equal' (the prose does not quote it)"
+        )
+        for key in ("ab_0_tr", "ab_1_sub", "ab_2_sub")
+    },
+}
+
+
+def glued_number(value: object) -> float:
+    """A glued value (myst-nb stores text/plain) as a float; NaN when it is not a number."""
+    if isinstance(value, dict):  # a glue.json entry: {"data": {"text/plain": "0.5"}, ...}
+        data = value.get("data", {})  # (in a notebook's own output the key carries a prefix)
+        value = next((v for k, v in data.items() if k.endswith("text/plain")), "nan")
+    try:
+        return float(str(value).strip().strip("'\""))
+    except ValueError:
+        return math.nan
+
+
+def interval_problems(glue: dict[str, object], allowed: set[str] = frozenset()) -> list[str]:
+    """Glued intervals that are not real intervals, as readable lines (empty when all are fine).
+
+    Parameters
+    ----------
+    glue : dict of str to object
+        Glued key -> value (a number, its text, or a glue.json entry).
+    allowed : set of str
+        Interval keys (without ``_lo``/``_hi``) that may break the rules.
+    """
+    problems = []
+    for key in sorted(glue):
+        if not key.endswith("_lo") or key[:-3] + "_hi" not in glue:
+            continue
+        base = key[:-3]
+        if base in allowed:
+            continue
+        lo, hi = glued_number(glue[key]), glued_number(glue[base + "_hi"])
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            problems.append(f"{base}: interval [{lo}, {hi}] is not finite")
+        elif not lo < hi:
+            problems.append(f"{base}: interval [{lo}, {hi}] has low >= high")
+        if base + "_n" in glue:
+            n = glued_number(glue[base + "_n"])
+            if not n >= 2:
+                problems.append(f"{base}: interval from n = {n} unit(s), fewer than 2")
+    return problems
+
+
+def notebook_glue(nb) -> dict[str, object]:
+    """Glued key -> glue entry (``{"data": ...}``) of a notebook executed by nbclient (myst-nb's
+    ``glue`` writes a display_data output named in ``metadata.scrapbook.name``)."""
+    out: dict[str, object] = {}
+    for cell in nb.cells:
+        for o in cell.get("outputs", []):
+            name = o.get("metadata", {}).get("scrapbook", {}).get("name")
+            if name:
+                out[name] = {"data": dict(o.get("data", {}))}
+    return out

@@ -9,8 +9,9 @@ call (:func:`assocmem.pages.glue_all`).
 One crossing estimator, :func:`crossing`: the point where a sampled curve (Part I: the fraction
 of perfectly stored instances against the load; chapter 5: the gate's winner fraction against the
 competition) crosses a level, with its interval by a bootstrap over units or a Jeffreys posterior
-per grid point. Also the Wilson score interval of a rate and the permutation test of two groups
-of instances.
+per grid point. Also the Wilson score interval of a rate, the exact bound on a paired difference
+of two methods that agree on every unit (:func:`concordant_difference`) and the permutation test
+of two groups of instances.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.stats import norm
+from scipy.stats import binomtest, norm
 from scipy.stats import t as student_t
 
 from assocmem._validate import as_float_array, check_int, check_real
@@ -36,6 +37,7 @@ __all__ = [
     "first_crossing",
     "wilson_interval",
     "bootstrap_interval",
+    "concordant_difference",
     "mean_interval",
     "permutation_test",
 ]
@@ -597,6 +599,56 @@ def bootstrap_interval(
     lo, hi = np.quantile(boots, [0.5 - lv / 2, 0.5 + lv / 2])
     return Estimate(est, float(lo), float(hi), int(x.shape[0]), f"percentile bootstrap over {unit}",
                     lv, float(boots.std(ddof=1)), 1.0, boots)  # fmt: skip
+
+
+def concordant_difference(n: int, *, level: float = 0.95) -> Estimate:
+    """Difference of two paired success rates when the two methods agree on every unit.
+
+    Two methods scored right/wrong on the same n units (queries) differ in accuracy by
+    ``(b - c) / n``, with ``b`` and ``c`` the discordant units (only the first right, only the
+    second right), so ``|difference| <= (b + c) / n``, and the same holds for the population
+    rates and the rate of discordant units. With no discordant unit among n a resampling
+    interval of the difference collapses to the point [0, 0], which would claim that the two
+    methods are known to be equally accurate. The interval returned here bounds the difference by
+    the exact (Clopper-Pearson) upper end of the discordance rate, 0 of n:
+    ``u = 1 - ((1 - level) / 2) ** (1 / n)`` (about 3.7 / n at 95 %), giving ``[-u, +u]``, which
+    covers the difference at least as often as that bound covers the discordance rate.
+
+    Parameters
+    ----------
+    n : int
+        Units (queries) on which both methods were scored and agreed, >= 1.
+    level : float
+        Coverage in (0, 1).
+
+    Returns
+    -------
+    Estimate
+        ``value = 0``, ``low = -u``, ``high = u``, ``n``, method ``"exact bound: no discordant
+        pair"``.
+
+    Raises
+    ------
+    ValueError
+        If ``n`` < 1 or ``level`` is outside (0, 1).
+
+    Notes
+    -----
+    Clopper & Pearson (1934); the bound on a paired difference by the discordance rate is the
+    one behind McNemar's test (McNemar 1947). Units are treated as independent.
+
+    Examples
+    --------
+    >>> e = concordant_difference(60)
+    >>> e.value, round(e.low, 4), round(e.high, 4)
+    (0.0, -0.0596, 0.0596)
+    """
+    m = check_int("n", n, 1)
+    lv = check_real("level", level, low=0.0, strict=True)
+    if lv >= 1:
+        raise ValueError(f"level must lie in (0, 1), got {level!r}")
+    u = float(binomtest(0, m).proportion_ci(confidence_level=lv, method="exact").high)
+    return Estimate(0.0, -u, u, m, "exact bound: no discordant pair", lv)
 
 
 def mean_interval(values: Any, level: float = 0.95) -> Estimate | tuple[Any, Any, Any]:

@@ -17,73 +17,16 @@ an error. The checker itself is tested on made-up glue data in every run.
 from __future__ import annotations
 
 import json
-import math
 import os
 from pathlib import Path
 
 import pytest
-from _book_checks import ROOT, chapter_sources
+from _book_checks import INTERVAL_EXCEPTIONS, ROOT, chapter_sources, interval_problems
 
 GLUE_DIR = Path(os.environ.get("ASSOCMEM_GLUE_DIR") or ROOT / "_build" / "jupyter_execute" / "book")
 REQUIRE = os.environ.get("ASSOCMEM_REQUIRE_GLUE") == "1"
 
-#: (chapter stem, glued key without _lo/_hi) -> why the page may show this interval as it is.
-ALLOWED: dict[tuple[str, str], str] = {
-    **{
-        ("05_context_gated_memory", f"hy_down_{tag}"): (
-            "every memory set stays in its winner state down to the grid's lower end: the value "
-            "is a bound, and the page says the interval is empty"
-        )
-        for tag in ("15", "2", "25")
-    },
-    **{
-        ("03_hebbian_vs_optimal", key): (
-            "every instance at that load has the same accuracy: no interval can be formed, and "
-            "the page's table says 'all n equal' (the prose does not quote it)"
-        )
-        for key in ("ab_0_tr", "ab_1_sub", "ab_2_sub")
-    },
-}
-
-
-def _number(value: object) -> float:
-    """A glued value (myst-nb stores text/plain) as a float; NaN when it is not a number."""
-    if isinstance(value, dict):  # a glue.json entry: {"data": {"text/plain": "0.5"}, ...}
-        data = value.get("data", {})  # (in a notebook's own output the key carries a prefix)
-        value = next((v for k, v in data.items() if k.endswith("text/plain")), "nan")
-    try:
-        return float(str(value).strip().strip("'\""))
-    except ValueError:
-        return math.nan
-
-
-def interval_problems(glue: dict[str, object], allowed: set[str] = frozenset()) -> list[str]:
-    """Glued intervals that are not real intervals, as readable lines (empty when all are fine).
-
-    Parameters
-    ----------
-    glue : dict of str to object
-        Glued key -> value (a number, its text, or a glue.json entry).
-    allowed : set of str
-        Interval keys (without ``_lo``/``_hi``) that may break the rules.
-    """
-    problems = []
-    for key in sorted(glue):
-        if not key.endswith("_lo") or key[:-3] + "_hi" not in glue:
-            continue
-        base = key[:-3]
-        if base in allowed:
-            continue
-        lo, hi = _number(glue[key]), _number(glue[base + "_hi"])
-        if not (math.isfinite(lo) and math.isfinite(hi)):
-            problems.append(f"{base}: interval [{lo}, {hi}] is not finite")
-        elif not lo < hi:
-            problems.append(f"{base}: interval [{lo}, {hi}] has low >= high")
-        if base + "_n" in glue:
-            n = _number(glue[base + "_n"])
-            if not n >= 2:
-                problems.append(f"{base}: interval from n = {n} unit(s), fewer than 2")
-    return problems
+ALLOWED = INTERVAL_EXCEPTIONS
 
 
 def test_the_checker_catches_degenerate_intervals_and_spares_allowed_ones() -> None:

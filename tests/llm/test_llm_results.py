@@ -64,7 +64,9 @@ def test_paired_comparison_verdict_and_text() -> None:
     assert s["verdict"] == "above" and s["p"] == 0.0021 and (s["only_a"], s["only_b"]) == (30, 10)
     assert s["diff"].value == 0.05
     # no discordant pair: the McNemar p-value is 1
-    assert paired_comparison(A, A).p_mcnemar == 1.0
+    same = paired_comparison(A, A)  # no discordant pair: p = 1 and the exact bound, not [0, 0]
+    assert same.p_mcnemar == 1.0 and same.verdict == "not distinguishable from"
+    assert same.difference.high == pytest.approx(1 - 0.025 ** (1 / len(A)))
 
 
 def test_paired_comparison_refuses_bad_input() -> None:
@@ -198,6 +200,25 @@ def test_claims_with_sets_give_the_known_differences_and_verdicts() -> None:
     # the verdict table fits the page's output box (82 columns at 1280 px; test_html)
     table = verdict_table({"a-model": [r, _controls_result(zero=16, icl=16, add=20, wrong=8)]})
     assert max(map(len, table.splitlines())) <= 80 and "unresolved" in table
+
+
+def test_methods_that_agree_on_every_query_get_an_interval_not_a_point() -> None:
+    """Additive = zero-shot on all 32 queries: every resample gives 0, so the bootstrap's [0, 0]
+    is replaced by the exact bound 1 - 0.025 ** (1 / 32) on the discordance rate (the rule of
+    three's value 3.69 / n at this n), and the share of ICL's gain recovered is bounded by it over
+    the gain's lower end."""
+    c = _controls_result(zero=4, icl=28, add=4, wrong=8).claims()
+    u = 1 - 0.025 ** (1 / 32)
+    add_zero = c["add_zero"]
+    assert (add_zero.value, add_zero.low, add_zero.high) == pytest.approx((0.0, -u, u))
+    assert add_zero.n == 32 and "no discordant" in add_zero.method
+    assert c["v_add_zero"] == "not distinguishable from"
+    rec, gain = c["recovered"], c["gain_zero"]
+    assert isinstance(rec, Estimate) and rec.value == 0.0 and rec.level == 0.925
+    assert rec.high == pytest.approx(u / gain.low) and rec.low == -rec.high
+    assert c["v_recovered"] == "unresolved"
+    # methods that differ somewhere keep the two-stage bootstrap
+    assert "two-stage" in c["add_icl"].method and c["add_icl"].low < c["add_icl"].high
 
 
 def _lama() -> LamaResult:

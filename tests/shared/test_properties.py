@@ -54,6 +54,7 @@ CASES: list[Case] = [
         lambda: ((np.array([0.2, 0.5, 0.9, 0.4]),), {"n_boot": 200}),
         {"values": "array", "level": "open_unit", "n_boot": "size", "seed": "count0"},
     ),
+    Case(stats.concordant_difference, lambda: ((60,), {}), {"n": "size", "level": "open_unit"}),
     Case(
         stats.mean_interval,
         lambda: ((np.array([0.2, 0.5, 0.9, 0.4]),), {}),

@@ -15,6 +15,7 @@ import pytest
 from assocmem.stats import (
     Estimate,
     bootstrap_interval,
+    concordant_difference,
     crossing,
     first_crossing,
     from_draws,
@@ -245,3 +246,19 @@ def test_from_draws_is_the_percentile_interval_of_the_finite_draws() -> None:
         from_draws(1.0, [1.0, 2.0], 1, "test")
     with pytest.raises(ValueError, match="2 finite"):
         from_draws(1.0, [1.0, np.nan], 5, "test")
+
+
+@pytest.mark.parametrize("n", [1, 10, 60, 1000])
+def test_concordant_difference_is_the_exact_zero_of_n_bound(n: int) -> None:
+    """0 discordant of n: u = 1 - 0.025 ** (1 / n) (Clopper-Pearson at 0 successes), which the
+    rule of three approximates as 3.69 / n for large n; symmetric around 0."""
+    e = concordant_difference(n)
+    u = 1 - 0.025 ** (1 / n)
+    assert (e.value, e.low, e.high, e.n) == pytest.approx((0.0, -u, u, n))
+    if n >= 1000:
+        assert e.high == pytest.approx(-math.log(0.025) / n, rel=0.01)
+    assert concordant_difference(n, level=0.99).high > e.high
+    with pytest.raises(ValueError):
+        concordant_difference(0)
+    with pytest.raises(ValueError):
+        concordant_difference(n, level=1.0)

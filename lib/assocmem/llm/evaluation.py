@@ -21,7 +21,7 @@ from scipy import optimize, stats
 from threadpoolctl import threadpool_limits
 
 from assocmem._validate import check_int
-from assocmem.stats import Estimate, bootstrap_interval, from_draws
+from assocmem.stats import Estimate, bootstrap_interval, concordant_difference, from_draws
 
 __all__ = [
     "PairedComparison",
@@ -41,7 +41,9 @@ class PairedComparison:
     ----------
     difference : Estimate
         Mean of a minus mean of b (``value``), with the 95 % paired-bootstrap interval (queries
-        resampled together, :func:`assocmem.stats.bootstrap_interval`); ``n`` = queries.
+        resampled together, :func:`assocmem.stats.bootstrap_interval`), or the exact bound of
+        :func:`assocmem.stats.concordant_difference` where no query is discordant; ``n`` =
+        queries.
     only_a, only_b : int
         Discordant pairs: a right and b wrong, and the reverse.
     p_mcnemar : float
@@ -102,7 +104,8 @@ def paired_comparison(
     -------
     PairedComparison
         ``difference`` is :func:`assocmem.stats.bootstrap_interval` of the per-query differences
-        ``a_i - b_i`` (percentile interval over queries resampled in pairs).
+        ``a_i - b_i`` (percentile interval over queries resampled in pairs); where no query is
+        discordant, the exact bound of :func:`assocmem.stats.concordant_difference`.
 
     Raises
     ------
@@ -115,9 +118,12 @@ def paired_comparison(
             f"a and b must be equal-length 1-d arrays of >= 2 outcomes, got {a.shape}, {b.shape}"
         )
     check_int("n_boot", n_boot, 100)
-    d = a.astype(float) - b.astype(float)
-    diff = bootstrap_interval(d, n_boot=n_boot, seed=seed, unit="queries (paired)")
     only_a, only_b = int((a & ~b).sum()), int((~a & b).sum())
+    if only_a + only_b == 0:  # a bootstrap would give the point [0, 0]
+        diff = concordant_difference(a.size)
+    else:
+        d = a.astype(float) - b.astype(float)
+        diff = bootstrap_interval(d, n_boot=n_boot, seed=seed, unit="queries (paired)")
     p = 1.0 if only_a + only_b == 0 else float(stats.binomtest(only_a, only_a + only_b, 0.5).pvalue)
     return PairedComparison(diff, only_a, only_b, p)
 
@@ -306,6 +312,24 @@ class SetBootstrap:
     def mean(self, column: str) -> Estimate:
         """Return the mean of one column, with its interval over sets."""
         return self.estimate(lambda m: m[column], column)
+
+    def difference(self, a: str, b: str, name: str = "") -> Estimate:
+        """Return mean of column ``a`` minus mean of column ``b``, paired, with its interval.
+
+        The two-stage bootstrap of :meth:`estimate`, except where ``a`` and ``b`` are right/wrong
+        outcomes (0/1) that agree on every query: there every draw gives 0 and the percentile
+        interval is the point [0, 0], so the exact bound of
+        :func:`assocmem.stats.concordant_difference` (over the n queries) is returned instead.
+
+        Raises
+        ------
+        KeyError
+            If a column is not measured.
+        """
+        x, y = self.columns[a], self.columns[b]
+        if np.array_equal(x, y) and np.isin(x, (0.0, 1.0)).all():
+            return concordant_difference(len(x))
+        return self.estimate(lambda m: m[a] - m[b], name or f"{a} - {b}")
 
 
 def set_bootstrap(

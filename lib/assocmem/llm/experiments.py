@@ -416,8 +416,11 @@ class TaskResult:
         Returns
         -------
         dict
-            Estimates (bootstrap over sets, :attr:`bootstrap`): ``mass_gain`` (label mass at
-            the last layer, ICL minus zero-shot: the collapse onto the label set), ``gain_zero``
+            Estimates (bootstrap over sets, :attr:`bootstrap`; a difference of two methods that
+            agree on every query gets the exact bound of :meth:`SetBootstrap.difference`, and
+            the share recovered then the ratio of the two bounds, at 92.5 %): ``mass_gain``
+            (label mass at the last layer, ICL minus zero-shot: the collapse onto the label
+            set), ``gain_zero``
             (ICL minus zero-shot accuracy), ``gain_cal`` (ICL minus calibrated zero-shot),
             ``labels`` (ICL with correct minus with wrong demonstration labels), ``add_zero``
             and ``add_icl`` (additive minus zero-shot, minus ICL) and ``recovered`` (the
@@ -448,21 +451,30 @@ class TaskResult:
         b = self.bootstrap
         out: dict[str, Estimate | str] = {
             "mass_gain": b.estimate(lambda m: m["mass_icl"] - m["mass_zero"], "mass gain"),
-            "gain_zero": b.estimate(lambda m: m["icl"] - m["zero"], "ICL - zero-shot"),
-            "gain_cal": b.estimate(lambda m: m["icl"] - m["cal"], "ICL - calibrated"),
-            "labels": b.estimate(lambda m: m["icl"] - m["wrong"], "correct - wrong labels"),
-            "add_zero": b.estimate(lambda m: m["add"] - m["zero"], "additive - zero-shot"),
-            "add_cal": b.estimate(lambda m: m["add"] - m["cal"], "additive - calibrated"),
-            "add_icl": b.estimate(lambda m: m["add"] - m["icl"], "additive - ICL"),
+            "gain_zero": b.difference("icl", "zero", "ICL - zero-shot"),
+            "gain_cal": b.difference("icl", "cal", "ICL - calibrated"),
+            "labels": b.difference("icl", "wrong", "correct - wrong labels"),
+            "add_zero": b.difference("add", "zero", "additive - zero-shot"),
+            "add_cal": b.difference("add", "cal", "additive - calibrated"),
+            "add_icl": b.difference("add", "icl", "additive - ICL"),
         }
-        gain = out["gain_zero"]
-        assert isinstance(gain, Estimate)
+        gain, add_zero = out["gain_zero"], out["add_zero"]
+        assert isinstance(gain, Estimate) and isinstance(add_zero, Estimate)
 
         def share(m: Mapping[str, np.ndarray]) -> np.ndarray:
             with np.errstate(divide="ignore", invalid="ignore"):
                 return (m["add"] - m["zero"]) / (m["icl"] - m["zero"])
 
-        out["recovered"] = b.estimate(share, "share recovered") if gain.low > 0 else "not testable"
+        if gain.low <= 0:
+            out["recovered"] = "not testable"
+        elif np.array_equal(b.columns["add"], b.columns["zero"]):  # no query discordant
+            # |add - zero| <= add_zero.high and icl - zero >= gain.low, each at 95 % (two-sided):
+            # jointly at least 92.5 % (Bonferroni over the two one-sided 2.5 % tails used)
+            u = add_zero.high / gain.low
+            how = "exact bound on additive - zero-shot over the lower end of ICL's gain"
+            out["recovered"] = Estimate(0.0, -u, u, add_zero.n, how, 0.925)
+        else:
+            out["recovered"] = b.estimate(share, "share recovered")
         collapse = check_real("collapse", collapse, low=0.0, strict=True)
         same = "not distinguishable from"  # reads "the additive score is ... ICL"
         for name, up, down, none in (("mass_gain", "rises, no collapse", "falls", "unresolved"),
@@ -931,7 +943,8 @@ class LamaResult:
         dict
             ``demos``: whole-word top-1 after k correct minus after k wrong demonstrations (the
             same items, only the shown capitals differ), with the bootstrap interval over
-            demonstration sets and queries (two-stage); ``vector``: the whole-word target
+            demonstration sets and queries (two-stage; :meth:`SetBootstrap.difference`'s exact
+            bound where the two agree on every query); ``vector``: the whole-word target
             probability under the supportive minus the adversarial context vector, per query
             averaged over the late context layers and every lambda, with the percentile
             bootstrap interval over queries; ``v_demos`` and ``v_vector``: ``"supportive above"``,
@@ -946,7 +959,7 @@ class LamaResult:
             raise ValueError("paired comparisons need the sets and the per-query probabilities")
         b = set_bootstrap({"plus": self.correct_plus, "minus": self.correct_minus}, self.sets,
                           seed=self.seed)  # fmt: skip
-        demos = b.estimate(lambda m: m["plus"] - m["minus"], "correct - wrong demonstrations")
+        demos = b.difference("plus", "minus", "correct - wrong demonstrations")
         late = self._late(top)
         pq = self.effect.prob_query[:, late]  # (2, late layers, m, n)
         d = pq[0].mean((0, 1)) - pq[1].mean((0, 1))
