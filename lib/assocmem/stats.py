@@ -634,8 +634,8 @@ def concordant_difference(n: int, *, level: float = 0.95) -> Estimate:
 
     Notes
     -----
-    Clopper & Pearson (1934); the bound on a paired difference by the discordance rate is the
-    one behind McNemar's test (McNemar 1947). Units are treated as independent.
+    The upper end is ``scipy.stats.binomtest(0, n).proportion_ci(level, method="exact")``.
+    Units are treated as independent.
 
     Examples
     --------

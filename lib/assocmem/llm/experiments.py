@@ -418,7 +418,7 @@ class TaskResult:
         dict
             Estimates (bootstrap over sets, :attr:`bootstrap`; a difference of two methods that
             agree on every query gets the exact bound of :meth:`SetBootstrap.difference`, and
-            the share recovered then the ratio of the two bounds, at 92.5 %): ``mass_gain``
+            the share recovered then the ratio of the two bounds): ``mass_gain``
             (label mass at the last layer, ICL minus zero-shot: the collapse onto the label
             set), ``gain_zero``
             (ICL minus zero-shot accuracy), ``gain_cal`` (ICL minus calibrated zero-shot),
@@ -468,11 +468,11 @@ class TaskResult:
         if gain.low <= 0:
             out["recovered"] = "not testable"
         elif np.array_equal(b.columns["add"], b.columns["zero"]):  # no query discordant
-            # |add - zero| <= add_zero.high and icl - zero >= gain.low, each at 95 % (two-sided):
-            # jointly at least 92.5 % (Bonferroni over the two one-sided 2.5 % tails used)
+            # |add - zero| <= add_zero.high and icl - zero >= gain.low each fail with probability
+            # at most about 2.5 % (one end of each 95 % interval is used): jointly about 95 %
             u = add_zero.high / gain.low
             how = "exact bound on additive - zero-shot over the lower end of ICL's gain"
-            out["recovered"] = Estimate(0.0, -u, u, add_zero.n, how, 0.925)
+            out["recovered"] = Estimate(0.0, -u, u, add_zero.n, how)
         else:
             out["recovered"] = b.estimate(share, "share recovered")
         collapse = check_real("collapse", collapse, low=0.0, strict=True)
