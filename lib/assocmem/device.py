@@ -2,18 +2,46 @@
 
 Every heavy function in :mod:`assocmem` takes a ``device=`` argument and passes it through
 :func:`get_device`, so the same chapter runs on a laptop CPU, in CI and on a Colab GPU.
+
+Threads that yield. torch runs one worker thread per core, and its OpenMP workers spin while
+they wait for each other. On a machine where another process is busy (a second build, a browser,
+a shared runner) a worker that is descheduled inside a parallel region holds its partner spinning
+at the barrier, on the core the descheduled worker needs: on 2 cores beside one busy process,
+chapter 1's training (many small products) ran 20 to 28 times slower and chapter 6's forward passes
+9 times slower (``benchmarks/threads_shared.py``), where a fair share of the cores is 2 times.
+Sleeping instead of spinning (``OMP_WAIT_POLICY=PASSIVE``) or one thread per process avoid that,
+but made chapter 1's training 2.5 and 1.8 times slower on an idle machine. The library therefore
+*shares the cores*: the heavy loops (training steps, hidden-state batches) call
+:func:`share_cores` between units of work, which looks at how much CPU the other processes used
+since its last look (``/proc/stat`` against this process's own CPU time, at most every 0.25 s)
+and sets torch's thread count to the cores they leave free (at least one). Measured: 1.8 times
+the time alone beside a busy process, and within 3 % of torch's default alone. The training
+engine gives the same bits at any thread count (``tests/shared/test_foundation.py``), so its
+numbers do not depend on how busy the machine was; a language model's forward pass can differ
+in the last bits of a float between thread counts (seen with SmolLM2 at one thread).
+
+``ASSOCMEM_THREADS=N`` (or :func:`configure_threads` with an ``n``) fixes the count instead and
+turns the sharing off; off Linux (no ``/proc/stat``) the count stays fixed too.
 """
 
 from __future__ import annotations
 
+import math
 import os
+import time
 
 import numpy as np
 import torch
 
 from assocmem._validate import check_int
 
-__all__ = ["get_device", "configure_threads", "describe_device", "make_generator"]
+__all__ = [
+    "get_device",
+    "configure_threads",
+    "share_cores",
+    "describe_device",
+    "make_generator",
+]
 
 
 def get_device(device: str | torch.device | None = None) -> torch.device:
@@ -78,7 +106,9 @@ def configure_threads(n: int | None = None) -> int:
     ----------
     n : int or None
         Number of threads. ``None`` uses the environment variable ``ASSOCMEM_THREADS`` if set,
-        else the number of CPU cores available to this process (``os.sched_getaffinity``).
+        else the number of CPU cores available to this process (``os.sched_getaffinity``). A
+        count given either way is fixed (:func:`share_cores` leaves it alone); with neither, it
+        starts at the cores and :func:`share_cores` adapts it to how busy the machine is.
 
     Returns
     -------
@@ -90,6 +120,7 @@ def configure_threads(n: int | None = None) -> int:
     ValueError
         If ``n`` (or ``ASSOCMEM_THREADS``) is not a positive integer.
     """
+    fixed = n is not None or "ASSOCMEM_THREADS" in os.environ
     if n is None:
         env = os.environ.get("ASSOCMEM_THREADS")
         if env is not None:
@@ -98,14 +129,93 @@ def configure_threads(n: int | None = None) -> int:
             except ValueError as exc:
                 raise ValueError(f"ASSOCMEM_THREADS={env!r} is not an integer") from exc
         else:
-            try:
-                n = len(os.sched_getaffinity(0))
-            except AttributeError:  # not on Linux
-                n = os.cpu_count() or 1
+            n = _cores()
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ValueError(f"n must be a positive integer number of threads, got {n!r}")
     torch.set_num_threads(n)
+    _SHARE.fixed = fixed
     return torch.get_num_threads()
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _busy_seconds() -> float | None:
+    """CPU seconds all processes have been busy since boot (``/proc/stat``), None off Linux."""
+    try:
+        with open("/proc/stat", "rb") as f:
+            fields = f.readline().split()
+    except OSError:
+        return None
+    if not fields or fields[0] != b"cpu":
+        return None
+    ticks = [int(x) for x in fields[1:9]]  # user nice system idle iowait irq softirq steal
+    busy = sum(ticks) - ticks[3] - ticks[4]
+    return busy / _HZ
+
+
+_HZ = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+class _Share:
+    """The state of :func:`share_cores`: the last look, and whether the count is fixed."""
+
+    def __init__(self) -> None:
+        self.fixed = "ASSOCMEM_THREADS" in os.environ
+        self.last: tuple[float, float, float] | None = None  # wall, all busy, own CPU seconds
+        self.others = 0.0
+
+
+_SHARE = _Share()
+SHARE_INTERVAL = 0.25  # seconds between two looks at the machine (one /proc/stat read each)
+
+
+def share_cores() -> int:
+    """Set torch's thread count to the cores that other processes leave free; return it.
+
+    Called by the library's heavy loops between units of work (a training step, a batch of
+    prompts); cheap (a clock read) except at most every :data:`SHARE_INTERVAL` seconds, when it
+    reads ``/proc/stat``. Over the time since its last look, the other processes' CPU use is the
+    machine's busy time less this process's own CPU time (:func:`time.process_time`), in cores;
+    the thread count becomes ``round(cores - others)``, at least 1 and at most the cores this
+    process may run on. The first call only takes a first look. Does nothing when the count was
+    fixed (``ASSOCMEM_THREADS``, :func:`configure_threads` with ``n``) or off Linux.
+
+    Returns
+    -------
+    int
+        torch's thread count now.
+
+    Examples
+    --------
+    >>> 1 <= share_cores() <= os.cpu_count()
+    True
+    """
+    if _SHARE.fixed:
+        return torch.get_num_threads()
+    now = time.monotonic()
+    last = _SHARE.last
+    if last is not None and now - last[0] < SHARE_INTERVAL:
+        return torch.get_num_threads()
+    busy = _busy_seconds()
+    if busy is None:
+        _SHARE.fixed = True
+        return torch.get_num_threads()
+    own = time.process_time()
+    _SHARE.last = (now, busy, own)
+    if last is None:
+        return torch.get_num_threads()
+    wall = now - last[0]
+    _SHARE.others = max(0.0, (busy - last[1]) - (own - last[2])) / wall
+    cores = _cores()
+    n = max(1, min(cores, math.floor(cores - _SHARE.others + 0.5)))
+    if n != torch.get_num_threads():
+        torch.set_num_threads(n)
+    return n
 
 
 def describe_device(device: str | torch.device | None = None) -> str:

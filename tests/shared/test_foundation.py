@@ -194,6 +194,77 @@ def test_configure_threads(monkeypatch):
     assert dev.describe_device("cpu").startswith("cpu (")
 
 
+@pytest.fixture
+def share_state(monkeypatch):
+    """A fresh state for share_cores, a fake machine of 4 cores, and torch's count restored."""
+    before = torch.get_num_threads()
+    monkeypatch.delenv("ASSOCMEM_THREADS", raising=False)
+    monkeypatch.setattr(dev, "_SHARE", dev._Share())
+    monkeypatch.setattr(dev, "_cores", lambda: 4)
+    clock = {"wall": 100.0, "busy": 1000.0, "own": 10.0}
+    monkeypatch.setattr(dev, "_busy_seconds", lambda: clock["busy"])
+    monkeypatch.setattr(dev.time, "monotonic", lambda: clock["wall"])
+    monkeypatch.setattr(dev.time, "process_time", lambda: clock["own"])
+    torch.set_num_threads(4)
+    yield clock
+    torch.set_num_threads(before)
+
+
+def _tick(clock, wall, own, others):
+    clock["wall"] += wall
+    clock["own"] += own
+    clock["busy"] += own + others
+
+
+def test_share_cores_leaves_the_cores_other_processes_use(share_state):
+    clock = share_state
+    assert dev.share_cores() == 4  # a first look decides nothing
+    _tick(clock, 1.0, own=4.0, others=0.0)  # alone: keep every core
+    assert dev.share_cores() == 4
+    _tick(clock, 1.0, own=2.6, others=1.4)  # another process busy on 1.4 cores
+    assert dev.share_cores() == 3 and torch.get_num_threads() == 3
+    _tick(clock, 0.1, own=0.0, others=0.4)  # sooner than SHARE_INTERVAL: no new look
+    assert dev.share_cores() == 3
+    _tick(clock, 1.0, own=1.0, others=6.0)  # others want more than the machine: one thread
+    assert dev.share_cores() == 1
+    _tick(clock, 1.0, own=1.0, others=0.0)  # they are gone: every core again
+    assert dev.share_cores() == 4
+    dev.configure_threads(2)  # a count fixed by the caller is left alone
+    _tick(clock, 1.0, own=0.5, others=3.5)
+    assert dev.share_cores() == 2
+
+
+def test_share_cores_is_off_when_threads_are_fixed_or_off_linux(share_state, monkeypatch):
+    clock = share_state
+    monkeypatch.setattr(dev, "_SHARE", dev._Share())
+    monkeypatch.setattr(dev, "_busy_seconds", lambda: None)  # no /proc/stat
+    dev.share_cores()
+    _tick(clock, 1.0, own=0.0, others=4.0)
+    assert dev.share_cores() == 4
+    monkeypatch.setenv("ASSOCMEM_THREADS", "3")
+    monkeypatch.setattr(dev, "_SHARE", dev._Share())  # the variable read at import
+    assert dev._SHARE.fixed
+
+
+def test_training_gives_the_same_bits_at_any_thread_count():
+    """share_cores changes the thread count mid-run: the engine's numbers must not follow it."""
+    from assocmem.linear.sampling import sample_problems
+    from assocmem.linear.training import train_memory
+
+    before = torch.get_num_threads()
+    runs = []
+    try:
+        for threads in (1, 2):
+            torch.set_num_threads(threads)
+            batch = sample_problems(300, 32, seeds=range(4))
+            run = train_memory(batch, steps=150, record_weights=False)
+            runs.append((run.weights.clone(), run.history["loss"]))
+    finally:
+        torch.set_num_threads(before)
+    assert torch.equal(runs[0][0], runs[1][0])
+    np.testing.assert_array_equal(runs[0][1], runs[1][1])
+
+
 def test_bad_inputs_found_by_a_newcomer_are_refused():
     with pytest.raises(ValueError, match="finite"):
         widgets.make_control("a", (0.0, float("inf"), 1.0))

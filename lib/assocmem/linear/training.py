@@ -28,7 +28,7 @@ from torch.optim.adam import adam
 from tqdm.auto import tqdm
 
 from assocmem._validate import check_int, check_positive
-from assocmem.device import get_device
+from assocmem.device import get_device, share_cores
 from assocmem.linear.problems import MemoryProblem, recall_accuracy, stack_problems
 
 # exp(-80) = 1.8e-35: smallest softmax weight kept; avoids subnormal float32 arithmetic
@@ -736,6 +736,8 @@ def train_memory(
     bar = tqdm(total=steps, desc="train_memory", leave=False) if progress else None
     t = 0
     while True:
+        if dev.type == "cpu":
+            share_cores()  # threads that yield to other processes (assocmem.device)
         rec, loss, grad = state.evaluate(need_grad=t < steps)
         state.note_perfect(rec, t)  # every step: perfect_step is exact
         last = t >= steps
