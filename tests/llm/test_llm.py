@@ -548,10 +548,62 @@ def test_layer_profile_matches_effective_number(tiny) -> None:
     torch.manual_seed(1)
     h = torch.randn(5, tiny.n_layers + 1, tiny.d_model)
     ids = torch.tensor([257, 258])
-    prof = layer_profile(tiny, h, ids, chunk=4)
     logits = decode(tiny, h)
-    for kind in ("entropy", "participation"):
-        want = effective_number(logits, kind).numpy()
-        np.testing.assert_allclose(prof[f"neff_{kind}"], want, rtol=1e-4)
     mass = torch.softmax(logits.double(), -1)[..., ids].sum(-1).numpy()
-    np.testing.assert_allclose(prof["label_mass"], mass, rtol=1e-4, atol=1e-7)
+    for chunk in (3, None):  # buffers reused by 7 chunks, the last one partial; one chunk
+        prof = layer_profile(tiny, h, ids, chunk=chunk)
+        for kind in ("entropy", "participation"):
+            want = effective_number(logits, kind).numpy()
+            np.testing.assert_allclose(prof[f"neff_{kind}"], want, rtol=1e-4)
+        np.testing.assert_allclose(prof["label_mass"], mass, rtol=1e-4, atol=1e-7)
+        np.testing.assert_array_equal(prof["label_logits"], logits[..., ids].numpy())
+
+
+def _lama_effect_direct(lm, h, first, cont, c_plus, c_minus, lambdas, layers):  # type: ignore[no-untyped-def]
+    """The effect computed as the chapter defines it: decode h + lambda c over the vocabulary."""
+    out = np.empty((2, len(layers), len(lambdas), len(first)))
+    rows = torch.arange(len(first))
+    for sign, c in enumerate((c_plus, c_minus)):
+        for i, ell in enumerate(layers):
+            for j, lam in enumerate(lambdas):
+                c_l = c[:, ell] if c.ndim == 3 else c[ell][None]
+                logp = torch.log_softmax(decode(lm, h + lam * c_l).double(), -1)
+                out[sign, i, j] = (logp[rows, first] + torch.as_tensor(cont)).exp().numpy()
+    return out
+
+
+def test_lama_effect_from_one_product_equals_decoding_every_lambda(tiny: LanguageModel) -> None:
+    """lama_context_effect's shortcut (W_U applied once, the norm as a number per row) equals
+    decoding h + lambda c-bar through the final norm and W_U for every layer and lambda, for
+    context vectors shared by all queries and cross-fitted ones (two folds), with a final norm
+    whose gain is not 1; and it refuses a final norm that is not of the form gain * x / rms(x)."""
+    import copy
+
+    from assocmem.llm.probes import lama_context_effect
+
+    lm = wrap_model(copy.deepcopy(tiny.model), tiny.tokenizer, name="tiny-gain")
+    torch.manual_seed(3)
+    with torch.no_grad():
+        lm.final_norm.weight.copy_(torch.rand(lm.d_model) * 2 + 0.1)
+    n, d, L = 9, lm.d_model, lm.n_layers
+    h = torch.randn(n, d) * 3
+    first = torch.randint(0, 260, (n,))
+    cont = -np.abs(np.random.default_rng(0).normal(size=n)) * (np.arange(n) % 2)
+    fold = np.arange(n) % 2
+    c_shared = torch.randn(L + 1, d)
+    c_folds = torch.randn(2, L + 1, d)[torch.as_tensor(fold)]  # (n, L + 1, d), 2 distinct rows
+    lambdas, layers = [0.5, 1.0, 2.0], [0, 2, L]
+    for c_plus, c_minus in ((c_shared, -c_shared), (c_folds, c_folds.flip(0))):
+        eff = lama_context_effect(lm, h, first, cont, c_plus, c_minus, lambdas, layers)
+        want = _lama_effect_direct(lm, h, first, cont, c_plus, c_minus, lambdas, layers)
+        np.testing.assert_allclose(eff.prob_query, want, rtol=2e-5, atol=1e-12)
+        np.testing.assert_allclose(eff.prob, want.mean(-1), rtol=2e-5)
+        logp0 = torch.log_softmax(decode(lm, h).double(), -1)[torch.arange(n), first]
+        assert eff.prob0 == pytest.approx(float((logp0 + torch.as_tensor(cont)).exp().mean()),
+                                          rel=2e-5)  # fmt: skip
+        energy0 = -decode(lm, h)[torch.arange(n), first].double().mean()
+        assert eff.energy0 == pytest.approx(float(energy0), rel=2e-5)
+    # a final norm with an additive bias is not gain * x / rms(x): refused, not misread
+    lm.final_norm.register_forward_hook(lambda _m, _i, out: out + 0.5)
+    with pytest.raises(RuntimeError, match="not gain"):
+        lama_context_effect(lm, h, first, cont, c_shared, -c_shared, lambdas, layers)

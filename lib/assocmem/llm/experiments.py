@@ -32,7 +32,7 @@ from .evaluation import (
     probe_accuracy,
     set_bootstrap,
 )
-from .models import LanguageModel
+from .models import LanguageModel, weights_digest
 from .probes import (
     LamaEffect,
     additive_accuracy,
@@ -45,7 +45,7 @@ from .probes import (
 )
 from .prompts import DemoPrefixes, Split, chat_text, demo_prefixes, prompt_ids
 from .registry import MODELS
-from .states import PromptStates, prompt_states
+from .states import PromptStates, prompt_states, uses_cache
 
 __all__ = [
     "TaskResult",
@@ -594,14 +594,16 @@ def _prompt_states(
 
 
 def _last_layer(
-    lm: LanguageModel, h_last: torch.Tensor, ids: torch.Tensor, y: np.ndarray, chunk: int = 64
+    lm: LanguageModel, h_last: torch.Tensor, ids: torch.Tensor, y: np.ndarray, chunk: int = 16
 ) -> tuple[np.ndarray, np.ndarray]:
     """Whole-vocabulary correctness and label mass of last-layer states (chunked: V may be 262k)."""
     ok, mass = [], []
     for s in range(0, len(h_last), chunk):
         logits = decode(lm, h_last[s : s + chunk])
         ok.append(logits.argmax(-1).numpy() == ids.numpy()[y[s : s + chunk]])
-        mass.append(torch.softmax(logits.double(), -1)[:, ids].sum(-1).numpy())
+        top = logits.amax(-1, keepdim=True)  # log-partition: one float32 pass, no float64 copy
+        log_z = (logits - top).exp_().sum(-1).double().log() + top[:, 0].double()
+        mass.append(torch.exp(torch.logsumexp(logits[:, ids].double(), -1) - log_z).numpy())
     return np.concatenate(ok), np.concatenate(mass)
 
 
@@ -726,6 +728,7 @@ def run_classification(
         "max_tokens": max_tokens,
         "progress": progress,
         "cache": cache,
+        "weights": weights_digest(lm.model) if uses_cache(lm, cache) else None,  # once
     }
     n_ctx, n_sel = len(split.ctx), len(split.sel)
     items = np.concatenate([split.ctx, split.sel, split.test])
@@ -1085,6 +1088,7 @@ def run_lama(
         "progress": progress,
         "cache": cache,
         "targets": targets,
+        "weights": weights_digest(lm.model) if uses_cache(lm, cache) else None,  # once
     }
     zero = _prompt_states(lm, task, items, None, desc="lama 0-shot", **kw)
     facts = np.arange(len(task))  # demonstrations: any fact, never the query itself

@@ -150,7 +150,7 @@ def layer_profile(
     h: torch.Tensor,
     label_ids: torch.Tensor,
     *,
-    chunk: int = 64,
+    chunk: int | None = None,
     progress: bool = False,
 ) -> dict[str, np.ndarray]:
     """Logit-lens statistics of states h (n, L + 1, d) at every layer (paper §4.2, Fig. 4).
@@ -163,8 +163,9 @@ def layer_profile(
         Last-token states of n prompts at every layer.
     label_ids : torch.Tensor, int64, shape (K,)
         Token ids of the label words.
-    chunk : int
-        States decoded per batch (memory: chunk · V floats).
+    chunk : int or None
+        States decoded per product (memory: two buffers of chunk · V floats); None: 64, or
+        fewer where two buffers would exceed 256 MB.
     progress : bool
         Show a progress bar.
 
@@ -182,18 +183,30 @@ def layer_profile(
         "label_mass": [],
         "label_logits": [],
     }
+    w = _w_u(lm)
+    if chunk is None:  # 64 states per product, fewer for a huge vocabulary (<= 128 MB a buffer)
+        chunk = max(1, min(64, (1 << 25) // w.shape[0]))
+    # two buffers reused by every chunk: fresh (chunk, V) tensors cost a page fault per 4 kB
+    z_buf = torch.empty(min(chunk, len(flat)), w.shape[0], dtype=torch.float32, device=w.device)
+    e_buf = torch.empty_like(z_buf)
     for start in tqdm(range(0, len(flat), chunk), disable=not progress, desc="logit lens"):
-        logits = _logits(lm, flat[start : start + chunk])
-        ids = label_ids.to(logits.device)
-        # one float32 log-softmax serves all three statistics (V = 262,144 for Gemma-3: the
-        # float64 path of effective_number, run twice, took 4 times as long); the logits are
-        # finite, so p * log p is too
-        logp = torch.log_softmax(logits.float(), dim=-1)
-        p = logp.exp()
-        parts["neff_entropy"].append(torch.exp(-(p * logp).sum(-1)).double().cpu())
-        parts["neff_participation"].append((1.0 / (p * p).sum(-1)).double().cpu())
-        parts["label_mass"].append(p[:, ids].sum(-1).double().cpu())
-        parts["label_logits"].append(logits[:, ids].cpu())
+        x = _normed(lm, flat[start : start + chunk])
+        with torch.inference_mode():
+            z, e = z_buf[: len(x)], e_buf[: len(x)]
+            torch.matmul(x, w.T, out=z)  # the logits
+            ids = label_ids.to(z.device)
+            parts["label_logits"].append(z[:, ids].cpu())
+            # one float32 pass serves all three statistics (V = 262,144 for Gemma-3): with
+            # z = logits - max, e = exp(z) and s = sum e, p = e / s, so
+            # -sum p log p = log s - (e . z) / s, 1 / sum p^2 = s^2 / (e . e), mass = sum_ids e / s
+            z.sub_(z.amax(-1, keepdim=True))
+            torch.exp(z, out=e)
+            total = e.sum(-1)
+            ez = torch.bmm(e[:, None, :], z[:, :, None])[:, 0, 0]
+            ee = torch.bmm(e[:, None, :], e[:, :, None])[:, 0, 0]
+        parts["neff_entropy"].append(torch.exp(total.log() - ez / total).double().cpu())
+        parts["neff_participation"].append((total * total / ee).double().cpu())
+        parts["label_mass"].append((e[:, ids].sum(-1) / total).double().cpu())
     shape = h.shape[:-1]
     out = {k: torch.cat(v).numpy().reshape(*shape, *v[0].shape[1:]) for k, v in parts.items()}
     return out
@@ -340,6 +353,53 @@ class LamaEffect:
     prob_query: np.ndarray | None = None
 
 
+def _rms_scale(lm: LanguageModel, x: torch.Tensor, gain: torch.Tensor) -> torch.Tensor:
+    """Return the number s per row with RMSNorm_final(x) = s * (gain * x), shape x.shape[:-1].
+
+    ``gain`` is the norm of a vector of ones (the norm's gain up to one constant factor), so the
+    norm's output is ``s * (gain * x)`` exactly, s being a positive number per row; s is read off
+    by least squares. Raises if the norm is not of that form (then the shortcut of
+    :func:`lama_context_effect` would be wrong).
+    """
+    normed = _normed(lm, x)
+    gx = gain * x.to(normed.device)
+    s = (normed * gx).sum(-1) / (gx * gx).sum(-1).clamp_min(1e-30)
+    err = (normed - s[..., None] * gx).abs().max()
+    if not bool(err <= 1e-4 * normed.abs().max() + 1e-30):
+        raise RuntimeError(f"the final norm is not gain * x / rms(x) (residual {float(err):.3g})")
+    return s
+
+
+def _scaled_sum_stats(
+    a: torch.Tensor,
+    b: torch.Tensor,
+    inverse: torch.Tensor,
+    lams: torch.Tensor,
+    scale: torch.Tensor,
+    tgt: torch.Tensor,
+    chunk_elems: int = 1 << 22,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Target logit and log-partition of z[l, i] = scale[l, i] * (a[i] + lams[l] * b[inverse[i]]).
+
+    ``a`` (n, V), ``b`` (folds, V): returns ``z[l, i, tgt[i]]`` and ``logsumexp_v z[l, i, v]``,
+    both (m, n), computed in chunks of rows of at most ``chunk_elems`` numbers (the whole (m, n, V)
+    tensor for Gemma-3 would hold 1.5 G numbers).
+    """
+    m, (n, v) = len(lams), a.shape
+    rows = torch.arange(n, device=a.device)
+    logit_t = scale * (a[rows, tgt] + lams[:, None] * b[inverse, tgt])
+    lse = torch.empty(m, n, dtype=a.dtype, device=a.device)
+    step = max(1, chunk_elems // (m * v))
+    with torch.inference_mode():
+        for r0 in range(0, n, step):
+            r1 = min(n, r0 + step)
+            z = torch.addcmul(a[r0:r1], lams[:, None, None], b[inverse[r0:r1]])  # (m, rc, V)
+            z.mul_(scale[:, r0:r1, None])
+            top = z.amax(-1, keepdim=True)
+            lse[:, r0:r1] = z.sub_(top).exp_().sum(-1).log_() + top[..., 0]
+    return logit_t, lse
+
+
 def lama_context_effect(
     lm: LanguageModel,
     h_query: torch.Tensor,
@@ -378,28 +438,40 @@ def lama_context_effect(
     lam = torch.as_tensor(np.asarray(lambdas, dtype=np.float32))
     dev = lm.unembedding.device
     n = len(first_ids)
-    rows, tgt = torch.arange(n, device=dev), first_ids.to(dev)
+    tgt = first_ids.to(dev)
     cont = torch.as_tensor(np.asarray(continuation, dtype=np.float64))
+    w = _w_u(lm)
+    # The final norm is g * x / rms(x): decoding h + lambda c is s * (A + lambda B) with
+    # A = (g h) W_U^T once, B = (g c) W_U^T per context vector and s a number per row, so no
+    # product with W_U is repeated per layer and lambda (_rms_scale checks the form).
+    gain = _normed(lm, torch.ones(1, h_query.shape[-1]))[0]
+    with torch.inference_mode():
+        a = (gain * h_query.to(dev)) @ w.T  # (n, V)
 
     def stats(
-        x: torch.Tensor,
+        lams: torch.Tensor, c_l: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
-        logits = _logits(lm, x)  # (..., n, V)
-        logp = torch.log_softmax(logits, dim=-1)[..., rows, tgt].cpu().double()
+        c_u, inverse = torch.unique(c_l, dim=0, return_inverse=True)  # (folds, d): few rows
+        inverse = inverse.expand(n) if c_l.shape[0] == 1 else inverse
+        with torch.inference_mode():
+            b = (gain * c_u.to(dev)) @ w.T  # (folds, V)
+        x = h_query[None] + lams[:, None, None] * c_l[None]
+        scale = _rms_scale(lm, x, gain)  # (m, n)
+        logit_t, lse = _scaled_sum_stats(a, b, inverse.to(dev), lams.to(dev), scale, tgt)
+        logp = (logit_t - lse).cpu().double()
         p = (logp + cont).exp()
         se = p.std(-1) / np.sqrt(max(n - 1, 1))
-        return -logits[..., rows, tgt].mean(-1).cpu(), p.mean(-1), se, p
+        return -logit_t.mean(-1).cpu(), p.mean(-1), se, p
 
-    e0, p0, s0, _ = stats(h_query)
+    e0, p0, s0, _ = stats(torch.zeros(1), torch.zeros(1, h_query.shape[-1]))
     shape = (2, len(layers), len(lam))
     energy, prob, prob_se = np.empty(shape), np.empty(shape), np.empty(shape)
     prob_query = np.empty((*shape, n))
-    for s, c in enumerate((c_plus, c_minus)):
+    for sign, c in enumerate((c_plus, c_minus)):
         for i, ell in enumerate(layers):
             c_l = c[..., ell, :] if c.ndim == 3 else c[ell][None, :]
-            x = h_query[None] + lam[:, None, None] * c_l[None]
-            e, p, se, pq = stats(x)
-            energy[s, i], prob[s, i], prob_se[s, i] = e.numpy(), p.numpy(), se.numpy()
-            prob_query[s, i] = pq.numpy()
+            e, p, se, pq = stats(lam, c_l)
+            energy[sign, i], prob[sign, i], prob_se[sign, i] = e.numpy(), p.numpy(), se.numpy()
+            prob_query[sign, i] = pq.numpy()
     return LamaEffect(np.asarray(lambdas, float), np.asarray(layers), energy, prob, prob_se,
                       float(e0), float(p0), float(s0), prob_query)  # fmt: skip

@@ -24,6 +24,8 @@ import torch
 from tqdm.auto import tqdm
 
 from assocmem._validate import check_int
+from assocmem.device import share_cores
+from assocmem.pages import show_progress
 
 from .loaders import cache_dir
 from .models import LanguageModel, weights_digest
@@ -35,6 +37,7 @@ __all__ = [
     "prompt_states",
     "last_token_states",
     "states_key",
+    "uses_cache",
     "EXTRACTION_VERSION",
 ]
 
@@ -69,13 +72,14 @@ def states_key(
     queries: Sequence[Sequence[int]],
     which: np.ndarray,
     targets: Sequence[Sequence[int]] | None,
+    weights: str | None = None,
 ) -> dict[str, object]:
     """Everything that determines :func:`prompt_states`' output: the cache key.
 
     Parameters
     ----------
     lm : LanguageModel
-    prefixes, queries, which, targets
+    prefixes, queries, which, targets, weights
         As :func:`prompt_states`.
 
     Returns
@@ -94,7 +98,7 @@ def states_key(
         digest.update(data + b"|")
     return {
         "model": lm.identity,
-        "weights": weights_digest(lm.model),
+        "weights": weights_digest(lm.model) if weights is None else weights,
         "dtype": str(lm.dtype),
         "device": lm.device.type,
         "layers": lm.n_layers + 1,
@@ -103,6 +107,14 @@ def states_key(
         "targets": targets is not None,
         "version": EXTRACTION_VERSION,
     }
+
+
+def uses_cache(lm: LanguageModel, cache: bool | None) -> bool:
+    """Tell whether :func:`prompt_states` reads and writes the disk cache.
+
+    ``cache`` if given, else whether ``lm`` is a registry model.
+    """
+    return (lm.name in MODELS) if cache is None else bool(cache)
 
 
 def _cache_kwarg(base: torch.nn.Module) -> str:
@@ -170,7 +182,9 @@ def _extract(
             start += size
     caches: dict[int, object] = {}
     try:
-        for p, rows in tqdm(batches, desc=desc, disable=None if progress else True, leave=False):
+        for p, rows in tqdm(batches, desc=desc, disable=not show_progress(progress), leave=False):
+            if lm.device.type == "cpu":
+                share_cores()  # threads that yield to other processes (assocmem.device)
             pre = lm.bos_ids + prefixes[p]
             if pre and p not in caches:
                 caches.clear()
@@ -247,6 +261,7 @@ def prompt_states(
     cache_path: str | os.PathLike[str] | None = None,
     progress: bool | None = None,
     desc: str = "hidden states",
+    weights: str | None = None,
 ) -> PromptStates:
     """Hidden states at the last query token of ``[BOS] + prefixes[which[i]] + queries[i]``.
 
@@ -280,9 +295,14 @@ def prompt_states(
         :func:`states_key`; None: registry models only.
     cache_path : path or None
     progress : bool or None
-        Progress bar; None shows it only on a terminal (never in a saved notebook).
+        Progress bar; None: live in a terminal or a kernel, never on a built page
+        (:func:`assocmem.pages.show_progress`).
     desc : str
         Progress-bar label.
+    weights : str or None
+        :func:`~.models.weights_digest` of ``lm.model``, for the cache key, when the caller has
+        just computed it (an experiment's calls share one: the digest reads every weight, about
+        0.5 s per GB); None: computed here. The weights must not have changed since.
 
     Returns
     -------
@@ -310,17 +330,19 @@ def prompt_states(
     batch_size = check_int("batch_size", batch_size, 1)
     if max_tokens is not None:
         max_tokens = check_int("max_tokens", max_tokens, 1)
-    use_cache = (lm.name in MODELS) if cache is None else cache
-    key = states_key(lm, plist, qlist, which_arr, tlist)
-    digest = hashlib.sha1(json.dumps(key, sort_keys=True).encode()).hexdigest()[:20]
-    file = cache_dir(cache_path) / "llm" / f"{lm.name}_{digest}.pt"
-    if use_cache and file.is_file():
+    use_cache = uses_cache(lm, cache)
+    key, file = None, None
+    if use_cache:
+        key = states_key(lm, plist, qlist, which_arr, tlist, weights)
+        digest = hashlib.sha1(json.dumps(key, sort_keys=True).encode()).hexdigest()[:20]
+        file = cache_dir(cache_path) / "llm" / f"{lm.name}_{digest}.pt"
+    if file is not None and file.is_file():
         saved = torch.load(file, weights_only=False)
         return PromptStates(saved["h"], saved["logprob"], saved["top1"], from_cache=True)
     h, lp, top1 = _extract(
         lm, plist, qlist, which_arr, tlist, batch_size, max_tokens, progress, desc
     )
-    if use_cache:
+    if file is not None:
         file.parent.mkdir(parents=True, exist_ok=True)
         tmp = file.with_suffix(".tmp")
         torch.save({"h": h, "logprob": lp, "top1": top1, "key": key}, tmp)

@@ -1,0 +1,143 @@
+"""Where chapter 6's time goes: its experiments at the page's sizes, by phase, and the forward rate.
+
+Runs, for each model asked for, chapter 6's classification experiment on each task (the page's
+sizes, k, sets, lambda grid, layers, chat variant, batching) and its LAMA experiment, with the
+hidden-state disk cache in a new temporary directory (every state computed and written, as in a
+first build), and prints
+
+* seconds per phase: forward passes (``states._extract``: prefixes and query batches), the weights
+  digest of the cache key, the whole-vocabulary decodes (N_eff profiles, last-layer scoring), the
+  linear probe, the additive-score grid and LAMA's context-effect sweep;
+* tokens processed per second in the forward passes (every token a block computed, prefixes and
+  padding included), the float32 FLOP rate that is (2 x the blocks' parameters per token, the
+  attention over the context left out) and its fraction of the machine's float32 matmul rate
+  (square 2048 GEMM, best of 3).
+
+The script uses only functions that exist since 0.9.1, so the same file measures an older checkout
+(``PYTHONPATH=<old>/lib python benchmarks/llm_chapter6.py``) for a before/after in one session.
+
+Usage::
+
+    python benchmarks/llm_chapter6.py [--models smollm2-135m gemma3-270m] [--tasks sst2 ...]
+        [--no-lama]
+
+Data: ``$ASSOCMEM_DATA_DIR`` (e.g. ``../shared/data``), else the built-in examples.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import functools
+import os
+import tempfile
+import time
+
+import numpy as np
+import torch
+from assocmem.llm import experiments, states
+from assocmem.llm.data import load_task
+from assocmem.llm.experiments import default_layers, run_classification, run_lama
+from assocmem.llm.models import load_model
+from assocmem.llm.prompts import make_split
+from assocmem.llm.registry import model_spec
+
+# chapter 6's parameters cell (book/06_transformers.md)
+K = {"sst2": 4, "ag_news": 4, "trec": 6}
+N_SETS, N_CHAT, BATCH, MAX_TOKENS = 8, 160, 64, 512
+SIZES = {
+    "gemma3-270m": {"sst2": (48, 100, 400), "ag_news": (48, 100, 320), "trec": (36, 48, 368)},
+    "smollm2-135m": {"sst2": (48, 100, 320), "ag_news": (48, 100, 320), "trec": (36, 48, 320)},
+}
+LAMBDAS = np.logspace(-2, 1, 13)
+PHASES = {  # label: the function timed, wherever a module of the experiments calls it by name
+    "forward passes": "_extract",
+    "weights digest": "weights_digest",
+    "N_eff profiles": "layer_profile",
+    "last-layer decode": "_last_layer",
+    "linear probe": "probe_accuracy",
+    "additive grid": "additive_accuracy",
+    "LAMA effect": "lama_context_effect",
+}
+
+
+def matmul_rate(n: int = 2048) -> float:
+    a, b = torch.randn(n, n), torch.randn(n, n)
+    best = float("inf")
+    for _ in range(3):
+        t0 = time.perf_counter()
+        a @ b
+        best = min(best, time.perf_counter() - t0)
+    return 2 * n**3 / best
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--models", nargs="+", default=["smollm2-135m", "gemma3-270m"])
+    ap.add_argument("--tasks", nargs="+", default=["sst2", "ag_news", "trec"])
+    ap.add_argument("--no-lama", action="store_true")
+    args = ap.parse_args()
+    os.environ["ASSOCMEM_CACHE_DIR"] = tempfile.mkdtemp(prefix="assocmem-bench-")  # cold
+    seconds: collections.Counter[str] = collections.Counter()
+    for label, name in PHASES.items():  # time every call of each phase
+        for module in (experiments, states):
+            if not hasattr(module, name):
+                continue
+            original = getattr(module, name)
+
+            def timed(*a, _f=original, _label=label, **kw):  # type: ignore[no-untyped-def]
+                t0 = time.perf_counter()
+                try:
+                    return _f(*a, **kw)
+                finally:
+                    seconds[_label] += time.perf_counter() - t0
+
+            setattr(module, name, functools.wraps(original)(timed))
+    peak = matmul_rate()
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; float32 matmul "
+          f"(2048^3): {peak / 1e9:.0f} GFLOP/s")  # fmt: skip
+    tasks = {t: load_task(t, verbose=False) for t in args.tasks}
+    for model in args.models:
+        seconds.clear()
+        t0 = time.perf_counter()
+        lm = load_model(model)
+        load_s = time.perf_counter() - t0
+        tokens = [0]
+
+        def count(_m, inp, _tokens=tokens):  # type: ignore[no-untyped-def]
+            _tokens[0] += inp[0].numel()
+
+        handle = lm.embedding.register_forward_pre_hook(count)
+        blocks = sum(p.numel() for p in lm.blocks.parameters())
+        t0 = time.perf_counter()
+        for name, task in tasks.items():
+            n_ctx, n_sel, n_test = SIZES[model][name]
+            split = make_split(task, n_ctx=n_ctx, n_sel=n_sel, n_test=n_test,
+                               n_pool=N_SETS * K[name],
+                               pool_per_class=N_SETS * K[name] // len(task.label_words),
+                               seed=0, stratify=name == "ag_news")  # fmt: skip
+            run_classification(
+                lm, task, split, ks=(K[name],), n_prefixes=N_SETS, lambdas=LAMBDAS,
+                layers=default_layers(lm.n_layers, start=5 / 8), seed=0,
+                chat=model_spec(model).instruct, n_chat=N_CHAT, batch_size=BATCH,
+                max_tokens=MAX_TOKENS, progress=False,
+            )  # fmt: skip
+        if not args.no_lama:
+            run_lama(lm, load_task("lama_p36", verbose=False), k=4, lambdas=[1.0, 1.5, 2.0],
+                     layers=list(range(0, lm.n_layers + 1, 3)), n_prefixes=N_SETS, seed=0,
+                     batch_size=BATCH, max_tokens=MAX_TOKENS, progress=False)  # fmt: skip
+        total = time.perf_counter() - t0
+        handle.remove()
+        fwd = seconds["forward passes"]
+        rate = tokens[0] / fwd
+        flops = 2 * blocks * rate
+        print(f"\n{model}: load {load_s:.1f} s; experiments {total:.1f} s "
+              f"({', '.join(args.tasks)}{'' if args.no_lama else ', LAMA'})")  # fmt: skip
+        for label in PHASES:
+            print(f"  {label:18s} {seconds[label]:7.1f} s  {seconds[label] / total:6.1%}")
+        print(f"  forward: {tokens[0]:,} tokens in {fwd:.1f} s = {rate:,.0f} tokens/s, "
+              f"{flops / 1e9:.0f} GFLOP/s = {flops / peak:.0%} of the matmul rate")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
