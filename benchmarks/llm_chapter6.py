@@ -18,8 +18,9 @@ The script uses only functions that exist since 0.9.1, so the same file measures
 
 Usage::
 
-    python benchmarks/llm_chapter6.py [--models smollm2-135m gemma3-270m] [--tasks sst2 ...]
-        [--no-lama]
+    python benchmarks/llm_chapter6.py [--models NAME ...] [--tasks sst2 ...] [--no-lama]
+
+(default: the registry's offline models).
 
 Data: ``$ASSOCMEM_DATA_DIR`` (e.g. ``../shared/data``), else the built-in examples.
 """
@@ -40,15 +41,11 @@ from assocmem.llm.data import load_task
 from assocmem.llm.experiments import default_layers, run_classification, run_lama
 from assocmem.llm.models import load_model
 from assocmem.llm.prompts import make_split
-from assocmem.llm.registry import model_spec
+from assocmem.llm.registry import OFFLINE_MODELS, model_spec
 
-# chapter 6's parameters cell (book/06_transformers.md)
+# chapter 6's parameters cell (book/06_transformers.md); sizes and batching: the registry's
 K = {"sst2": 4, "ag_news": 4, "trec": 6}
-N_SETS, N_CHAT, BATCH, MAX_TOKENS = 8, 160, 64, 512
-SIZES = {
-    "gemma3-270m": {"sst2": (48, 100, 400), "ag_news": (48, 100, 320), "trec": (36, 48, 368)},
-    "smollm2-135m": {"sst2": (48, 100, 320), "ag_news": (48, 100, 320), "trec": (36, 48, 320)},
-}
+N_SETS, N_CHAT = 8, 160
 LAMBDAS = np.logspace(-2, 1, 13)
 PHASES = {  # label: the function timed, wherever a module of the experiments calls it by name
     "forward passes": "_extract",
@@ -73,7 +70,7 @@ def matmul_rate(n: int = 2048) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--models", nargs="+", default=["smollm2-135m", "gemma3-270m"])
+    ap.add_argument("--models", nargs="+", default=list(OFFLINE_MODELS))
     ap.add_argument("--tasks", nargs="+", default=["sst2", "ag_news", "trec"])
     ap.add_argument("--no-lama", action="store_true")
     args = ap.parse_args()
@@ -100,7 +97,7 @@ def main() -> None:
     for model in args.models:
         seconds.clear()
         t0 = time.perf_counter()
-        lm = load_model(model)
+        lm, spec = load_model(model), model_spec(model)
         load_s = time.perf_counter() - t0
         tokens = [0]
 
@@ -111,7 +108,7 @@ def main() -> None:
         blocks = sum(p.numel() for p in lm.blocks.parameters())
         t0 = time.perf_counter()
         for name, task in tasks.items():
-            n_ctx, n_sel, n_test = SIZES[model][name]
+            n_ctx, n_sel, n_test = spec.sizes[name]
             split = make_split(task, n_ctx=n_ctx, n_sel=n_sel, n_test=n_test,
                                n_pool=N_SETS * K[name],
                                pool_per_class=N_SETS * K[name] // len(task.label_words),
@@ -119,13 +116,15 @@ def main() -> None:
             run_classification(
                 lm, task, split, ks=(K[name],), n_prefixes=N_SETS, lambdas=LAMBDAS,
                 layers=default_layers(lm.n_layers, start=5 / 8), seed=0,
-                chat=model_spec(model).instruct, n_chat=N_CHAT, batch_size=BATCH,
-                max_tokens=MAX_TOKENS, progress=False,
+                chat=spec.instruct, n_chat=N_CHAT, batch_size=spec.batch_size,
+                max_tokens=spec.max_tokens, progress=False,
             )  # fmt: skip
         if not args.no_lama:
-            run_lama(lm, load_task("lama_p36", verbose=False), k=4, lambdas=[1.0, 1.5, 2.0],
-                     layers=list(range(0, lm.n_layers + 1, 3)), n_prefixes=N_SETS, seed=0,
-                     batch_size=BATCH, max_tokens=MAX_TOKENS, progress=False)  # fmt: skip
+            run_lama(
+                lm, load_task("lama_p36", verbose=False), k=4, lambdas=[1.0, 1.5, 2.0],
+                layers=list(range(0, lm.n_layers + 1, 3)), n_prefixes=N_SETS, seed=0,
+                batch_size=spec.batch_size, max_tokens=spec.max_tokens, progress=False,
+            )  # fmt: skip
         total = time.perf_counter() - t0
         handle.remove()
         fwd = seconds["forward passes"]
