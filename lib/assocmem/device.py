@@ -13,7 +13,8 @@ Sleeping instead of spinning (``OMP_WAIT_POLICY=PASSIVE``) or one thread per pro
 but made chapter 1's training 2.5 and 1.8 times slower on an idle machine. The library therefore
 *shares the cores*: the heavy loops (training steps, hidden-state batches) call
 :func:`share_cores` between units of work, which looks at how much CPU the other processes used
-since its last look (``/proc/stat`` against this process's own CPU time, at most every 0.25 s)
+since its last look (``/proc/stat`` on the cores it may run on, against this process's own CPU
+time, at most every 0.25 s)
 and sets torch's thread count to the cores they leave free (at least one). Measured: 1.8 times
 the time alone beside a busy process, and within 3 % of torch's default alone. The training
 engine gives the same bits at any thread count (``tests/shared/test_foundation.py``), so its
@@ -145,17 +146,24 @@ def _cores() -> int:
 
 
 def _busy_seconds() -> float | None:
-    """CPU seconds all processes have been busy since boot (``/proc/stat``), None off Linux."""
+    """CPU seconds the cores this process may run on have been busy since boot, None off Linux.
+
+    Summed over the ``cpuN`` lines of ``/proc/stat`` for the cores in this process's affinity
+    mask (in a container pinned to some cores of a larger machine, the others do not count).
+    """
     try:
         with open("/proc/stat", "rb") as f:
-            fields = f.readline().split()
-    except OSError:
+            lines = f.read().splitlines()
+        mine = {f"cpu{i}".encode() for i in os.sched_getaffinity(0)}
+    except (OSError, AttributeError):
         return None
-    if not fields or fields[0] != b"cpu":
-        return None
-    ticks = [int(x) for x in fields[1:9]]  # user nice system idle iowait irq softirq steal
-    busy = sum(ticks) - ticks[3] - ticks[4]
-    return busy / _HZ
+    busy = 0
+    for line in lines:
+        fields = line.split()
+        if fields and fields[0] in mine:  # user nice system idle iowait irq softirq steal
+            ticks = [int(x) for x in fields[1:9]]
+            busy += sum(ticks) - ticks[3] - ticks[4]
+    return busy / _HZ if mine else None
 
 
 _HZ = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
