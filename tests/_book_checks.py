@@ -16,6 +16,19 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 GUARD = '"google.colab" in sys.modules'
+#: The front matter and title of a one-page test book (a MyST notebook run by the python3 kernel).
+TINY_PAGE_HEAD = """---
+jupytext:
+  text_representation:
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+
+# Page
+"""
 
 
 def load_config(root: Path = ROOT) -> dict:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from _book_checks import TINY_PAGE_HEAD
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
@@ -77,18 +78,9 @@ def test_no_cell_takes_more_than_a_quarter_of_the_limit() -> None:
     assert not over, f"cells over a quarter of the {limit} s limit: {over}"
 
 
-PAGE = """---
-jupytext:
-  text_representation:
-    format_name: myst
-kernelspec:
-  display_name: Python 3
-  language: python
-  name: python3
----
-
-# Page
-
+PAGE = (
+    TINY_PAGE_HEAD
+    + """
 ```{code-cell} ipython3
 print("fast")
 ```
@@ -100,6 +92,7 @@ import time
 time.sleep(30)  # the slow cell
 ```
 """
+)
 
 
 @pytest.mark.slow

@@ -15,24 +15,16 @@ import sys
 from pathlib import Path
 
 import pytest
+from _book_checks import TINY_PAGE_HEAD
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "book" / "_ext"))
 from cache_by_library import library_hash  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
-PAGE = """---
-jupytext:
-  text_representation:
-    format_name: myst
-kernelspec:
-  display_name: Python 3
-  language: python
-  name: python3
----
-
-# Page
-
+PAGE = (
+    TINY_PAGE_HEAD
+    + """
 ```{code-cell} ipython3
 import sys
 sys.path.insert(0, "lib")
@@ -40,6 +32,7 @@ from minilib import CONSTANT
 print(f"value={CONSTANT}")
 ```
 """
+)
 
 
 def _make_book(tmp_path: Path, with_extension: bool) -> Path:
