@@ -24,7 +24,7 @@ from _book_checks import TINY_PAGE_HEAD
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
-from cell_budget import cell_seconds, cell_times  # noqa: E402
+from cell_budget import PAGE_BUILD_ENV, cell_seconds, cell_times  # noqa: E402
 
 EXECUTED = ROOT / "_build" / "jupyter_execute"
 REQUIRE = os.environ.get("ASSOCMEM_REQUIRE_TIMES") == "1"
@@ -43,6 +43,13 @@ def _timed_cell(source: str, start: str, end: str | None) -> nbformat.NotebookNo
     if end is not None:
         cell.metadata["execution"]["shell.execute_reply"] = end
     return cell
+
+
+def test_the_build_and_the_library_name_the_same_variable() -> None:
+    """The extension does not import the library (it builds the tests' tiny books too): one name."""
+    from assocmem.pages import PAGE_BUILD_ENV as LIBRARY_NAME
+
+    assert PAGE_BUILD_ENV == LIBRARY_NAME
 
 
 def test_cell_times_reads_nbclient_timing(tmp_path: Path) -> None:

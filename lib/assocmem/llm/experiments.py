@@ -42,6 +42,7 @@ from .probes import (
     final_norm,
     lama_context_effect,
     layer_profile,
+    log_partition,
 )
 from .prompts import DemoPrefixes, Split, chat_text, demo_prefixes, prompt_ids
 from .registry import MODELS
@@ -601,9 +602,8 @@ def _last_layer(
     for s in range(0, len(h_last), chunk):
         logits = decode(lm, h_last[s : s + chunk])
         ok.append(logits.argmax(-1).numpy() == ids.numpy()[y[s : s + chunk]])
-        top = logits.amax(-1, keepdim=True)  # log-partition: one float32 pass, no float64 copy
-        log_z = (logits - top).exp_().sum(-1).double().log() + top[:, 0].double()
-        mass.append(torch.exp(torch.logsumexp(logits[:, ids].double(), -1) - log_z).numpy())
+        on_labels = torch.logsumexp(logits[:, ids].double(), -1)
+        mass.append(torch.exp(on_labels - log_partition(logits)).numpy())  # logits overwritten
     return np.concatenate(ok), np.concatenate(mass)
 
 
