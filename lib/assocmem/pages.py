@@ -6,10 +6,12 @@ the library's dependencies, and Colab does not have it: :func:`glue` here calls 
 is importable and otherwise only displays the value (when asked to), so a chapter runs top to
 bottom in Colab.
 
-:func:`glue_all` glues a whole summary in one call: a mapping of labels to numbers, strings or
-:class:`assocmem.stats.Estimate` objects (an estimate gives four keys: the value, ``_lo``, ``_hi``
-and ``_n``), so a page quotes a measured number with its interval and ``n`` without assembling
-them by hand.
+:func:`glue_all` glues a whole summary in one call: a mapping of labels to numbers, strings,
+verdicts or :class:`assocmem.stats.Estimate` objects. A sentence quotes an estimate by one key,
+``<label>_ci``, the text of :func:`assocmem.stats.render` ("0.812 [0.771, 0.847]"), or its value
+alone by ``<label>``; ``_n``, ``_lo`` and ``_hi`` are glued too, for a sentence that needs the
+units or a bound by itself (and for the checks of the executed book), never to reassemble an
+interval by hand.
 
 :func:`table` is the one table style of the book: a DataFrame shown without its index, numbers
 at a fixed precision (or per-column formats), the same in the HTML (a pandas ``Styler``) and as
@@ -27,14 +29,14 @@ import numpy as np
 import pandas as pd
 from IPython.display import display as _display
 
-from assocmem.stats import Estimate
+from assocmem.stats import Estimate, Verdict, render
 
 try:  # the book's build (jupyter-book) has myst-nb
     from myst_nb import glue as _myst_glue
 except ImportError:  # Colab, plain Jupyter: there is no page to glue into
     _myst_glue = None
 
-__all__ = ["glue", "glue_all", "table", "Table", "show_progress", "PAGE_BUILD_ENV"]
+__all__ = ["glue", "glue_all", "glue_key", "table", "Table", "show_progress", "PAGE_BUILD_ENV"]
 
 #: Set (to "1") by the book's build (``book/_ext/cell_budget.py``) in the environment its kernels
 #: inherit: a chapter executed for a page shows no progress bars, whose output would be saved.
@@ -91,42 +93,96 @@ def glue(name: str, variable: Any, display: bool = True) -> None:
         _display(variable)
 
 
-def glue_all(values: Mapping[str, Any], prefix: str = "") -> None:
+def glue_key(*parts: object) -> str:
+    """Join a key from labels and parameter values, one key per value (no two values collide).
+
+    A number is written with its sign and decimal point spelt out (``1.5`` -> ``1p5``,
+    ``15`` -> ``15``, ``-0.25`` -> ``m0p25``), so keys stay valid glue names and distinct values
+    give distinct keys; strings are kept as they are; parts are joined by ``_``.
+
+    Raises
+    ------
+    TypeError
+        If a part is not a string or a real number (a bool is refused).
+    ValueError
+        If a part is an empty string or a non-finite number.
+
+    Examples
+    --------
+    >>> glue_key("lam", 1.5), glue_key("lam", 15), glue_key("t", -0.25, "gate")
+    ('lam_1p5', 'lam_15', 't_m0p25_gate')
+    """
+    out: list[str] = []
+    for part in parts:
+        if isinstance(part, str):
+            if not part:
+                raise ValueError("glue_key parts must be non-empty strings or numbers, got ''")
+            out.append(part)
+        elif isinstance(part, (int, float, np.integer, np.floating)) and not isinstance(part, bool):
+            x = float(part)
+            if not np.isfinite(x):
+                raise ValueError(f"glue_key parts must be finite numbers, got {part!r}")
+            text = str(int(x)) if x == int(x) else repr(x)
+            out.append(text.replace("-", "m").replace(".", "p"))
+        else:
+            raise TypeError(f"glue_key parts must be strings or numbers, got {part!r}")
+    return "_".join(out)
+
+
+def glue_all(
+    values: Mapping[str, Any], prefix: str = "", *, spec: str | Mapping[str, str] = ".3f"
+) -> None:
     """Glue every entry of ``values`` for the prose, not displayed (one call per summary).
 
     Parameters
     ----------
-    values : mapping of str -> number, str or Estimate
+    values : mapping of str -> number, str, Verdict or Estimate
         Label -> value, e.g. a result's ``summary()``. A number or a string is glued under
-        ``prefix + label``; an :class:`~assocmem.stats.Estimate` under ``prefix + label`` (its
-        value), ``+ "_lo"``, ``+ "_hi"`` (its interval) and ``+ "_n"`` (its units), the four
-        numbers a sentence about a measurement quotes.
+        ``prefix + label``, a :class:`~assocmem.stats.Verdict` as its words; an
+        :class:`~assocmem.stats.Estimate` under ``prefix + label + "_ci"`` (the sentence's
+        "value [low, high]", :func:`assocmem.stats.render`), ``prefix + label`` (the value alone),
+        ``+ "_n"`` (its units) and ``+ "_lo"``, ``+ "_hi"`` (a bound quoted alone).
     prefix : str
         Prepended to every key (e.g. ``"hy_"``).
+    spec : str or mapping of str -> str
+        Format spec of the rendered estimates (``"+.3f"`` for differences), or label -> spec
+        (labels not in it: ``".3f"``).
 
     Raises
     ------
     TypeError
         If ``values`` is not a mapping, a label is not a string, or a value is not a number,
-        string or Estimate.
+        string, Verdict or Estimate.
     ValueError
-        If a key would be empty.
+        If a key would be empty, or ``spec`` names a label ``values`` lacks.
 
     Examples
     --------
     >>> from assocmem.stats import rate
-    >>> glue_all({"acc": rate(8, 10), "k": 8})  # keys acc, acc_lo, acc_hi, acc_n and k
+    >>> glue_all({"acc": rate(8, 10), "k": 8})  # acc_ci: "0.800 [0.490, 0.943]"; acc, acc_n, k
     """
     if not isinstance(values, Mapping):
         raise TypeError(f"values must be a mapping label -> value, got {type(values).__name__}")
     if not isinstance(prefix, str):
         raise TypeError(f"prefix must be a string, got {type(prefix).__name__}")
+    if isinstance(spec, Mapping):
+        unknown = sorted(set(spec) - set(values))
+        if unknown:
+            raise ValueError(f"spec names labels that values lacks: {unknown}")
+        specs = dict(spec)
+    elif isinstance(spec, str):
+        specs = {label: spec for label in values}
+    else:
+        raise TypeError(f"spec must be a format spec or a mapping, got {type(spec).__name__}")
     for label, v in values.items():
         if not isinstance(label, str):
             raise TypeError(f"labels must be strings, got {label!r}")
         if isinstance(v, Estimate):
+            glue(prefix + label + "_ci", render(v, specs.get(label, ".3f")), display=False)
             for suffix, x in v.glue_values().items():
                 glue(prefix + label + suffix, x, display=False)
+        elif isinstance(v, Verdict):
+            glue(prefix + label, v.value, display=False)
         elif isinstance(v, (str, int, float, np.integer, np.floating)) and not isinstance(v, bool):
             glue(prefix + label, v.item() if isinstance(v, np.generic) else v, display=False)
         else:
@@ -151,13 +207,13 @@ class Table:
 
     def _formatted(self) -> pd.DataFrame:
         out = self.data.copy()
-        for col, fmt in self._formats.items():
-            out[col] = [v if isinstance(v, str) else "–" if pd.isna(v) else fmt.format(v)
-                        for v in self.data[col]]  # fmt: skip
+        for col in out.columns:
+            fmt = self._formats.get(col)
+            out[col] = [_cell(v, fmt) for v in self.data[col]]
         return out
 
     def _repr_html_(self) -> str:
-        styler = self.data.style.hide(axis="index").format(self._formats, na_rep="–")
+        styler = self._formatted().style.hide(axis="index")
         # class "dataframe": the theme's table style, as for a plain DataFrame
         styler = styler.set_table_attributes('class="dataframe"')
         if self._caption:
@@ -168,6 +224,18 @@ class Table:
         """Plain text: the formatted values, no index (the PDF and a terminal show this)."""
         text = self._formatted().to_string(index=False, na_rep="–")
         return f"{self._caption}\n{text}" if self._caption else text
+
+
+def _cell(v: Any, fmt: str | None) -> str:
+    """One table cell as text: an Estimate through :func:`~assocmem.stats.render`."""
+    if isinstance(v, Estimate):
+        spec = fmt[2:-1] if fmt and fmt.startswith("{:") and fmt.endswith("}") else ".3f"
+        return render(v, spec)
+    if isinstance(v, str):
+        return str(v)
+    if pd.api.types.is_scalar(v) and pd.isna(v):
+        return "–"
+    return str(v) if fmt is None else fmt.format(v)
 
 
 def table(

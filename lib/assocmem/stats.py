@@ -16,6 +16,7 @@ of two groups of instances.
 
 from __future__ import annotations
 
+import enum
 import itertools
 import math
 from collections.abc import Callable, Iterator
@@ -31,6 +32,9 @@ from assocmem._validate import as_float_array, check_int, check_real
 
 __all__ = [
     "Estimate",
+    "Verdict",
+    "verdict",
+    "render",
     "rate",
     "crossing",
     "ratio",
@@ -98,8 +102,8 @@ class Estimate:
         return format(self.value, spec)
 
     def __str__(self) -> str:
-        """``0.812 [0.771, 0.847] (n = 400, Wilson)``."""
-        return f"{self.value:.3g} [{self.low:.3g}, {self.high:.3g}] (n = {self.n}, {self.method})"
+        """``0.812 [0.771, 0.847] (n = 400, Wilson)`` (:func:`render`)."""
+        return render(self, ".3g", n=True, method=True)
 
     @property
     def width(self) -> float:
@@ -114,6 +118,112 @@ class Estimate:
         """Return the numbers the prose quotes: keys ``""`` (value), ``_lo``, ``_hi``, ``_n``."""
         return {"": float(self.value), "_lo": float(self.low), "_hi": float(self.high),
                 "_n": int(self.n)}  # fmt: skip
+
+
+class Verdict(str, enum.Enum):
+    """What an interval says about a reference value: the book's one verdict vocabulary.
+
+    The members are strings (``Verdict.ABOVE == "above"``), so a page glues them as words.
+    """
+
+    ABOVE = "above"
+    BELOW = "below"
+    UNRESOLVED = "not resolved"
+
+    def __str__(self) -> str:
+        """Return the words (``"not resolved"``)."""
+        return self.value
+
+
+def verdict(estimate: Estimate, reference: float = 0.0) -> Verdict:
+    """Return the verdict of an interval against a reference: the book's one rule.
+
+    Strict inequalities: ``ABOVE`` when ``low > reference``, ``BELOW`` when
+    ``high < reference``, otherwise ``UNRESOLVED`` -- an end exactly on the reference, or an
+    interval that cannot be formed (NaN), resolves nothing. Every verdict the book prints (a
+    difference against 0, a share against 0 or 1, a measured capacity against a prediction) comes
+    from this function, so one interval can never be called two ways.
+
+    Parameters
+    ----------
+    estimate : Estimate
+        The measurement and its interval.
+    reference : float
+        The value compared against (finite).
+
+    Raises
+    ------
+    TypeError
+        If ``estimate`` is not an :class:`Estimate`.
+    ValueError
+        If ``reference`` is not a finite number.
+
+    Examples
+    --------
+    >>> e = Estimate(0.125, 0.0, 0.281, 32, "percentile bootstrap")
+    >>> verdict(e), verdict(e, -0.1), verdict(e, 0.3)
+    (<Verdict.UNRESOLVED: 'not resolved'>, <Verdict.ABOVE: 'above'>, <Verdict.BELOW: 'below'>)
+    """
+    if not isinstance(estimate, Estimate):
+        raise TypeError(f"estimate must be an Estimate, got {type(estimate).__name__}")
+    ref = check_real("reference", reference)
+    if estimate.low > ref:
+        return Verdict.ABOVE
+    if estimate.high < ref:
+        return Verdict.BELOW
+    return Verdict.UNRESOLVED
+
+
+def render(estimate: Estimate, spec: str = ".3f", *, n: bool = False, method: bool = False) -> str:
+    """Write an estimate as prose and tables show it: ``0.812 [0.771, 0.847]``; the one renderer.
+
+    Parameters
+    ----------
+    estimate : Estimate
+        The measurement.
+    spec : str
+        Format spec of the value and both ends (``".3f"``, ``"+.3f"``, ``".2g"``).
+    n, method : bool
+        Append ``(n = 400)``, ``(Wilson)`` or ``(n = 400, Wilson)``.
+
+    Returns
+    -------
+    str
+        ``value [low, high]``; an end that cannot be formed (NaN) is written ``–``, and a value
+        that was not measured (NaN) is ``not measured``.
+
+    Raises
+    ------
+    TypeError
+        If ``estimate`` is not an :class:`Estimate` or ``spec`` not a string.
+    ValueError
+        If ``spec`` is not a valid format spec for a float.
+
+    Examples
+    --------
+    >>> e = rate(8, 10)
+    >>> render(e), render(e, ".2f", n=True, method=True)
+    ('0.800 [0.490, 0.943]', '0.80 [0.49, 0.94] (n = 10, Wilson)')
+    """
+    if not isinstance(estimate, Estimate):
+        raise TypeError(f"estimate must be an Estimate, got {type(estimate).__name__}")
+    if not isinstance(spec, str):
+        raise TypeError(f"spec must be a format spec string, got {type(spec).__name__}")
+    try:
+        format(0.5, spec)
+    except ValueError as err:
+        raise ValueError(f"spec must be a format spec for a float, got {spec!r} ({err})") from err
+
+    def one(x: float) -> str:
+        return "–" if math.isnan(x) else format(x, spec)
+
+    text = (
+        "not measured"
+        if math.isnan(estimate.value)
+        else f"{one(estimate.value)} [{one(estimate.low)}, {one(estimate.high)}]"
+    )
+    extra = ([f"n = {estimate.n}"] if n else []) + ([estimate.method] if method else [])
+    return f"{text} ({', '.join(extra)})" if extra else text
 
 
 def from_draws(

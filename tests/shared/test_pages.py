@@ -9,17 +9,26 @@ import numpy as np
 import pandas as pd
 import pytest
 from assocmem import pages
-from assocmem.stats import Estimate, rate
+from assocmem.stats import Estimate, Verdict, rate, verdict
 
 
-def test_glue_all_expands_an_estimate_into_value_interval_and_n(monkeypatch) -> None:
+def test_glue_all_expands_an_estimate_into_one_rendered_key_and_its_parts(monkeypatch) -> None:
     got: dict[str, object] = {}
     monkeypatch.setattr(pages, "glue", lambda k, v, display=True: got.__setitem__(k, v))
     pages.glue_all({"acc": rate(8, 10), "k": np.int64(8), "name": "OP"}, prefix="x_")
     lo, hi = rate(8, 10).low, rate(8, 10).high
-    assert got == {"x_acc": 0.8, "x_acc_lo": lo, "x_acc_hi": hi, "x_acc_n": 10, "x_k": 8,
-                   "x_name": "OP"}  # fmt: skip
+    assert got == {"x_acc_ci": "0.800 [0.490, 0.943]", "x_acc": 0.8, "x_acc_lo": lo,
+                   "x_acc_hi": hi, "x_acc_n": 10, "x_k": 8, "x_name": "OP"}  # fmt: skip
     assert type(got["x_k"]) is int  # numpy scalars become Python numbers
+    got.clear()
+    diff = Estimate(0.125, 0.0, 0.281, 32, "bootstrap")
+    pages.glue_all({"d": diff, "v": verdict(diff), "a": rate(8, 10)}, spec={"d": "+.2f"})
+    assert got["d_ci"] == "+0.12 [+0.00, +0.28]" and got["a_ci"] == "0.800 [0.490, 0.943]"
+    assert got["v"] == "not resolved" and type(got["v"]) is str
+    with pytest.raises(ValueError, match="spec names labels that values lacks: \\['z'\\]"):
+        pages.glue_all({"d": diff}, spec={"z": ".1f"})
+    with pytest.raises(TypeError, match="spec must be a format spec or a mapping"):
+        pages.glue_all({"d": diff}, spec=3)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="mapping"):
         pages.glue_all([("a", 1)])  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="'a'"):
@@ -38,6 +47,10 @@ def test_table_formats_html_and_text_alike() -> None:
     assert "0.31" in html and "0.314" not in html and "Capacity" in html
     assert "Styler" not in text and 'class="dataframe"' in html
     assert t.data["alpha_c"].iloc[0] == 0.31415  # values kept unformatted
+    est = pd.DataFrame({"acc": [rate(8, 10)], "v": [Verdict.ABOVE]})
+    t2 = pages.table(est, {"acc": "{:.2f}"})
+    assert "0.80 [0.49, 0.94]" in repr(t2) and "0.80 [0.49, 0.94]" in t2._repr_html_()
+    assert "above" in repr(t2) and "Verdict" not in t2._repr_html_()
     with pytest.raises(ValueError, match="lacks"):
         pages.table(df, {"missing": "{:g}"})
     with pytest.raises(TypeError, match="DataFrame"):

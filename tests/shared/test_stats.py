@@ -262,3 +262,29 @@ def test_concordant_difference_is_the_exact_zero_of_n_bound(n: int) -> None:
         concordant_difference(0)
     with pytest.raises(ValueError):
         concordant_difference(n, level=1.0)
+
+
+def test_verdict_is_one_strict_rule_and_render_the_one_renderer() -> None:
+    from assocmem.stats import Verdict, render, verdict
+
+    on_zero = Estimate(0.125, 0.0, 0.281, 32, "bootstrap")
+    assert verdict(on_zero) is Verdict.UNRESOLVED  # an end on the reference resolves nothing
+    assert verdict(on_zero, -1e-12) is Verdict.ABOVE
+    assert verdict(Estimate(1.53, 1.0, 4.01, 32, "bootstrap"), 1.0) is Verdict.UNRESOLVED
+    assert verdict(Estimate(-0.2, -0.3, -0.1, 9, "t"), 0.0) is Verdict.BELOW
+    assert verdict(Estimate(math.nan, math.nan, math.nan, 9, "t")) is Verdict.UNRESOLVED
+    assert str(Verdict.UNRESOLVED) == "not resolved" and Verdict.ABOVE == "above"
+    with pytest.raises(TypeError, match="estimate must be an Estimate, got tuple"):
+        verdict((0.1, 0.0, 0.2))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="reference"):
+        verdict(on_zero, math.nan)
+    assert render(on_zero, "+.3f") == "+0.125 [+0.000, +0.281]"
+    assert render(on_zero, ".2f", n=True) == "0.12 [0.00, 0.28] (n = 32)"
+    assert render(on_zero, method=True) == "0.125 [0.000, 0.281] (bootstrap)"
+    assert render(Estimate(0.5, math.nan, math.nan, 1, "t")) == "0.500 [–, –]"
+    assert render(Estimate(math.nan, math.nan, math.nan, 1, "t")) == "not measured"
+    assert str(on_zero) == "0.125 [0, 0.281] (n = 32, bootstrap)"
+    with pytest.raises(ValueError, match="spec must be a format spec for a float, got 'q'"):
+        render(on_zero, "q")
+    with pytest.raises(TypeError, match="spec must be a format spec string"):
+        render(on_zero, 3)  # type: ignore[arg-type]
