@@ -72,7 +72,7 @@ def test_library_hash_changes_with_content_and_ignores_bytecode(tmp_path):
     assert library_hash(tmp_path, ["lib"]) == first
     source.write_text("X = 2\n")
     assert library_hash(tmp_path, ["lib"]) != first
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(FileNotFoundError, match=r"cache_by_library_sources lists 'nowhere'"):
         library_hash(tmp_path, ["nowhere"])
 
 

@@ -371,7 +371,7 @@ def test_bad_inputs_raise() -> None:
         ContextGatedMemory(Z, alpha=0.1, lam=-1.0, beta=1.0)
     with pytest.raises(ValueError, match="W_h1"):
         ContextGatedMemory(Z, alpha=0.1, lam=1.0, beta=1.0, W_h1=torch.ones(9, 3))
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"memories must be a numpy array or torch tensor"):
         ContextGatedMemory([[1.0, 0.0]], alpha=0.1, lam=1.0, beta=1.0)  # type: ignore[arg-type]
     m = ContextGatedMemory(Z, alpha=0.1, lam=1.0, beta=1.0, device="cpu")
     with pytest.raises(ValueError, match="q must have shape"):

@@ -81,6 +81,6 @@ def test_sweep_energies_order_the_branches_and_bracket_the_jumps() -> None:
     assert ok.any()
     # a Maxwell point lies inside the coexistence window: above the downward drop, below the jump
     assert np.all(alpha_m[0, ok] >= jumps_down[ok]) and np.all(alpha_m[0, ok] < jumps_up[ok])
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"carries no branch energies \(energy_up, energy_down\)"):
         HysteresisResult(h.alphas, h.lambdas, h.up, h.down, h.fresh, h.radius_up,
                          h.gain_formula, h.converged).maxwell_points()  # fmt: skip

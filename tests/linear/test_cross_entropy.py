@@ -108,15 +108,19 @@ def test_accepts_float32_tensors_and_numpy_alike() -> None:
 
 
 @pytest.mark.parametrize(
-    ("W", "problem", "exc"),
+    ("W", "problem", "exc", "match"),
     [
-        (np.zeros((6, 6)), sample_problems(10, 6, [0, 1]), ValueError),  # batched
-        (np.zeros((5, 6)), sample_problem(10, 6, seed=0), ValueError),  # wrong shape
-        (np.full((6, 6), np.nan), sample_problem(10, 6, seed=0), ValueError),  # not finite
-        ([[0.0] * 6] * 6, sample_problem(10, 6, seed=0), TypeError),  # a list
-        (np.zeros((6, 6)), "problem", TypeError),
+        (np.zeros((6, 6)), sample_problems(10, 6, [0, 1]), ValueError,
+         r"problem must be one unbatched MemoryProblem"),
+        (np.zeros((5, 6)), sample_problem(10, 6, seed=0), ValueError,
+         r"W must be a finite matrix of shape \(d, d\) = \(6, 6\), got \(5, 6\)"),
+        (np.full((6, 6), np.nan), sample_problem(10, 6, seed=0), ValueError,
+         r"W must be a finite matrix"),  # not finite
+        ([[0.0] * 6] * 6, sample_problem(10, 6, seed=0), TypeError,
+         r"W must be a numpy array or torch tensor, got list"),
+        (np.zeros((6, 6)), "problem", TypeError, r"problem must be a MemoryProblem, got str"),
     ],
-)
-def test_bad_inputs(W: object, problem: object, exc: type) -> None:
-    with pytest.raises(exc):
+)  # fmt: skip
+def test_bad_inputs(W: object, problem: object, exc: type, match: str) -> None:
+    with pytest.raises(exc, match=match):
         cross_entropy_loss_and_grad(W, problem)  # type: ignore[arg-type]

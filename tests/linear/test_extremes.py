@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -111,24 +112,24 @@ def test_same_seed_same_numbers():
 
 @pytest.mark.parametrize("bad", [0, 0.5, -3, float("nan"), float("inf")])
 def test_bad_n_raises(bad):
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=rf"n must be finite.*, got {re.escape(str(bad))}$"):
         expected_max(bad)
 
 
 def test_bad_arguments_raise():
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"n must be a real number, got str"):
         expected_max("10")  # type: ignore[arg-type]
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"n must be finite and >= 3\.0, got 2"):
         gumbel_location(2)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"n must be finite and >= 2\.0, got 1"):
         gumbel_scale(1)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"k must be an integer in \[1, n=10\], got 11"):
         sample_top_order_statistics(10, 11, 5)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"k must be an integer >= 1, got 0"):
         sample_top_order_statistics(10, 0, 5)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"n_samples must be an integer >= 1, got 0"):
         sample_top_order_statistics(10, 2, 0)
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"k must be an integer, got float"):
         sample_top_order_statistics(10, 2.5, 5)  # type: ignore[arg-type]
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"n must be an integer >= 1, got 0"):
         sample_top_uniform_spacings(0, 1, 5, np.random.default_rng(0))

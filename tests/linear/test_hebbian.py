@@ -102,22 +102,25 @@ def test_seed_reproducible() -> None:
 
 
 @pytest.mark.parametrize(
-    ("call", "exc"),
+    ("call", "exc", "match"),
     [
-        (lambda: score_moments(1, 8), ValueError),
-        (lambda: score_moments(10, 0), ValueError),
-        (lambda: score_moments(10, 8, embedding="uniform"), ValueError),
-        (lambda: recall_probability(10, 8, criterion="most"), ValueError),
-        (lambda: threshold(2), ValueError),
-        (lambda: threshold(1e40), ValueError),
-        (lambda: threshold(float("nan")), ValueError),
-        (lambda: threshold("100"), TypeError),  # type: ignore[arg-type]
-        (lambda: simulate_scores(10, 8, embedding="leading"), ValueError),
-        (lambda: simulate_scores(1, 8), ValueError),
+        (lambda: score_moments(1, 8), ValueError, r"p must be finite and >= 2\.0, got 1"),
+        (lambda: score_moments(10, 0), ValueError, r"d must be finite and >= 1\.0, got 0"),
+        (lambda: score_moments(10, 8, embedding="uniform"), ValueError,
+         r"embedding must be one of \('gaussian', 'spherical', 'leading'\), got 'uniform'"),
+        (lambda: recall_probability(10, 8, criterion="most"), ValueError,
+         r"criterion must be one of \('all', 'typical'\), got 'most'"),
+        (lambda: threshold(2), ValueError, r"p must be in \[3, 1e30\] \(quadrature range\), got 2"),
+        (lambda: threshold(1e40), ValueError, r"p must be in \[3, 1e30\].*, got 1e\+40"),
+        (lambda: threshold(float("nan")), ValueError, r"p must be in \[3, 1e30\].*, got nan"),
+        (lambda: threshold("100"), TypeError, r"p must be a number, got str"),  # type: ignore[arg-type]
+        (lambda: simulate_scores(10, 8, embedding="leading"), ValueError,
+         r"embedding must be 'gaussian' or 'spherical', got 'leading'"),
+        (lambda: simulate_scores(1, 8), ValueError, r"p must be an integer >= 2, got 1"),
     ],
-)
-def test_bad_inputs_raise(call, exc) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(exc):
+)  # fmt: skip
+def test_bad_inputs_raise(call, exc, match) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(exc, match=match):
         call()
 
 
@@ -133,7 +136,7 @@ def test_score_densities_normalised_and_match_simulation() -> None:
     sd_th = np.sqrt(np.trapezoid((x - mean_th) ** 2 * den["max_competitor"], x))
     assert mean_th == pytest.approx(m.mean(), abs=0.02)
     assert sd_th == pytest.approx(m.std(), rel=0.2)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"p must be finite and >= 2\.0, got 1"):
         score_densities(x, 1, d)
 
 
@@ -180,7 +183,7 @@ def test_recall_check_without_failures_and_bad_sizes() -> None:
     # at tiny load nothing fails: P(all) = 1, no pair share can be formed
     row = hebbian_recall_check(64, [3], n_instances=20, n_boot=200).iloc[0]
     assert row["sim_all"].value == 1.0 and math.isnan(row["pair_share"].value)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"n_instances must be an integer >= 2, got 1"):
         hebbian_recall_check(64, [10], n_instances=1)
 
 
@@ -195,8 +198,9 @@ def test_mechanism_comparison_numbers() -> None:
     assert out["shortfall"] == pytest.approx(0.25)
     assert out["shortfall_rs_sd"] == pytest.approx(1 / math.sqrt(0.5))
     assert out["tr_sd"] == pytest.approx(np.std([2, 4, 3, 3], ddof=1))
-    with pytest.raises(ValueError):
-        mechanism_comparison({"trained": {"target": np.ones((1, 3))}, "hebbian": {}},
+    with pytest.raises(ValueError, match=r"trained targets must have shape .*, got \(1, 3\)"):
+        mechanism_comparison({"trained": {"target": np.ones((1, 3))},
+                              "hebbian": {"target": np.ones((2, 3))}},
                              {"level": np.ones(3)})  # fmt: skip
 
 

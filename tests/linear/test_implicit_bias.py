@@ -47,7 +47,7 @@ def test_least_distance_single_constraint_and_infeasible() -> None:
     np.testing.assert_allclose(lam, [1 / 25.0], atol=1e-14)
     with pytest.raises(RuntimeError, match="not separable"):
         least_distance(np.array([[1.0, 0.0], [-1.0, 0.0]]))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"A must be a finite 2-D array .*, got \(2,\)"):
         least_distance(np.array([1.0, 2.0]))
 
 
@@ -144,7 +144,7 @@ def test_margin_trajectories_on_trained_memories() -> None:
     s = tr.summary(mid=100)
     assert s["t_mid"] == 100 and s["steps"] == 200 and s["n"] == 2
     assert s["ratio_l2_end"].value == pytest.approx(tr.ratio_l2[:, -1].mean())
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"problems must be a batched MemoryProblem"):
         margin_trajectories(batch[0], steps=10)
 
 
@@ -188,5 +188,5 @@ def test_margin_trajectories_summary_rejects_bad_steps() -> None:
     assert tr.column(1) == 0 and tr.column(40) == 3
     with pytest.raises(ValueError, match="last recorded step"):
         tr.summary(mid=41)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"step must be an integer >= 1, got 0"):
         tr.column(0)

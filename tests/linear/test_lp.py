@@ -134,7 +134,7 @@ def test_lp_errors() -> None:
         lp_feasible(sample_problem(4, 8, seed=0), method="dense", max_entries=lp_size(4, 8) - 1)
     with pytest.raises(ValueError, match="unbatched"):
         lp_feasible(sample_problems(10, 4, [0, 1]))
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"problem must be a MemoryProblem, got NoneType"):
         lp_feasible(None)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="method"):
         lp_decide(sample_problem(4, 8, seed=0), method="simplex")
@@ -274,7 +274,7 @@ def test_constraint_generation_is_lp_decides_cg_method(decoupled: bool) -> None:
         constraint_generation(sample_problem(4, 8, seed=0), max_rounds=0)
     with pytest.raises(ValueError, match="unbatched"):
         constraint_generation(sample_problems(10, 4, [0, 1]))
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"problem must be a MemoryProblem, got NoneType"):
         constraint_generation(None)  # type: ignore[arg-type]
 
 

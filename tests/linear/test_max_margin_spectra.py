@@ -42,11 +42,11 @@ def test_same_law_is_not_rejected_and_a_shift_is() -> None:
 
 
 def test_inputs_are_checked() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"a and b must have the same number of columns, got 3"):
         spectrum_permutation_test(np.ones((2, 3)), np.ones((2, 4)))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"a must be a finite 2-D array"):
         spectrum_permutation_test(np.array([[np.nan, 1.0]]), np.ones((1, 2)))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"seeds_op and seeds_dp must be disjoint"):
         max_margin_spectra(10, 6, seeds_op=[0, 1], seeds_dp=[1, 2])
 
 
@@ -80,5 +80,5 @@ def test_one_norm_alone_gives_the_same_memories_and_skips_what_cannot_be_stored(
     by_lp = max_margin_spectra(8, 4, **kw)
     by_svm = max_margin_spectra(8, 4, norms=("l2",), **kw)
     assert by_lp.skipped == by_svm.skipped and sum(by_lp.skipped.values()) > 0
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"norms must be a non-empty subset of .*, got \('l1',\)"):
         max_margin_spectra(10, 6, seeds_op=[0, 1], seeds_dp=[2, 3], norms=("l1",))

@@ -65,17 +65,21 @@ def test_margin_for_load() -> None:
 
 
 @pytest.mark.parametrize(
-    ("call", "exc"),
+    ("call", "exc", "match"),
     [
-        (lambda: optimal_mechanism(1), ValueError),
-        (lambda: optimal_mechanism(100, margin=-0.1), ValueError),
-        (lambda: optimal_mechanism(100, n_samples=1), ValueError),
-        (lambda: margin_for_load(0.0, 100), ValueError),
-        (lambda: margin_for_load(float("inf"), 100), ValueError),
-        (lambda: margin_for_load("0.5", 100), TypeError),
-        (lambda: margin_for_load(0.5, 1), ValueError),
+        (lambda: optimal_mechanism(1), ValueError, r"p must be an integer >= 2 .*, got 1"),
+        (lambda: optimal_mechanism(100, margin=-0.1), ValueError,
+         r"margin must be finite and >= 0\.0, got -0\.1"),
+        (lambda: optimal_mechanism(100, n_samples=1), ValueError,
+         r"n_samples must be an integer >= 2, got 1"),
+        (lambda: margin_for_load(0.0, 100), ValueError,
+         r"alpha must be a finite number > 0, got 0\.0"),
+        (lambda: margin_for_load(float("inf"), 100), ValueError,
+         r"alpha must be a finite number > 0, got inf"),
+        (lambda: margin_for_load("0.5", 100), TypeError, r"alpha must be a real number, got str"),
+        (lambda: margin_for_load(0.5, 1), ValueError, r"p must be an integer >= 2 .*, got 1"),
     ],
-)
-def test_bad_inputs_raise(call, exc) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(exc):
+)  # fmt: skip
+def test_bad_inputs_raise(call, exc, match) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(exc, match=match):
         call()

@@ -47,9 +47,9 @@ def test_crossing_range_spans_values_and_intervals() -> None:
     a = Estimate(1.0, 0.5, 1.5, 4, "x")
     b = Estimate(2.0, 1.8, 2.6, 6, "x")
     assert crossing_range([a, b]) == {"lo": 1.0, "hi": 2.0, "ci_lo": 0.5, "ci_hi": 2.6, "n": 4}
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"estimates must hold at least one Estimate"):
         crossing_range([])
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"estimates must be Estimates, got tuple"):
         crossing_range([(1.0, 0.5, 1.5)])  # type: ignore[list-item]
 
 
@@ -60,7 +60,7 @@ def test_ratio_comparison_lists_measurement_then_predictions() -> None:
     assert t["α(1/4) / α(1)"].tolist() == ["measured", "a", "b"]
     assert t["value"].tolist() == [0.61234, 0.75, 0.4375]
     assert t["95 % interval"].tolist() == ["[0.500, 0.705]", "", ""]
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"measured must be an Estimate, got tuple"):
         ratio_comparison((0.6, 0.5, 0.7), {"a": 1.0})  # type: ignore[arg-type]
 
 
@@ -96,9 +96,9 @@ def test_truncated_hebbian_transitions_table_and_summary() -> None:
     assert s["a_full"].value == pytest.approx(2.5) and s["ratio_half"].value == pytest.approx(1.0)
     p = s["p_quarter"]  # p log p = 1.5 * 16^2 = 384
     assert p * math.log(p) <= 384 < (p + 1) * math.log(p + 1)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"d must be one of \[8, 16\], got 32"):
         h.crossing(32, 0.25)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"kappas must .* include 1\.0, got \(0\.25, 0\.5\)"):
         truncated_hebbian_transitions(t, kappas=(0.25, 0.5))
 
 
@@ -121,7 +121,7 @@ def test_above_capacity_accuracy_is_a_clipped_t_interval() -> None:
     assert e.value == pytest.approx(0.4) and e.n == 3
     assert e.low == 0.0 and e.high == pytest.approx(0.4 + T_975_2 * 0.2 / math.sqrt(3))
     assert ab.has(1.4, "subset") and not ab.has(2.0, "subset")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"no 'train' memory at alpha = 3\.0, d = 16"):
         ab.at(3.0, "train")
 
 
@@ -157,7 +157,7 @@ def test_accuracy_at_picks_the_largest_or_the_nearest_load() -> None:
     near = accuracy_at(t, load=1.1)["acc"]
     # mean 0.5, sd 0.1414, half width t_{0.975,1} 0.1414 / sqrt 2 = 12.706 * 0.1 = 1.27: cut
     assert near.value == pytest.approx(0.5) and (near.low, near.high) == (0.0, 1.0)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"load must be a finite number > 0, got -1\.0"):
         accuracy_at(t, load=-1.0)
 
 
@@ -169,7 +169,7 @@ def test_threshold_table_matches_threshold_and_orders_the_criteria() -> None:
     assert list(t.columns) == ["p", 'criterion "all"', 'criterion "typical"']
     assert t['criterion "all"'].iloc[1] == threshold(1e6, criterion="all")
     assert np.all(t['criterion "all"'] < t['criterion "typical"'])  # limits 1/8 < 1/2
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"criterion must be one of .*, got 'most'"):
         threshold_table([1e3], criteria=("most",))
 
 
@@ -203,7 +203,7 @@ def test_spectrum_fits_and_their_labels() -> None:
     assert np.all((fits["KS (truncated) law"] > 0) & (fits["KS (truncated) law"] <= 1))
     out = spectrum_fit_summary(fits, {"full": 1.0})
     assert out == {"ks_full": fits["KS (truncated) law"].iloc[1], "ks_full_level": 0.136}
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"0 rows of fits have κ = 0\.5; need one"):
         spectrum_fit_summary(fits, {"half": 0.5})
 
 
@@ -223,7 +223,7 @@ def test_causes_summary_finds_rows_by_label() -> None:
     assert (out["ks_first"], out["ks_long"], out["ks_margin"]) == (0.3, 0.31, 0.2)
     assert (out["ks_hebb"], out["marg_large"], out["spec_n"], out["large_n"]) == (0.05, -0.25, 6, 4)
     assert "large_n" not in causes_summary(causes.iloc[:4])
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"causes must hold one 'first' row, found 0"):
         causes_summary(causes.iloc[1:])
 
 
@@ -260,6 +260,6 @@ def test_factored_engine_check_counts_and_retrains_disagreements() -> None:
     out = factored_engine_check(fac, full, steps=300, lr=0.2)
     # seed 1 is storable (it was stored): the retrained factored engine stores it again
     assert out == {"pairs": 3, "full_only": 1, "factored_only": 1, "steps": 300, "reached": 1}
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"the sweeps must hold one d, got \[8, 12\]"):
         factored_engine_check(fac, capacity_sweep(12, loads, seeds=3, steps=10, progress=False),
                               steps=10, lr=0.2)  # fmt: skip

@@ -41,11 +41,11 @@ def test_cheapest_brute_force_small() -> None:
     costs = np.array([5.0, 1.0, 3.0, 2.0])  # cheapest first: 1, 2, 3, 5; mean contributions /4
     assert cheapest_subset_fraction(costs, 3.0 / 4) == pytest.approx(2 / 4)  # 1 + 2 fit exactly
     assert cheapest_subset_fraction(costs, 4.5 / 4) == pytest.approx((2 + 0.5) / 4)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"costs must be a non-empty array of finite numbers"):
         cheapest_subset_fraction([], 1.0)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"costs must be a non-empty array of finite numbers >= 0"):
         cheapest_subset_fraction([1.0, -1.0], 1.0)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"budget must be a finite number > 0, got 0\.0"):
         cheapest_subset_fraction([1.0], 0.0)
 
 
@@ -109,7 +109,7 @@ def test_accuracy_by_load_t_interval() -> None:
     assert out["accuracy"].iloc[0] == pytest.approx(0.2)
     assert out["ci_low"].iloc[0] == pytest.approx(max(0.0, 0.2 - half))
     assert out["ci_high"].iloc[0] == pytest.approx(0.2 + half)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"table lacks the columns \['p'\]"):
         accuracy_by_load(tab.drop(columns="p"))
 
 
@@ -125,7 +125,7 @@ def test_subset_problem_zero_inputs_never_recalled() -> None:
     same = type(prob)(q.contiguous(), q.clone().contiguous())
     assert recall_accuracy(torch.eye(8), same) == pytest.approx(1.0)
     assert recall_accuracy(torch.eye(8), subset_problem(same, 2, seed=1)) == pytest.approx(2 / 6)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"n_keep must be <= p = 30, got 31"):
         subset_problem(prob, 31)
 
 
@@ -137,5 +137,5 @@ def test_subset_sweep_stores_a_small_subset() -> None:
     # a few inputs far below the subset's capacity are all stored; the rest are never recalled
     assert list(tab["subset_recalled"]) == [1.0, 1.0]  # exact: an integer count over n
     assert tab["accuracy"].to_numpy() == pytest.approx([n / p] * 2)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"share must lie in \(0, 1\], got 1\.5"):
         subset_sweep(12, [3.0], share=1.5)

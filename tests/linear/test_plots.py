@@ -171,5 +171,5 @@ def test_free_entropy_marks_the_draws_and_the_population_capacity() -> None:
     vlines = [ln.get_xdata()[0] for ln in fig.axes[1].lines if len(set(ln.get_xdata())) == 1]
     own = rs_draws_capacity(50, n_samples=50)  # the draws' own capacity, and the population's
     assert vlines == pytest.approx([own.value, 0.9])
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"population must be a finite number > 0, got -1\.0"):
         plot_free_entropy(50, alphas=(0.3,), n_samples=50, n_grid=10, population=-1.0)

@@ -39,38 +39,38 @@ def test_pairs_for_load_known_values() -> None:
 
 
 @pytest.mark.parametrize(
-    "call",
+    ("call", "match"),
     [
-        lambda: pairs_for_load(0.0, 16),
-        lambda: pairs_for_load(-1.0, 16),
-        lambda: pairs_for_load(float("nan"), 16),
-        lambda: pairs_for_load(float("inf"), 16),
-        lambda: pairs_for_load(0.5, 1),
-        lambda: load_for_pairs(1, 16),
-        lambda: load_for_pairs(10, 1),
-        lambda: sample_problem(1, 8),
-        lambda: sample_problem(8, 1),
-        lambda: sample_problem(8, 8, seed=-1),
-        lambda: sample_problems(8, 8, []),
-        lambda: stack_problems([]),
+        (lambda: pairs_for_load(0.0, 16), r"alpha must be a finite number > 0, got 0\.0"),
+        (lambda: pairs_for_load(-1.0, 16), r"alpha must be a finite number > 0, got -1\.0"),
+        (lambda: pairs_for_load(float("nan"), 16), r"alpha must be a finite number > 0, got nan"),
+        (lambda: pairs_for_load(float("inf"), 16), r"alpha must be a finite number > 0, got inf"),
+        (lambda: pairs_for_load(0.5, 1), r"d must be an integer >= 2, got 1"),
+        (lambda: load_for_pairs(1, 16), r"p must be an integer >= 2, got 1"),
+        (lambda: load_for_pairs(10, 1), r"d must be an integer >= 2, got 1"),
+        (lambda: sample_problem(1, 8), r"p must be an integer >= 2, got 1"),
+        (lambda: sample_problem(8, 1), r"d must be an integer >= 2, got 1"),
+        (lambda: sample_problem(8, 8, seed=-1), r"seeds\[0\] must be an integer >= 0, got -1"),
+        (lambda: sample_problems(8, 8, []), r"seeds must hold at least one seed"),
+        (lambda: stack_problems([]), r"problems must not be empty"),
     ],
 )
-def test_bad_inputs_raise_value_error(call) -> None:
-    with pytest.raises(ValueError):
+def test_bad_inputs_raise_value_error(call, match) -> None:
+    with pytest.raises(ValueError, match=match):
         call()
 
 
 @pytest.mark.parametrize(
-    "call",
+    ("call", "match"),
     [
-        lambda: pairs_for_load("1", 16),
-        lambda: pairs_for_load(0.5, 16.0),
-        lambda: load_for_pairs(True, 16),
-        lambda: sample_problem(8.0, 8),
+        (lambda: pairs_for_load("1", 16), r"alpha must be a real number, got str"),
+        (lambda: pairs_for_load(0.5, 16.0), r"d must be an integer, got float"),
+        (lambda: load_for_pairs(True, 16), r"p must be an integer, got bool"),
+        (lambda: sample_problem(8.0, 8), r"p must be an integer, got float"),
     ],
 )
-def test_bad_types_raise_type_error(call) -> None:
-    with pytest.raises(TypeError):
+def test_bad_types_raise_type_error(call, match) -> None:
+    with pytest.raises(TypeError, match=match):
         call()
 
 
@@ -164,15 +164,15 @@ def test_recall_is_strict_and_identity_like_memory_recalls() -> None:
 
 def test_score_matrix_shape_errors() -> None:
     prob = sample_problem(5, 4, seed=0)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"W must have shape .* with d=4, got \(3, 3\)"):
         score_matrix(torch.zeros(3, 3), prob)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"W has batch 2 but the problem has batch 3"):
         score_matrix(torch.zeros(2, 4, 4), sample_problems(5, 4, [0, 1, 2]))
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"W must be a torch tensor or numpy array, got list"):
         score_matrix([[0.0]], prob)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"inputs and targets must .*, got \(5, 4\) and \(5, 3\)"):
         MemoryProblem(torch.zeros(5, 4), torch.zeros(5, 3))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"competitors must .*\(5, 4, 4\), got \(5, 5, 4\)"):
         MemoryProblem(torch.zeros(5, 4), torch.zeros(5, 4), torch.zeros(5, 5, 4))
 
 
@@ -184,7 +184,7 @@ def test_score_statistics_units() -> None:
     # competitor scores have unit variance in units of sigma_W = |W|_F / d
     assert np.var(st["competitor"]) == pytest.approx(1.0, rel=0.05)
     assert st["target"].shape == (300,) and st["max_competitor"].shape == (300,)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"W is identically zero"):
         score_statistics(torch.zeros(32, 32), prob)
 
 
@@ -192,7 +192,7 @@ def test_dp_memory_limit() -> None:
     assert dp_memory_bytes(1000, 64) == 4 * 1000 * 999 * 64
     with pytest.raises(MemoryError, match="GiB"):
         sample_problem(200_000, 512, decoupled=True)
-    with pytest.raises(MemoryError):
+    with pytest.raises(MemoryError, match=r"test needs [\d.]+ GiB but only .* free on cpu"):
         check_memory(10**18, "cpu", what="test")
     check_memory(1024, "cpu")
 

@@ -67,9 +67,9 @@ def test_truncate_rank_is_the_eckart_young_projection() -> None:
         err = torch.linalg.matrix_norm(W - Wm) ** 2
         assert torch.allclose(err, (s[:, m:] ** 2).sum(-1), atol=1e-10)
         assert torch.allclose(truncate_rank(Wm, m), Wm, atol=1e-10)  # a projection
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"rank must be in \[1, 10\], got 11"):
         truncate_rank(W, 11)
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"W must be a floating torch\.Tensor, got ndarray"):
         truncate_rank(W.numpy(), 2)  # type: ignore[arg-type]
 
 
@@ -129,15 +129,15 @@ def test_ratio_of_a_rescaled_copy_is_exact_in_every_draw() -> None:
     assert r.value == pytest.approx(0.5)
     assert r.low == pytest.approx(0.5) and r.high == pytest.approx(0.5)
     assert r.used == pytest.approx(boot.summary["draws_crossing"].min())
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"0 groups have kappa = 0\.5"):
         transition_ratio(boot, 0.5, 1.0)
 
 
 def test_bootstrap_rejects_missing_instances() -> None:
     t = _table({1.0: [True] * 4, 2.0: [False] * 4})
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"must hold every seed \(0, 1, 2, 3\) at each"):
         bootstrap_transitions(t.iloc[:-1], n_boot=100)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"n_boot must be an integer >= 100, got 10"):
         bootstrap_transitions(t, n_boot=10)
 
 
@@ -202,7 +202,7 @@ def test_small_kappa_limit_matches_the_leading_correction() -> None:
     c = (6 * math.pi) ** (5 / 3) / (20 * math.pi)
     rel = 1e-4
     assert small_kappa_limit(rel) == pytest.approx((2 * rel / c) ** 1.5, rel=0.01)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"rel_error must lie in \(0, 3\), got 3\.0"):
         small_kappa_limit(3.0)
 
 
@@ -233,7 +233,7 @@ def test_rank_success_legend_off_the_data_and_hebbian_lines() -> None:
     assert xs == sorted(round(float(hebbian_critical_load(k)), 12) for k in (0.25, 1.0))
     assert _legend_below_axes(ax)
     assert fig.get_size_inches()[0] <= 7.0
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"theory must be 'optimal' or 'hebbian', got 'other'"):
         plot_rank_success(t, theory="other")
 
 
@@ -242,7 +242,7 @@ def test_critical_load_figure_takes_intervals_and_keeps_its_legend_below() -> No
                              hebbian={0.25: (0.05, 0.04, 0.06)})  # fmt: skip
     ax = fig.axes[0]
     assert _legend_below_axes(ax)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"every value must lie inside its interval"):
         plot_critical_load(measured={0.5: (0.7, 0.8, 0.9)})  # value outside its interval
 
 

@@ -165,41 +165,44 @@ def test_expansion_limits():
 
 
 @pytest.mark.parametrize(
-    "call",
+    ("call", "match"),
     [
-        lambda: expected_cost(1, n_samples=10),
-        lambda: expected_cost(0, n_samples=10),
-        lambda: finite_size_capacity(1),
-        lambda: finite_size_capacity(2.5),
-        lambda: expected_cost(10, n_samples=10, margin=-1.0),
-        lambda: expected_cost(10, n_samples=10, method="grid"),
-        lambda: cost(np.zeros((3, 1))),
-        lambda: cost([0.0, np.nan]),
-        lambda: finite_size_capacity_expansion(2),
-        lambda: rs_energetic_term([1.0], 10),
-        lambda: rs_free_entropy([0.5], -1.0, 10),
-        lambda: rs_saddle(float("nan"), 10, n_samples=4, n_grid=8),
-        lambda: predicted_transition(1),
-        lambda: pairs_at_load(0.0, 8),
-        lambda: pairs_at_load(1.0, 1),
+        (lambda: expected_cost(1, n_samples=10), r"p must be an integer >= 2 .*, got 1"),
+        (lambda: expected_cost(0, n_samples=10), r"p must be an integer >= 2 .*, got 0"),
+        (lambda: finite_size_capacity(1), r"p must be an integer >= 2 .*, got 1"),
+        (lambda: finite_size_capacity(2.5), r"p must be an integer >= 2 .*, got 2\.5"),
+        (lambda: expected_cost(10, n_samples=10, margin=-1.0),
+         r"margin must be finite and >= 0\.0, got -1\.0"),
+        (lambda: expected_cost(10, n_samples=10, method="grid"),
+         r"method must be 'order_statistics' or 'full', got 'grid'"),
+        (lambda: cost(np.zeros((3, 1))), r"t must have shape \(n, p\) .*got shape \(3, 1\)"),
+        (lambda: cost([0.0, np.nan]), r"t must be finite"),
+        (lambda: finite_size_capacity_expansion(2), r"p must be .* >= 3 for the expansion, got 2"),
+        (lambda: rs_energetic_term([1.0], 10), r"q must lie in \[0, 1\), got \[1\.0\]"),
+        (lambda: rs_free_entropy([0.5], -1.0, 10), r"alpha must be a finite number > 0, got -1\.0"),
+        (lambda: rs_saddle(float("nan"), 10, n_samples=4, n_grid=8),
+         r"alpha must be a finite number > 0, got nan"),
+        (lambda: predicted_transition(1), r"d must be an integer >= 2, got 1"),
+        (lambda: pairs_at_load(0.0, 8), r"alpha must be a finite number > 0, got 0\.0"),
+        (lambda: pairs_at_load(1.0, 1), r"d must be an integer >= 2, got 1"),
     ],
-)
-def test_bad_input_raises(call):
-    with pytest.raises(ValueError):
+)  # fmt: skip
+def test_bad_input_raises(call, match):
+    with pytest.raises(ValueError, match=match):
         call()
 
 
 @pytest.mark.parametrize(
-    "call",
+    ("call", "match"),
     [
-        lambda: predicted_transition(16.0),
-        lambda: rs_free_entropy([0.5], "0.5", 10),
-        lambda: pairs_at_load("1", 8),
-        lambda: pairs_at_load(1.0, 8.0),
+        (lambda: predicted_transition(16.0), r"d must be an integer, got float"),
+        (lambda: rs_free_entropy([0.5], "0.5", 10), r"alpha must be a real number, got str"),
+        (lambda: pairs_at_load("1", 8), r"alpha must be a real number, got str"),
+        (lambda: pairs_at_load(1.0, 8.0), r"d must be an integer, got float"),
     ],
 )
-def test_bad_type_raises(call):
-    with pytest.raises(TypeError):
+def test_bad_type_raises(call, match):
+    with pytest.raises(TypeError, match=match):
         call()
 
 
@@ -311,7 +314,7 @@ def test_gardner_and_shortcut():
     assert float(gardner_capacity(k)) == pytest.approx(1 / (k**2 + 1), rel=1e-6)
     s = shortcut_capacity([1e2, 1e6, 1e30])
     assert np.all(np.diff(s) < 0) and s[-1] == pytest.approx(0.5, abs=0.02)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"p must be finite and >= 2, got 1\.0"):
         shortcut_capacity(1.0)
 
 
@@ -346,7 +349,7 @@ def test_comparison_summary_by_label() -> None:
 
 
 def test_comparison_summary_rejects_bad_input() -> None:
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"comparison must be a pandas\.DataFrame, got dict"):
         comparison_summary({"sweep": []})
     with pytest.raises(ValueError, match="empty"):
         comparison_summary(_comparison().iloc[:0])

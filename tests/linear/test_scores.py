@@ -68,14 +68,18 @@ def test_batched_problem_dp_and_random_w_units() -> None:
 
 
 @pytest.mark.parametrize(
-    ("call", "exc"),
+    ("call", "exc", "match"),
     [
-        (lambda: score_statistics(torch.zeros(3, 3), _orthonormal_problem()), ValueError),
-        (lambda: score_statistics(torch.eye(4), _orthonormal_problem()), ValueError),
-        (lambda: score_statistics([[1.0]], _orthonormal_problem()), TypeError),
-        (lambda: score_statistics(torch.eye(3), "problem"), TypeError),
+        (lambda: score_statistics(torch.zeros(3, 3), _orthonormal_problem()), ValueError,
+         r"W is identically zero"),
+        (lambda: score_statistics(torch.eye(4), _orthonormal_problem()), ValueError,
+         r"W must have shape \(d, d\) or \(B, d, d\) with d=3, got \(4, 4\)"),
+        (lambda: score_statistics([[1.0]], _orthonormal_problem()), TypeError,
+         r"W must be a torch tensor or numpy array, got list"),
+        (lambda: score_statistics(torch.eye(3), "problem"), TypeError,
+         r"problem must be a MemoryProblem, got str"),
     ],
-)
-def test_bad_inputs_raise(call, exc) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(exc):
+)  # fmt: skip
+def test_bad_inputs_raise(call, exc, match) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(exc, match=match):
         call()

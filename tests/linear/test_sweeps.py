@@ -102,7 +102,7 @@ def test_transition_refuses_mixed_groups_and_bad_tables() -> None:
     assert per_group["d"].tolist() == [40, 20] and per_group["n"].tolist() == [2, 1]
     with pytest.raises(ValueError, match="2 grid points"):  # one load: no curve to cross
         transition_load(_synthetic({0.5: [True, False]}))
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"table must be a pandas\.DataFrame, got dict"):
         success_by_load({"alpha": [0.5]})  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="empty"):
         success_by_load(_synthetic({}))

@@ -192,7 +192,7 @@ def test_hebbian_equals_explicit_sum() -> None:
     torch.testing.assert_close(W, ref)
     batch = sample_problems(9, 5, [2, 3])
     torch.testing.assert_close(hebbian_memory(batch)[0], W)
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"problem must be a MemoryProblem, got Tensor"):
         hebbian_memory(W)
 
 
@@ -283,29 +283,30 @@ def test_rank_constrained_training() -> None:
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "exc"),
+    ("kwargs", "exc", "match"),
     [
-        ({"steps": 0}, ValueError),
-        ({"lr": 0.0}, ValueError),
-        ({"lr": -1.0}, ValueError),
-        ({"check_every": 0}, ValueError),
-        ({"rank": 0}, ValueError),
-        ({"rank": 9}, ValueError),
-        ({"patience": 0}, ValueError),
-        ({"betas": (0.9, 1.0)}, ValueError),
-        ({"steps": 1.5}, TypeError),
+        ({"steps": 0}, ValueError, r"steps must be an integer >= 1, got 0"),
+        ({"lr": 0.0}, ValueError, r"lr must be a finite number > 0, got 0\.0"),
+        ({"lr": -1.0}, ValueError, r"lr must be a finite number > 0, got -1\.0"),
+        ({"check_every": 0}, ValueError, r"check_every must be an integer >= 1, got 0"),
+        ({"rank": 0}, ValueError, r"rank must be an integer >= 1, got 0"),
+        ({"rank": 9}, ValueError, r"rank must be in \[1, d=8\], got 9"),
+        ({"patience": 0}, ValueError, r"patience must be an integer >= 1, got 0"),
+        ({"betas": (0.9, 1.0)}, ValueError,
+         r"betas must be two numbers in \[0, 1\), got \(0\.9, 1\.0\)"),
+        ({"steps": 1.5}, TypeError, r"steps must be an integer, got float"),
     ],
-)
-def test_train_memory_bad_inputs(kwargs: dict, exc: type) -> None:
+)  # fmt: skip
+def test_train_memory_bad_inputs(kwargs: dict, exc: type, match: str) -> None:
     prob = sample_problem(10, 8, seed=0)
-    with pytest.raises(exc):
+    with pytest.raises(exc, match=match):
         train_memory(prob, **kwargs)
 
 
 def test_train_memory_rejects_mixed_batches() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"all problems must share p, d and decoupled"):
         train_memory([sample_problem(10, 8), sample_problem(11, 8)], steps=5)
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"problems must be a MemoryProblem or .*, got str"):
         train_memory("problem", steps=5)
 
 

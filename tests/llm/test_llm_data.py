@@ -156,7 +156,7 @@ def test_small_files_bad_line_names_file_and_line(tmp_path: Path, name: str, kin
     content = SMALL[name][0]
     bad = (MALFORMED if kind == "malformed" else UNKNOWN_LABEL)[name]
     path = _write(tmp_path, name, "\ufeff" + _with_line(content, BAD_LINE, bad) + "\n\n")
-    with pytest.raises(ValueError) as err:
+    with pytest.raises(ValueError, match=re.escape(f"{path}, line {BAD_LINE}: ")) as err:
         _load(tmp_path, name)
     msg = str(err.value)
     assert msg.startswith(f"{path}, line {BAD_LINE}: "), msg
@@ -278,7 +278,7 @@ def test_real_file_copies_with_blanks_bom_and_bad_lines(tmp_path: Path, name: st
     line = 101  # an item line in every file (SST-2: its 100th sentence)
     for bad in (MALFORMED[name], UNKNOWN_LABEL[name]):
         copy.write_text(_with_line(text, line, bad), encoding="utf-8")
-        with pytest.raises(ValueError) as err:
+        with pytest.raises(ValueError, match=re.escape(f"{copy}, line {line}: ")) as err:
             _load(tmp_path, name)
         msg = str(err.value)
         assert msg.startswith(f"{copy}, line {line}: ") and EXPECTED_WORDS[name] in msg, msg

@@ -80,7 +80,7 @@ def test_plotting_bad_input():
         plotting.new_figure(0, 1)
     with pytest.raises(ValueError, match=">= 0"):
         plotting.color(-1)
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"colour index must be an integer, got float"):
         plotting.color(1.5)  # type: ignore[arg-type]
     assert plotting.color(len(plotting.PALETTE)) == plotting.PALETTE[0]
     plt.close("all")
@@ -118,7 +118,7 @@ def test_make_control_bad_input():
         widgets.make_control("a", (0.0, 1.0, 0.1, 3.0))
     with pytest.raises(ValueError, match="empty"):
         widgets.make_control("a", [])
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"control 'a': expected a widget"):
         widgets.make_control("a", object())
 
 
@@ -170,7 +170,7 @@ def test_get_device_auto_and_explicit():
 def test_get_device_bad_input(monkeypatch):
     with pytest.raises(ValueError, match="not a torch device"):
         dev.get_device("gpu-please")
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"device must be None, a string or .*, got int"):
         dev.get_device(3)  # type: ignore[arg-type]
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     with pytest.raises(ValueError, match="no CUDA"):
@@ -187,7 +187,7 @@ def test_configure_threads(monkeypatch):
         monkeypatch.setenv("ASSOCMEM_THREADS", "many")
         with pytest.raises(ValueError, match="ASSOCMEM_THREADS"):
             dev.configure_threads()
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match=r"positive integer number of threads, got 0"):
             dev.configure_threads(0)
     finally:
         torch.set_num_threads(before)
