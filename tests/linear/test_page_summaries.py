@@ -1,7 +1,7 @@
 """Tests of the summaries chapters 3 and 4 glue and show (issue 25): crossing ranges, ratio
 tables, truncated Hebbian transitions (assocmem.linear.transitions), memories above capacity
 (.partial_storage), the threshold table (.hebbian), the mechanism report (.scores) and the spectrum
-fits (.measured_spectra). Expected values are computed by hand in the comments."""
+summary and fits (.measured_spectra). Expected values are computed by hand in the comments."""
 
 from __future__ import annotations
 
@@ -11,14 +11,18 @@ import numpy as np
 import pandas as pd
 import pytest
 from assocmem.linear.hebbian import threshold, threshold_table
+from assocmem.linear.max_margin import normalized_margin
 from assocmem.linear.measured_spectra import (
     causes_summary,
     spectrum_fit_summary,
     spectrum_fits,
+    spectrum_summary,
 )
 from assocmem.linear.partial_storage import AboveCapacity, accuracy_at
+from assocmem.linear.sampling import sample_problems
 from assocmem.linear.scores import mechanism_report
 from assocmem.linear.sweeps import COLUMNS
+from assocmem.linear.training import hebbian_memory
 from assocmem.linear.transitions import (
     crossing_range,
     ratio_comparison,
@@ -191,6 +195,15 @@ def test_mechanism_report_prints_the_hand_computed_numbers() -> None:
         lines[3] == "RS max-margin (kappa0 = 0.50): T* = 4.00 +- 1.00, pushed competitors k = 2.5,"
     )
     assert lines[5] == "RS at capacity (kappa0 = 0): T* = 2.00 +- 0.00, k = 4.0"
+
+
+def test_spectrum_summary_fields() -> None:
+    b = sample_problems(40, 16, 2)
+    W = hebbian_memory(b)
+    row = spectrum_summary("Hebbian", W, b, 16)
+    assert row["values"] == 32 and row["memories"] == 2
+    assert row["KS 5 % level"] == pytest.approx(1.36 / math.sqrt(32))
+    assert 0 <= row["KS"] <= 1 and row["stored"] == int(np.sum(normalized_margin(W, b) > 0))
 
 
 def test_spectrum_fits_and_their_labels() -> None:

@@ -34,7 +34,7 @@ from assocmem.linear.plots_rank import (  # noqa: E402
 )
 from assocmem.linear.sampling import sample_problem, sample_problems  # noqa: E402
 from assocmem.linear.scores import mechanism_scores  # noqa: E402
-from assocmem.linear.spectra import singular_values  # noqa: E402
+from assocmem.linear.spectra import hebbian_critical_load, singular_values  # noqa: E402
 from assocmem.linear.sweeps import COLUMNS  # noqa: E402
 from assocmem.linear.training import hebbian_memory, train_memory  # noqa: E402
 from assocmem.linear.transitions import transition_comparison  # noqa: E402
@@ -173,3 +173,53 @@ def test_free_entropy_marks_the_draws_and_the_population_capacity() -> None:
     assert vlines == pytest.approx([own.value, 0.9])
     with pytest.raises(ValueError, match=r"population must be a finite number > 0, got -1\.0"):
         plot_free_entropy(50, alphas=(0.3,), n_samples=50, n_grid=10, population=-1.0)
+
+
+def _legend_below_axes(ax) -> bool:  # type: ignore[no-untyped-def]
+    fig = ax.figure
+    fig.canvas.draw()
+    leg = ax.get_legend()
+    lb = leg.get_window_extent()
+    return bool(lb.y1 <= ax.get_window_extent().y0 + 1)
+
+
+def test_rank_success_legend_off_the_data_and_hebbian_lines() -> None:
+    t = _table({("hebbian", "op", 8, 2): {0.02: [True] * 3, 0.2: [False] * 3},
+                ("hebbian", "op", 8, 8): {0.05: [True] * 3, 0.3: [False] * 3}})  # fmt: skip
+    fig = plot_rank_success(t, theory="hebbian")
+    ax = fig.axes[0]
+    xs = sorted(
+        {
+            round(float(ln.get_xdata()[0]), 12)
+            for ln in ax.lines
+            if len(ln.get_xdata()) == 2 and ln.get_xdata()[0] == ln.get_xdata()[1]
+        }
+    )
+    assert xs == sorted(round(float(hebbian_critical_load(k)), 12) for k in (0.25, 1.0))
+    assert _legend_below_axes(ax)
+    assert fig.get_size_inches()[0] <= 7.0
+    with pytest.raises(ValueError, match=r"theory must be 'optimal' or 'hebbian', got 'other'"):
+        plot_rank_success(t, theory="other")
+
+
+def test_critical_load_figure_takes_intervals_and_keeps_its_legend_below() -> None:
+    fig = plot_critical_load(measured={0.5: (0.7, 0.6, 0.8), 1.0: (0.9, 0.05)},
+                             hebbian={0.25: (0.05, 0.04, 0.06)})  # fmt: skip
+    ax = fig.axes[0]
+    assert _legend_below_axes(ax)
+    with pytest.raises(ValueError, match=r"every value must lie inside its interval"):
+        plot_critical_load(measured={0.5: (0.7, 0.8, 0.9)})  # value outside its interval
+
+
+def test_singular_value_figure_is_one_row_per_kappa_at_page_width() -> None:
+    rng = np.random.default_rng(0)
+    spectra = {k: np.abs(rng.standard_normal(40)) + 0.5 for k in (0.25, 0.5, 1.0)}
+    fig = plot_singular_values(spectra, references={"Hebbian": {0.25: spectra[0.25]}})
+    assert len(fig.axes) == 6 and fig.get_size_inches()[0] <= 7.0
+    fig.canvas.draw()
+    for ax in fig.axes:  # two panels per row: each at least 3 in wide
+        assert ax.get_position().width * fig.get_size_inches()[0] >= 2.5
+        for t in ax.get_xticklabels() + ax.get_yticklabels():
+            assert t.get_fontsize() >= 9
+    assert "KS" in fig.axes[1].get_title()
+    assert len(fig.legends) == 1

@@ -27,6 +27,7 @@ from assocmem.linear.spectra import (
     quarter_circle_pdf,
     quarter_circle_quantile,
     singular_values,
+    small_kappa_limit,
     spectrum_ks_distance,
     truncated_quarter_circle_cdf,
     truncated_quarter_circle_pdf,
@@ -111,6 +112,18 @@ def test_small_kappa_asymptote():
     # next order: 2 - alpha/kappa ~ c kappa^{2/3} (edge distance ~ kappa^{2/3})
     c = (2 - ratio) / ks ** (2 / 3)
     assert c[-1] == pytest.approx(c[-2], rel=1e-3)
+
+
+def test_small_kappa_limit_matches_the_leading_correction() -> None:
+    for rel in (0.01, 0.1, 0.5):
+        k = small_kappa_limit(rel)
+        assert 2 * k / critical_load(k) == pytest.approx(1 + rel, rel=1e-10)
+    # alpha_c = 2k - c k^{5/3}: 2k / alpha_c - 1 ~ (c / 2) k^{2/3}, c = (6 pi)^{5/3} / (20 pi)
+    c = (6 * math.pi) ** (5 / 3) / (20 * math.pi)
+    rel = 1e-4
+    assert small_kappa_limit(rel) == pytest.approx((2 * rel / c) ** 1.5, rel=0.01)
+    with pytest.raises(ValueError, match=r"rel_error must lie in \(0, 3\), got 3\.0"):
+        small_kappa_limit(3.0)
 
 
 def test_hebbian_is_quarter():

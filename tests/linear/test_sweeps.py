@@ -1,4 +1,5 @@
-"""Tests of assocmem.linear.sweeps: the tidy sweep table, success by load, the transition."""
+"""Tests of assocmem.linear.sweeps: the tidy sweep table (trained, Hebbian, LP, truncated Hebbian),
+success by load, the transition and crossings bootstrapped over instances (.transitions)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,11 @@ import pytest
 from assocmem.linear.finite_size import predicted_transition
 from assocmem.linear.load import load_for_pairs, pairs_for_load
 from assocmem.linear.measured_spectra import stored_spectra
-from assocmem.linear.sampling import sample_problem
+from assocmem.linear.problems import all_recalled
+from assocmem.linear.sampling import sample_problem, sample_problems
 from assocmem.linear.scores import mechanism_scores
 from assocmem.linear.spectra import singular_values
-from assocmem.linear.sweeps import COLUMNS, capacity_sweep
+from assocmem.linear.sweeps import COLUMNS, capacity_sweep, truncated_hebbian_sweep
 from assocmem.linear.tables import (
     instance_agreement,
     miss_rates,
@@ -23,10 +25,12 @@ from assocmem.linear.tables import (
 from assocmem.linear.training import hebbian_memory, train_memory
 from assocmem.linear.transitions import (
     accuracy_crossing,
+    bootstrap_transitions,
     op_dp_gaps,
     transition_comparison,
     transition_load,
     transition_loads,
+    transition_ratio,
 )
 
 Z95 = 1.959963984540054  # standard normal 97.5 % quantile
@@ -429,3 +433,84 @@ def test_miss_rates_count_by_band_with_wilson_intervals() -> None:
         miss_rates(pairs, edges=(1.0, 0.9))
     with pytest.raises(ValueError, match="relative load"):
         miss_rates(pairs.drop(columns="relative load"))
+
+
+def test_truncated_hebbian_sweep_full_rank_is_the_hebbian_memory() -> None:
+    d, seeds = 16, range(5)
+    tab = truncated_hebbian_sweep(d, [0.05, 0.2], [4, 16], seeds=seeds)
+    assert list(tab.columns) == list(COLUMNS) and len(tab) == 2 * 2 * 5
+    for _, g in tab[tab["rank"] == d].groupby("alpha"):
+        p = int(g["p"].iloc[0])
+        assert math.isclose(g["load"].iloc[0], load_for_pairs(p, d))
+        b = sample_problems(p, d, seeds)
+        ref = all_recalled(hebbian_memory(b), b)
+        assert list(g.sort_values("seed")["recalled_all"]) == list(ref)
+    # truncating removes signal: rank d/4 never stores what rank d does not
+    piv = tab.pivot_table(index=["alpha", "seed"], columns="rank", values="recalled_all")
+    assert not (piv[4].astype(bool) & ~piv[16].astype(bool)).any()
+    assert set(tab["kappa"]) == {0.25, 1.0} and not tab["factored"].any()
+
+
+# --- crossings bootstrapped over instances -----------------------------------------------------
+
+
+def _at_loads(outcomes: dict[float, list[bool]], *, rank: int = 4, d: int = 8,
+              method: str = "train") -> pd.DataFrame:  # fmt: skip
+    """A sweep table with given outcomes at exactly these loads (alpha = load, seed i at i)."""
+    rows = []
+    for a, oks in outcomes.items():
+        for s, ok in enumerate(oks):
+            rows.append({"method": method, "problem": "op", "d": d, "rank": rank,
+                         "kappa": rank / d, "factored": True, "alpha": a, "load": a,
+                         "p": 10, "seed": s, "recalled_all": ok, "accuracy": float(ok),
+                         "steps": 1, "seconds": 0.0})  # fmt: skip
+    return pd.DataFrame(rows, columns=list(COLUMNS))
+
+
+def test_bootstrap_of_a_sharp_step_has_no_spread() -> None:
+    # every instance stored below 2 and none above: each resample crosses at the midpoint
+    t = _at_loads({1.0: [True] * 8, 2.0: [True] * 8, 3.0: [False] * 8})
+    b = bootstrap_transitions(t, n_boot=200)
+    row = b.summary.iloc[0]
+    assert row["alpha_c"] == pytest.approx(2.0 + 0.5)  # interpolated from 1 to 0 between 2 and 3
+    assert row["ci_low"] == pytest.approx(2.5) and row["ci_high"] == pytest.approx(2.5)
+    assert row["draws_crossing"] == 1.0 and row["n"] == 8
+
+
+def test_bootstrap_crossing_and_interval_of_a_known_curve() -> None:
+    # fractions 1, 3/4, 1/4, 0: the data cross 1/2 at 2.5; resamples stay inside [2, 3]
+    t = _at_loads({1.0: [True] * 4, 2.0: [True, True, True, False],
+                3.0: [True, False, False, False], 4.0: [False] * 4})  # fmt: skip
+    b = bootstrap_transitions(t, n_boot=500, seed=2)
+    row = b.summary.iloc[0]
+    assert row["alpha_c"] == pytest.approx(2.5)
+    assert 1.0 <= row["ci_low"] <= 2.5 <= row["ci_high"] <= 4.0
+    fin = b.draws[np.isfinite(b.draws[:, 0]), 0]
+    assert np.all((fin >= 1.0) & (fin <= 4.0))
+
+
+def test_ratio_of_a_rescaled_copy_is_exact_in_every_draw() -> None:
+    rng = np.random.default_rng(0)
+    outcomes = {
+        a: list(rng.random(10) < f)
+        for a, f in zip([0.2, 0.4, 0.6, 0.8, 1.0], [1.0, 0.9, 0.5, 0.2, 0.0], strict=True)
+    }
+    outcomes[0.2] = [True] * 10
+    outcomes[1.0] = [False] * 10
+    a = _at_loads(outcomes, rank=2, d=8)
+    b = _at_loads({2 * k: v for k, v in outcomes.items()}, rank=8, d=8)
+    boot = bootstrap_transitions(pd.concat([a, b], ignore_index=True), n_boot=300)
+    r = transition_ratio(boot, 0.25, 1.0)
+    assert r.value == pytest.approx(0.5)
+    assert r.low == pytest.approx(0.5) and r.high == pytest.approx(0.5)
+    assert r.used == pytest.approx(boot.summary["draws_crossing"].min())
+    with pytest.raises(ValueError, match=r"0 groups have kappa = 0\.5"):
+        transition_ratio(boot, 0.5, 1.0)
+
+
+def test_bootstrap_rejects_missing_instances() -> None:
+    t = _at_loads({1.0: [True] * 4, 2.0: [False] * 4})
+    with pytest.raises(ValueError, match=r"must hold every seed \(0, 1, 2, 3\) at each"):
+        bootstrap_transitions(t.iloc[:-1], n_boot=100)
+    with pytest.raises(ValueError, match=r"n_boot must be an integer >= 100, got 10"):
+        bootstrap_transitions(t, n_boot=10)
