@@ -78,8 +78,15 @@ CASES: list[Case] = [
     ),
 ]
 
+_EST = stats.Estimate(0.125, 0.0, 0.281, 32, "percentile bootstrap")
+CASES += [
+    Case(stats.verdict, lambda: ((_EST,), {"reference": 0.1}), {"reference": "real"}),
+    Case(stats.render, lambda: ((_EST,), {"spec": "+.2f", "n": True}), {}),
+]
+
 EXEMPT: dict[str, str] = {
     "assocmem.stats.Estimate": "a record; its producers are the cases above",
+    "assocmem.stats.Verdict": "an enum of three words; verdict() is the case above",
     "assocmem.stats.ratio": "takes two Estimates with bootstrap draws (tested in test_stats.py)",
 }
 
