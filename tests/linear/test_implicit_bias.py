@@ -14,11 +14,10 @@ from assocmem.linear.implicit_bias import (
     linf_max_margin,
     margin_ratios,
     margin_trajectories,
-    normalised_margins,
 )
 from assocmem.linear.load import pairs_for_load
 from assocmem.linear.lp import constraint_margins, constraint_matrix
-from assocmem.linear.problems import MemoryProblem
+from assocmem.linear.problems import MemoryProblem, normalised_margins
 from assocmem.linear.sampling import sample_problem, sample_problems
 
 

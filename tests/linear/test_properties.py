@@ -275,8 +275,11 @@ CASES: list[Case] = [
         },
     ),  # fmt: skip
     Case(
-        max_margin.normalized_margin,
-        lambda: ((torch.stack([_w(), _w()]).float(), sample_problems(P, D, 2)), {}),
+        problems.normalised_margins,
+        lambda: (
+            (torch.stack([_w(), _w()]).float(), sample_problems(P, D, 2)),
+            {"norm": "gardner"},
+        ),
         {"W": "array"},
     ),  # fmt: skip
     Case(
@@ -293,7 +296,7 @@ CASES: list[Case] = [
         lambda: ((np.array([[1.0, 0.2], [0.3, 1.0]]),), {}),
         {"A": "array"},
     ),  # fmt: skip
-    Case(implicit_bias.normalised_margins, lambda: ((_w(), _op()), {}), {"weights": "array"}),
+    Case(problems.normalised_margins, lambda: ((_w(), _op()), {}), {"W": "array"}),
     Case(
         implicit_bias.margin_ratios,
         lambda: ((torch.eye(4, dtype=torch.float64), sample_problem(3, 4, seed=0)), {}),

@@ -66,6 +66,16 @@ CASES: list[Case] = [
         {"x": "array", "y": "array", "n_perm": "size", "seed": "count0"},
     ),
     Case(
+        stats.t_interval,
+        lambda: ((np.array([0.5, 0.6]), np.array([0.1, 0.2]), np.array([4, 5])), {}),
+        {"level": "open_unit"},
+    ),
+    Case(
+        stats.permutation_pvalue,
+        lambda: ((np.array([1.0, 2.0, 3.5, 2.0, 4.0]), 2, lambda u, lab: lab @ u), {"n_perm": 5}),
+        {"n_x": "size", "n_perm": "size", "seed": "count0"},
+    ),
+    Case(
         stats.from_draws,
         lambda: ((0.5, np.array([0.4, 0.45, 0.5, 0.6, 0.55]), 4, "bootstrap"), {}),
         {"value": "real", "draws": "array_missing", "n": "p", "level": "open_unit"},

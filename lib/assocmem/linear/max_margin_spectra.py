@@ -15,8 +15,6 @@ chapter 1); permutation tests over exchangeable units (e.g. Good, *Permutation T
 
 from __future__ import annotations
 
-import itertools
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -29,7 +27,7 @@ from assocmem.linear.implicit_bias import l2_max_margin
 from assocmem.linear.lp import DENSE_THRESHOLD, max_margin_linf
 from assocmem.linear.sampling import sample_problem
 from assocmem.linear.spectra import fourth_moment_ratio, singular_values
-from assocmem.stats import Estimate, mean_interval, permutation_test
+from assocmem.stats import Estimate, mean_interval, permutation_pvalue, permutation_test
 
 #: The two max-margin norms: label used in keys -> name used in prose.
 NORMS = {"l2": "Frobenius", "linf": "entrywise max"}
@@ -99,25 +97,9 @@ def spectrum_permutation_test(
     n_perm = check_int("n_perm", n_perm, 1)
     seed = check_int("seed", seed, 0)
     z = np.concatenate([x, y])
-    n, na, k = z.shape[0], x.shape[0], z.shape[1]
-    observed = np.zeros((1, n), dtype=bool)
-    observed[0, :na] = True
-    ks = float(_ks_curves(z, observed, k)[0])
-    if math.comb(n, na) <= n_perm:
-        combos = np.array(list(itertools.combinations(range(n), na)), dtype=np.intp)
-        labels = np.zeros((len(combos), n), dtype=bool)
-        labels[np.arange(len(combos))[:, None], combos] = True
-        stats = _ks_curves(z, labels, k)
-        return ks, float(np.mean(stats >= ks - 1e-12))
-    rng = np.random.default_rng(seed)
-    count = 0
-    for start in range(0, n_perm, 2000):  # blocks: (2000, n k) booleans at a time
-        m = min(2000, n_perm - start)
-        picks = np.argsort(rng.random((m, n)), axis=1)[:, :na]
-        labels = np.zeros((m, n), dtype=bool)
-        labels[np.arange(m)[:, None], picks] = True
-        count += int(np.sum(_ks_curves(z, labels, k) >= ks - 1e-12))
-    return ks, (count + 1) / (n_perm + 1)
+    k = z.shape[1]
+    return permutation_pvalue(z, x.shape[0], lambda u, labels: _ks_curves(u, labels, k),
+                              n_perm=n_perm, seed=seed)  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,8 @@ import torch
 
 from assocmem._validate import check_int, check_positive, check_real
 from assocmem.linear.load import pairs_for_load
-from assocmem.linear.max_margin import normalized_margin, train_max_margin, truncate_rank
-from assocmem.linear.problems import MemoryProblem
+from assocmem.linear.max_margin import train_max_margin, truncate_rank
+from assocmem.linear.problems import MemoryProblem, normalised_margins
 from assocmem.linear.sampling import sample_problems
 from assocmem.linear.spectra import singular_values, spectrum_ks_distance
 from assocmem.linear.sweeps import GROUP_COLUMNS
@@ -107,17 +107,17 @@ def spectrum_summary(
         ``memory``, ``d``, ``m``, ``memories`` (B), ``values`` (n = B m), ``stored`` (memories
         that recall every association), ``KS`` (pooled values, each matrix normalised to mean
         square 1), ``KS 5 % level`` (``1.36 / sqrt(n)``, the level for n independent values)
-        and ``margin`` (mean :func:`~.max_margin.normalized_margin`).
+        and ``margin`` (mean :func:`~.problems.normalised_margins` (``norm="gardner"``)).
 
     Raises
     ------
     TypeError, ValueError
         As :func:`assocmem.linear.spectra.singular_values` and
-        :func:`~.max_margin.normalized_margin`.
+        :func:`~.problems.normalised_margins` (``norm="gardner"``).
     """
     d = problem.d
     s = singular_values(W, rank=rank)
-    marg = normalized_margin(W, problem)
+    marg = normalised_margins(W, problem, norm="gardner")
     return {"memory": label, "d": d, "m": rank, "memories": int(W.shape[0]),
             "values": int(s.size), "stored": int(np.sum(marg > 0)),
             "KS": spectrum_ks_distance(s, rank / d),

@@ -25,6 +25,7 @@ from assocmem.linear.finite_size import (
     finite_size_capacity_expansion,
     shortcut_capacity,
 )
+from assocmem.linear.load import load_for_pairs
 from assocmem.linear.problems import MemoryProblem, recalled, score_matrix
 from assocmem.linear.replica import (
     cost_solution,
@@ -318,7 +319,7 @@ def plot_memory(
     state = f"stored at step {perfect_step}" if perfect_step is not None else "not stored"
     ax1.set_title(f"recalled {rec.mean():.1%} ({state})")
     kind = "DP" if decoupled else "OP"
-    return finish(fig, title=f"{kind}, d = {d}, α = {p * math.log(p) / d**2:.2f}")
+    return finish(fig, title=f"{kind}, d = {d}, α = {load_for_pairs(p, d):.2f}")
 
 
 def plot_finite_size_capacity(

@@ -16,11 +16,10 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy.stats import binomtest
 
 from assocmem._validate import check_frame
 from assocmem.linear.sweeps import COLUMNS, GROUP_COLUMNS
-from assocmem.stats import rate
+from assocmem.stats import rate, wilson_interval
 
 __all__ = ["check_table", "success_by_load", "instance_agreement", "paired_instances", "miss_rates"]
 
@@ -57,7 +56,7 @@ def success_by_load(table: pd.DataFrame) -> pd.DataFrame:
         One row per (:data:`~.sweeps.GROUP_COLUMNS`, ``alpha``), sorted: the group columns,
         ``alpha``, ``load`` (actual), ``p``, ``n`` (instances), ``stored`` (instances with
         ``recalled_all``), ``fraction`` (= stored / n), ``ci_low``, ``ci_high`` (95 % Wilson
-        score interval of the fraction, :func:`scipy.stats.binomtest`), ``accuracy`` (mean
+        score interval of the fraction, :func:`assocmem.stats.wilson_interval`), ``accuracy`` (mean
         fraction recalled) and ``accuracy_sem`` (its standard error over instances; NaN for the
         LP and for n = 1).
 
@@ -83,10 +82,7 @@ def success_by_load(table: pd.DataFrame) -> pd.DataFrame:
     )
     out["stored"] = out["stored"].astype(int)
     out["fraction"] = out["stored"] / out["n"]
-    cis = [binomtest(int(k), int(n)).proportion_ci(0.95, "wilson") for k, n in
-           zip(out["stored"], out["n"], strict=True)]  # fmt: skip
-    out["ci_low"] = [c.low for c in cis]
-    out["ci_high"] = [c.high for c in cis]
+    out["ci_low"], out["ci_high"] = wilson_interval(out["stored"], out["n"])
     cols = [*keys, "load", "p", "n", "stored", "fraction", "ci_low", "ci_high", "accuracy",
             "accuracy_sem"]  # fmt: skip
     return out[cols]

@@ -538,9 +538,9 @@ def ratio_comparison(measured: Estimate, predictions: Mapping[str, float], *,
     Returns
     -------
     pandas.DataFrame
-        Columns ``label`` (``"measured"``, then the prediction names), ``value`` and
-        ``95 % interval`` (``"[low, high]"`` to 3 decimals for the measurement, empty for the
-        predictions).
+        Columns ``label`` (``"measured"``, then the prediction names) and ``value`` (the
+        measured :class:`~assocmem.stats.Estimate`, which :func:`assocmem.pages.table` renders
+        with its interval, then the predicted floats).
 
     Raises
     ------
@@ -553,8 +553,7 @@ def ratio_comparison(measured: Estimate, predictions: Mapping[str, float], *,
         raise TypeError(f"predictions must be a mapping, got {type(predictions).__name__}")
     return pd.DataFrame({
         label: ["measured", *predictions],
-        "value": [float(measured.value), *(float(v) for v in predictions.values())],
-        "95 % interval": [f"[{measured.low:.3f}, {measured.high:.3f}]"] + [""] * len(predictions),
+        "value": [measured, *(float(v) for v in predictions.values())],
     })  # fmt: skip
 
 
@@ -592,10 +591,11 @@ class TruncatedHebbianTransitions:
     def table(self) -> pd.DataFrame:
         """One row per (d, kappa): measured transition and ratio with intervals, and the theory.
 
-        Columns ``d``, ``κ``, ``n per load``, ``measured α_H``, ``α_H 95 % interval``,
-        ``α_c(κ)/4`` (:func:`~.spectra.hebbian_critical_load`), ``α_H(κ)/α_H(1)`` (1 at full
-        rank), ``ratio 95 % interval`` (empty at full rank) and ``2α_c(κ)`` (the predicted
-        ratio, :func:`~.spectra.critical_load`).
+        Columns ``d``, ``κ``, ``n per load``, ``measured α_H`` (an
+        :class:`~assocmem.stats.Estimate`), ``α_c(κ)/4`` (:func:`~.spectra.hebbian_critical_load`),
+        ``α_H(κ)/α_H(1)`` (an Estimate; the float 1.0 at full rank) and ``2α_c(κ)`` (the predicted
+        ratio, :func:`~.spectra.critical_load`). :func:`assocmem.pages.table` renders the
+        Estimates with their intervals.
         """
         rows = []
         for d in sorted(self.boots):
@@ -603,11 +603,9 @@ class TruncatedHebbianTransitions:
                 a = self.crossing(d, k)
                 q = self.ratio(d, k) if k < 1 else None
                 rows.append({
-                    "d": d, "κ": k, "n per load": a.n, "measured α_H": a.value,
-                    "α_H 95 % interval": f"[{a.low:.4f}, {a.high:.4f}]",
+                    "d": d, "κ": k, "n per load": a.n, "measured α_H": a,
                     "α_c(κ)/4": hebbian_critical_load(k),
-                    "α_H(κ)/α_H(1)": q.value if q else 1.0,
-                    "ratio 95 % interval": f"[{q.low:.3f}, {q.high:.3f}]" if q else "",
+                    "α_H(κ)/α_H(1)": q if q else 1.0,
                     "2α_c(κ)": 2 * critical_load(k),
                 })  # fmt: skip
         return pd.DataFrame(rows)
