@@ -30,6 +30,7 @@ from _properties import (
 from _properties import _array_invalid as array_invalid
 from _properties import _is_real as is_real
 from assocmem.linear import (
+    constraints,
     extremes,
     finite_size,
     hebbian,
@@ -735,15 +736,17 @@ CASES: list[Case] = [
         nan_ok="NaN crossing in a bootstrap draw that does not cross inside the grid",
     ),
     # the exact LP (issue 28's solver); embeddings' checks come from MemoryProblem
-    Case(lp.lp_size, lambda: ((6, 4), {}), {"p": "p", "d": "size"}),
+    Case(constraints.check_instance, lambda: ((_op(),), {})),
+    Case(constraints.constraint_arrays, lambda: ((_dp(),), {})),
+    Case(constraints.lp_size, lambda: ((6, 4), {}), {"p": "p", "d": "size"}),
     Case(
-        lp.constraint_margins,
+        constraints.constraint_margins,
         lambda: ((np.eye(D), _op()), {}),
         {"W": "array"},
         check=lambda out: (out.shape == (P, P - 1)) or pytest.fail("shape"),
     ),
-    Case(lp.dual_bound, lambda: ((np.ones((P, P - 1)), _dp()), {}), {"Y": "array"}),
-    Case(lp.constraint_matrix, lambda: ((_op(),), {})),
+    Case(constraints.dual_bound, lambda: ((np.ones((P, P - 1)), _dp()), {}), {"Y": "array"}),
+    Case(constraints.constraint_matrix, lambda: ((_op(),), {})),
     Case(lp.max_margin_linf, lambda: ((_op(),), {})),
     Case(
         lp.constraint_generation,
@@ -756,6 +759,23 @@ CASES: list[Case] = [
 
 EXEMPT: dict[str, str] = {
     "assocmem.linear.lp.LPDecision": "a result record of lp_decide",
+    **{
+        f"assocmem.linear.interior_point.{n}": "the LP solver's internals, on checked float64"
+        " arrays (test_lp.py: both operators against constraint_matrix, one solve on each)"
+        for n in (
+            "ConstraintOperator",
+            "DenseConstraints",
+            "StructuredConstraints",
+            "IPMResult",
+            "max_margin_ipm",
+        )
+    },  # fmt: skip
+    "assocmem.linear.constraints.constraint_differences": (
+        "index arithmetic on checked float64 arrays (test_lp.py, against constraint_matrix)"
+    ),
+    "assocmem.linear.constraints.constraint_rows": (
+        "index arithmetic on checked float64 arrays (test_lp.py, against constraint_matrix)"
+    ),
     "assocmem.linear.extremes.UniformSpacings": "a result record of sample_top_uniform_spacings",
     "assocmem.linear.replica.CostSolution": "a result record of cost_solution",
     "assocmem.linear.implicit_bias.MarginTrajectories": "a result record of margin_trajectories",

@@ -1,8 +1,9 @@
 """Which max-margin direction does a trained memory approach? Normalised margins over training.
 
-The perfect-storage constraints ``a_k . vec(W) > 0`` (:func:`assocmem.linear.lp.constraint_matrix`)
-are homogeneous in ``W``, so only the direction of ``W`` matters, and a direction is scored by its
-*normalised margin* ``min_k a_k . W / ||W||`` for a chosen norm. Two norms are used here:
+The perfect-storage constraints ``a_k . vec(W) > 0``
+(:func:`assocmem.linear.constraints.constraint_matrix`) are homogeneous in ``W``, so only the
+direction of ``W`` matters, and a direction is scored by its *normalised margin* ``min_k a_k . W /
+||W||`` for a chosen norm. Two norms are used here:
 
 * **l-infinity (entrywise max)**: ``gamma_inf(W) = min_k a_k . W / max_ij |W_ij|``. Its largest
   value ``t*`` is the optimum of the exact LP of :mod:`assocmem.linear.lp`
@@ -36,7 +37,8 @@ from numpy.typing import NDArray
 from scipy.optimize import nnls
 
 from assocmem._validate import check_int
-from assocmem.linear.lp import DENSE_THRESHOLD, constraint_matrix, max_margin_linf
+from assocmem.linear.constraints import constraint_matrix
+from assocmem.linear.lp import DENSE_THRESHOLD, max_margin_linf
 from assocmem.linear.problems import MemoryProblem, normalised_margins
 from assocmem.linear.training import train_memory
 from assocmem.stats import Estimate, mean_interval
@@ -61,7 +63,7 @@ class MaxMargin:
     multipliers : numpy.ndarray or None
         float64, shape (p (p-1),), >= 0: the KKT multipliers of the l2 problem
         (``W* = sum_k lambda_k a_k``), indexed like the rows of
-        :func:`assocmem.linear.lp.constraint_matrix`; None for l-infinity.
+        :func:`assocmem.linear.constraints.constraint_matrix`; None for l-infinity.
     """
 
     weights: NDArray[np.float64]
@@ -154,11 +156,11 @@ def l2_max_margin(problem: MemoryProblem) -> MaxMargin:
     Notes
     -----
     The hard-margin multiclass SVM without bias on the constraint rows of
-    :func:`assocmem.linear.lp.constraint_matrix`, solved by :func:`least_distance`. Cost: one NNLS
-    with ``p (p-1)`` columns and ``d^2 + 1`` rows (well under a second at d = 16, p = 41). Source:
-    the max-margin direction of gradient descent on separable data (Soudry et al. 2018); constraints
-    of the digest of arXiv:2605.10795, §3.2-3.3 (reconstruction; chapter 1). ``1 / ||W||_F`` is the
-    largest ``gamma_2`` of chapter 1, eq. ``eq-normalised-margin``.
+    :func:`assocmem.linear.constraints.constraint_matrix`, solved by :func:`least_distance`. Cost:
+    one NNLS with ``p (p-1)`` columns and ``d^2 + 1`` rows (well under a second at d = 16, p = 41).
+    Source: the max-margin direction of gradient descent on separable data (Soudry et al. 2018);
+    constraints of the digest of arXiv:2605.10795, §3.2-3.3 (reconstruction; chapter 1). ``1 /
+    ||W||_F`` is the largest ``gamma_2`` of chapter 1, eq. ``eq-normalised-margin``.
     """
     A = constraint_matrix(problem)
     w, lam = least_distance(A)
