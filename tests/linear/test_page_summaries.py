@@ -17,13 +17,10 @@ from assocmem.linear.measured_spectra import (
     spectrum_fits,
 )
 from assocmem.linear.partial_storage import AboveCapacity, accuracy_at
+from assocmem.linear.rank_transitions import ratio_comparison, truncated_hebbian_transitions
 from assocmem.linear.scores import mechanism_report
 from assocmem.linear.sweeps import COLUMNS
-from assocmem.linear.transitions import (
-    crossing_range,
-    ratio_comparison,
-    truncated_hebbian_transitions,
-)
+from assocmem.linear.transitions import crossing_range
 from assocmem.pages import table
 from assocmem.stats import Estimate, render
 
@@ -250,7 +247,7 @@ def test_exceed_fraction_counts_joint_draws_with_both_crossings() -> None:
 
 def test_factored_engine_check_counts_and_retrains_disagreements() -> None:
     from assocmem.linear.sweeps import capacity_sweep
-    from assocmem.linear.transitions import factored_engine_check
+    from assocmem.linear.tables import factored_engine_check
 
     d, loads = 8, [0.3]
     full = capacity_sweep(d, loads, seeds=3, steps=300, progress=False)

@@ -43,6 +43,7 @@ from assocmem.linear import (
     mechanism,
     partial_storage,
     problems,
+    rank_transitions,
     replica,
     sampling,
     scores,
@@ -730,7 +731,7 @@ CASES: list[Case] = [
         nan_ok="NaN crossing in a bootstrap draw that does not cross inside the grid",
     ),
     Case(
-        transitions.truncated_hebbian_transitions,
+        rank_transitions.truncated_hebbian_transitions,
         lambda: ((_rank_sweep(),), {"kappas": (0.25, 1.0), "n_boot": 100}),
         {"n_boot": "size", "seed": "count0"},
         nan_ok="NaN crossing in a bootstrap draw that does not cross inside the grid",
@@ -785,7 +786,7 @@ EXEMPT: dict[str, str] = {
     "assocmem.linear.spectra.MomentComparison": "a result record of compare_fourth_moments",
     "assocmem.linear.partial_storage.AboveCapacity": "a result record (runs table, d, budget)",
     "assocmem.linear.transitions.BootstrapTransitions": "a result record of bootstrap_transitions",
-    "assocmem.linear.transitions.TruncatedHebbianTransitions": (
+    "assocmem.linear.rank_transitions.TruncatedHebbianTransitions": (
         "a result record of truncated_hebbian_transitions"
     ),
     "assocmem.linear.scores.mechanism_report": "formats text from result mappings (KeyError)",
@@ -793,17 +794,19 @@ EXEMPT: dict[str, str] = {
     "assocmem.linear.finite_size.comparison_summary": (
         "summarises a transition_comparison table (check_frame; test_sweeps.py)"
     ),
-    "assocmem.linear.transitions.transition_comparison": (
+    "assocmem.linear.capacity_comparison.transition_comparison": (
         "runs predicted_transition per table (a case above); table checks in test_sweeps.py"
     ),
     "assocmem.linear.transitions.transition_ratio": "takes a BootstrapTransitions record",
     "assocmem.linear.transitions.crossing_range": "takes Estimate records (test_sweeps.py)",
-    "assocmem.linear.transitions.ratio_comparison": "formats an Estimate against predictions",
+    "assocmem.linear.rank_transitions.ratio_comparison": "formats an Estimate against predictions",
     "assocmem.linear.tables.instance_agreement": "takes two sweep tables (test_sweeps.py)",
     "assocmem.linear.tables.paired_instances": "takes two sweep tables (test_sweeps.py)",
     "assocmem.linear.tables.miss_rates": "takes a paired_instances table (test_sweeps.py)",
-    "assocmem.linear.transitions.op_dp_gaps": "takes a mapping of sweep tables (test_sweeps.py)",
-    "assocmem.linear.transitions.OpDpGaps": "a result record of op_dp_gaps",
+    "assocmem.linear.capacity_comparison.op_dp_gaps": (
+        "takes a mapping of sweep tables (test_sweeps.py)"
+    ),
+    "assocmem.linear.capacity_comparison.OpDpGaps": "a result record of op_dp_gaps",
     "assocmem.linear.measured_spectra.spectrum_fit_summary": "summarises a spectrum_fits table",
     "assocmem.linear.measured_spectra.causes_summary": "summarises a spectrum_causes table",
     "assocmem.linear.max_margin_spectra.MaxMarginSpectra": "a result record of max_margin_spectra",
@@ -814,7 +817,7 @@ EXEMPT: dict[str, str] = {
             "assocmem.linear.scores.mechanism_comparison",
             "assocmem.linear.scores.recall_check_summary",
             "assocmem.linear.scores.recall_check_table",
-            "assocmem.linear.transitions.factored_engine_check",
+            "assocmem.linear.tables.factored_engine_check",
         )
     },
 }

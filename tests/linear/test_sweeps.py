@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from assocmem.linear.capacity_comparison import op_dp_gaps, transition_comparison
 from assocmem.linear.finite_size import predicted_transition
 from assocmem.linear.load import load_for_pairs, pairs_for_load
 from assocmem.linear.measured_spectra import stored_spectra
@@ -23,8 +24,6 @@ from assocmem.linear.tables import (
 from assocmem.linear.training import hebbian_memory, train_memory
 from assocmem.linear.transitions import (
     accuracy_crossing,
-    op_dp_gaps,
-    transition_comparison,
     transition_load,
     transition_loads,
 )

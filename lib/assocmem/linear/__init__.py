@@ -21,7 +21,9 @@ Import from the modules (the package re-exports nothing). They import downward o
 - :mod:`.finite_size` — theory: ``alpha_c(p)``, its expansions, the rank heuristic.
 - :mod:`.sweeps` — capacity sweeps and truncated-Hebbian sweeps -> one tidy DataFrame.
 - :mod:`.tables` — reading sweep tables: checks, fraction stored per load, instance agreement.
-- :mod:`.transitions` — where a success curve crosses 1/2: estimators, bootstrap, theory.
+- :mod:`.transitions` — where a success curve crosses 1/2: estimators and their bootstrap.
+- :mod:`.capacity_comparison` — measured transitions against the RS prediction, OP against DP.
+- :mod:`.rank_transitions` — transitions of truncated Hebbian memories against alpha_c(kappa).
 - :mod:`.measured_spectra` — singular values of stored and trained memories against the theory.
 - :mod:`.max_margin_spectra` — spectra of the exact max-margin memories, OP against DP.
 - :mod:`.partial_storage` — how much can be stored above capacity.

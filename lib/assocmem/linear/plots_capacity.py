@@ -338,7 +338,7 @@ def plot_finite_size_capacity(
     n_samples, seed
         Monte Carlo settings, as in :func:`assocmem.linear.finite_size.finite_size_capacity`.
     measured : pandas.DataFrame, optional
-        Output of :func:`assocmem.linear.transitions.transition_comparison`: measured transitions
+        Output of :func:`~.capacity_comparison.transition_comparison`: measured transitions
         drawn as markers with 95 % error bars (``95% low``/``95% high``; +- 1.96 ``measured +-``
         where those are missing) at ``(p at measured, measured alpha_c)``, one colour per ``d``,
         circles for labels without ``DP`` and squares for those with it, open markers for labels
