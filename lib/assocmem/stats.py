@@ -12,6 +12,10 @@ competition) crosses a level, with its interval by a bootstrap over units or a J
 per grid point. Also the Wilson score interval of a rate, the exact bound on a paired difference
 of two methods that agree on every unit (:func:`concordant_difference`) and the permutation test
 of two groups of instances.
+
+One topic, though past 700 lines: the measured number (:class:`Estimate`), the one rule that
+turns it into a verdict, the one renderer, and the estimators that produce it (Wilson, Student t,
+Jeffreys, bootstrap, permutation), kept together so that each exists once.
 """
 
 from __future__ import annotations

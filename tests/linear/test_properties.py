@@ -537,7 +537,7 @@ CASES: list[Case] = [
     Case(spectra.critical_load, lambda: ((0.5,), {}), {"kappa": "positive_or_array"}),
     Case(spectra.critical_load_marchenko_pastur, lambda: ((0.5,), {}), {"kappa": "positive"}),
     Case(spectra.critical_load_quadrature, lambda: ((0.5,), {}), {"kappa": "positive"}),
-    Case(spectra.fourth_moment_ratio, lambda: ((_w(),), {}), {"W": "array"}),
+    Case(measured_spectra.fourth_moment_ratio, lambda: ((_w(),), {}), {"W": "array"}),
     Case(
         spectra.hebbian_critical_load,
         lambda: ((np.array([0.25, 1.0]),), {}),
@@ -564,14 +564,14 @@ CASES: list[Case] = [
         {"q": "arraylike"},
     ),  # fmt: skip
     Case(
-        spectra.singular_values,
+        measured_spectra.singular_values,
         lambda: ((_w(),), {"rank": 2}),
         {"W": "array", "rank": "opt_size"},
         check=_shape((2,)),
     ),  # fmt: skip
     Case(spectra.small_kappa_limit, lambda: ((), {}), {"rel_error": "positive"}),
     Case(
-        spectra.spectrum_ks_distance,
+        measured_spectra.spectrum_ks_distance,
         lambda: ((np.array([0.5, 1.0, 1.3]),), {}),
         {"s": "array", "kappa": "positive"},
     ),  # fmt: skip
@@ -597,7 +597,7 @@ CASES: list[Case] = [
     ),  # fmt: skip
     Case(spectra.truncation_point, lambda: ((np.array([0.25, 1.0]),), {}), {"kappa": "arraylike"}),
     Case(
-        spectra.compare_fourth_moments,
+        measured_spectra.compare_fourth_moments,
         lambda: (
             (
                 {"a W": np.array([1.0, 1.2, 1.1]), "b H": np.array([1.5, 1.6])},
@@ -783,7 +783,9 @@ EXEMPT: dict[str, str] = {
     "assocmem.linear.implicit_bias.MaxMargin": "a result record of l2/linf_max_margin",
     "assocmem.linear.max_margin.MaxMarginResult": "a result record of train_max_margin",
     "assocmem.linear.training.TrainResult": "a result record of train_memory",
-    "assocmem.linear.spectra.MomentComparison": "a result record of compare_fourth_moments",
+    "assocmem.linear.measured_spectra.MomentComparison": (
+        "a result record of compare_fourth_moments"
+    ),
     "assocmem.linear.partial_storage.AboveCapacity": "a result record (runs table, d, budget)",
     "assocmem.linear.transitions.BootstrapTransitions": "a result record of bootstrap_transitions",
     "assocmem.linear.rank_transitions.TruncatedHebbianTransitions": (

@@ -10,10 +10,9 @@ import pytest
 from assocmem.linear.capacity_comparison import op_dp_gaps, transition_comparison
 from assocmem.linear.finite_size import predicted_transition
 from assocmem.linear.load import load_for_pairs, pairs_for_load
-from assocmem.linear.measured_spectra import stored_spectra
+from assocmem.linear.measured_spectra import singular_values, stored_spectra
 from assocmem.linear.sampling import sample_problem
 from assocmem.linear.scores import mechanism_scores
-from assocmem.linear.spectra import singular_values
 from assocmem.linear.sweeps import COLUMNS, capacity_sweep
 from assocmem.linear.tables import (
     instance_agreement,

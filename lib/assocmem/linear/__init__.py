@@ -24,7 +24,8 @@ Import from the modules (the package re-exports nothing). They import downward o
 - :mod:`.transitions` — where a success curve crosses 1/2: estimators and their bootstrap.
 - :mod:`.capacity_comparison` — measured transitions against the RS prediction, OP against DP.
 - :mod:`.rank_transitions` — transitions of truncated Hebbian memories against alpha_c(kappa).
-- :mod:`.measured_spectra` — singular values of stored and trained memories against the theory.
+- :mod:`.measured_spectra` — spectra of measured matrices (singular values, KS distance, m_4,
+  group comparisons); stored and trained memories against the theory.
 - :mod:`.max_margin_spectra` — spectra of the exact max-margin memories, OP against DP.
 - :mod:`.partial_storage` — how much can be stored above capacity.
 - :mod:`.plots_capacity` — figures: success against load, spectra, scores, capacity (ch. 1-2).

@@ -6,7 +6,7 @@ instances of one size, the two exact max-margin memories of :mod:`assocmem.linea
 (Frobenius: the hard-margin SVM; entrywise max: the LP optimum) and compares their singular values
 between the problems with two statistics, each tested by relabelling whole matrices
 (:func:`spectrum_permutation_test`): the mean normalised fourth moment ``m_4``
-(:func:`assocmem.linear.spectra.fourth_moment_ratio`) and the Kolmogorov-Smirnov distance between
+(:func:`~.measured_spectra.fourth_moment_ratio`) and the Kolmogorov-Smirnov distance between
 the pooled normalised singular values.
 
 Sources: the constraints and the OP/DP setting of the digest of arXiv:2605.10795 (reconstruction,
@@ -25,8 +25,8 @@ from numpy.typing import ArrayLike, NDArray
 from assocmem._validate import check_int
 from assocmem.linear.implicit_bias import l2_max_margin
 from assocmem.linear.lp import DENSE_THRESHOLD, max_margin_linf
+from assocmem.linear.measured_spectra import fourth_moment_ratio, singular_values
 from assocmem.linear.sampling import sample_problem
-from assocmem.linear.spectra import fourth_moment_ratio, singular_values
 from assocmem.stats import Estimate, mean_interval, permutation_pvalue, permutation_test
 
 #: The two max-margin norms: label used in keys -> name used in prose.
@@ -56,7 +56,7 @@ def spectrum_permutation_test(
     ----------
     a, b : array_like, float, shapes (n_a, k) and (n_b, k)
         One row per matrix (an independent instance): its ``k`` values, e.g. normalised singular
-        values (:func:`assocmem.linear.spectra.singular_values`); finite, at least one row each.
+        values (:func:`~.measured_spectra.singular_values`); finite, at least one row each.
     n_perm : int
         If the relabellings ``C(n_a + n_b, n_a)`` number at most this, all are enumerated (exact
         p-value); otherwise ``n_perm`` random relabellings are drawn, >= 1.
@@ -115,7 +115,7 @@ class MaxMarginSpectra:
         ``"dp"``) ->
         float64 array (n, d, d) of the max-margin memories of the storable instances.
     m4 : dict of (str, str) -> numpy.ndarray
-        The same keys -> :func:`~assocmem.linear.spectra.fourth_moment_ratio` of each memory, (n,).
+        The same keys -> :func:`~.measured_spectra.fourth_moment_ratio` of each memory, (n,).
     tests : pandas.DataFrame
         One row per (norm, statistic): ``norm``, ``statistic`` (``"m4"``: difference of the mean
         ``m_4``, OP minus DP; ``"ks"``: KS distance of the pooled normalised singular values),

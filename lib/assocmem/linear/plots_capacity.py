@@ -26,6 +26,7 @@ from assocmem.linear.finite_size import (
     shortcut_capacity,
 )
 from assocmem.linear.load import load_for_pairs
+from assocmem.linear.measured_spectra import singular_values
 from assocmem.linear.problems import MemoryProblem, recalled, score_matrix
 from assocmem.linear.replica import (
     cost_solution,
@@ -35,10 +36,7 @@ from assocmem.linear.replica import (
     rs_q_grid,
 )
 from assocmem.linear.scores import score_statistics
-from assocmem.linear.spectra import (
-    quarter_circle_pdf,
-    singular_values,
-)
+from assocmem.linear.spectra import quarter_circle_pdf
 from assocmem.linear.sweeps import GROUP_COLUMNS
 from assocmem.linear.tables import success_by_load
 from assocmem.plotting import (
