@@ -242,6 +242,7 @@ CASES: list[Case] = [
     Case(load.load_for_pairs, lambda: ((P, D), {}), {"p": "p", "d": "size"}),
     Case(load.pairs_at_load, lambda: ((0.5, 8), {}), {"alpha": "positive", "d": "size"}),
     Case(load.pairs_for_load, lambda: ((0.5, 8), {}), {"alpha": "positive", "d": "size"}),
+    Case(load.dimension_for_load, lambda: ((0.5, 1e4), {}), {"alpha": "positive", "p": "positive"}),
     # training
     Case(
         training.train_memory,

@@ -65,6 +65,8 @@ CASES: list[Case] = [
         lambda: ((np.array([1.0, 2.0, 3.5]), np.array([2.0, 4.0, 5.0, 6.0])), {"n_perm": 100}),
         {"x": "array", "y": "array", "n_perm": "size", "seed": "count0"},
     ),
+    Case(stats.verdict, lambda: ((stats.rate(3, 10),), {"reference": 0.1}), {"reference": "real"}),
+    Case(stats.render, lambda: ((stats.rate(3, 10),), {})),
     Case(
         stats.t_interval,
         lambda: ((np.array([0.5, 0.6]), np.array([0.1, 0.2]), np.array([4, 5])), {}),
@@ -90,6 +92,7 @@ CASES: list[Case] = [
 
 EXEMPT: dict[str, str] = {
     "assocmem.stats.Estimate": "a record; its producers are the cases above",
+    "assocmem.stats.Verdict": "an enum (above / below / not resolved), made by verdict",
     "assocmem.stats.ratio": "takes two Estimates with bootstrap draws (tested in test_stats.py)",
 }
 

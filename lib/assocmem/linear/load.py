@@ -73,7 +73,7 @@ def dimension_for_load(alpha: float, p: float) -> float:
     TypeError
         If ``alpha`` or ``p`` is not a real number.
     ValueError
-        If ``alpha <= 0``, ``p <= 1`` or either is not finite.
+        If ``alpha <= 0``, ``p <= 1``, either is not finite, or the dimension overflows.
 
     Notes
     -----
@@ -88,7 +88,10 @@ def dimension_for_load(alpha: float, p: float) -> float:
     p = check_positive("p", p)
     if p <= 1:
         raise ValueError(f"p must be > 1, got {p!r}")
-    return math.sqrt(p * math.log(p) / alpha)
+    d = math.sqrt(p * math.log(p) / alpha)
+    if not math.isfinite(d):
+        raise ValueError(f"alpha={alpha!r} and p={p!r} give no finite dimension (overflow)")
+    return d
 
 
 def pairs_at_load(alpha: float, d: int) -> float:
