@@ -12,6 +12,10 @@ competition) crosses a level, with its interval by a bootstrap over units or a J
 per grid point. Also the Wilson score interval of a rate, the exact bound on a paired difference
 of two methods that agree on every unit (:func:`concordant_difference`) and the permutation test
 of two groups of instances.
+
+One topic, though past 700 lines: the measured number (:class:`Estimate`), the one rule that
+turns it into a verdict, the one renderer, and the estimators that produce it (Wilson, Student t,
+Jeffreys, bootstrap, permutation), kept together so that each exists once.
 """
 
 from __future__ import annotations
@@ -43,7 +47,9 @@ __all__ = [
     "bootstrap_interval",
     "concordant_difference",
     "mean_interval",
+    "t_interval",
     "permutation_test",
+    "permutation_pvalue",
 ]
 
 
@@ -801,12 +807,57 @@ def mean_interval(values: Any, level: float = 0.95) -> Estimate | tuple[Any, Any
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.nanmean(x, axis=0) if x.shape[0] else np.full(x.shape[1:], np.nan)
         sd = np.nanstd(x, axis=0, ddof=1) if x.shape[0] > 1 else np.full(x.shape[1:], np.nan)
-        half = student_t.ppf(0.5 + level / 2, np.maximum(k - 1, 1)) * sd / np.sqrt(k)
-    half = np.where(k >= 2, half, np.nan)
+        low, high = t_interval(mean, sd / np.sqrt(k), k, level=lv)
     if np.ndim(mean) == 0:
-        return Estimate(float(mean), float(mean - half), float(mean + half), int(k), "Student t",
+        return Estimate(float(mean), float(low), float(high), int(k), "Student t",
                         float(level), float(sd / np.sqrt(k)) if k >= 2 else math.nan)  # fmt: skip
-    return mean, mean - half, mean + half
+    return mean, low, high
+
+
+def t_interval(
+    mean: ArrayLike, sem: ArrayLike, n: ArrayLike, *, level: float = 0.95
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Student-t interval ``mean +- t_{(1+level)/2, n-1} sem``, elementwise: the one t quantile.
+
+    Parameters
+    ----------
+    mean, sem : array_like, float
+        Means and their standard errors ``sd / sqrt(n)`` (e.g. columns of a grouped table).
+    n : array_like of int
+        Number of independent instances behind each mean; broadcast against ``mean``.
+    level : float
+        Coverage in (0, 1).
+
+    Returns
+    -------
+    low, high : numpy.ndarray, float64, the broadcast shape
+        NaN where ``n < 2`` (no interval from one instance) or ``sem`` is NaN.
+
+    Raises
+    ------
+    ValueError
+        If ``level`` is outside (0, 1).
+
+    Notes
+    -----
+    Textbook (Student 1908). :func:`mean_interval` computes ``mean`` and ``sem`` from the
+    instances and calls this.
+
+    Examples
+    --------
+    >>> low, high = t_interval(1.0, 0.5, 2)  # t_{0.975, 1} = 12.706
+    >>> round(float(high - 1.0), 3)
+    6.353
+    """
+    lv = check_real("level", level, low=0.0, strict=True)
+    if lv >= 1:
+        raise ValueError(f"level must lie in (0, 1), got {level!r}")
+    m = np.asarray(mean, dtype=np.float64)
+    k = np.asarray(n, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        half = student_t.ppf(0.5 + lv / 2, np.maximum(k - 1, 1)) * np.asarray(sem, dtype=np.float64)
+    half = np.where(k >= 2, half, np.nan)
+    return m - half, m + half
 
 
 def permutation_test(
@@ -853,18 +904,78 @@ def permutation_test(
         raise ValueError(f"n_perm must be an integer >= 1, got {n_perm!r}")
     z = np.concatenate([a, b])
     n, k = z.size, a.size
-    obs = abs(a.mean() - b.mean())
-    tol = 1e-12 * max(1.0, obs)
+
+    def mean_gap(values: NDArray[np.float64], labels: NDArray[np.bool_]) -> NDArray[np.float64]:
+        sx = labels @ values
+        return np.abs(sx / k - (values.sum() - sx) / (n - k))
+
+    _, pvalue = permutation_pvalue(z, k, mean_gap, n_perm=n_perm, seed=seed)
+    return float(a.mean() - b.mean()), pvalue
+
+
+def permutation_pvalue(
+    units: NDArray[np.float64],
+    n_x: int,
+    statistic: Callable[[NDArray[np.float64], NDArray[np.bool_]], NDArray[np.float64]],
+    *,
+    n_perm: int = 20000,
+    seed: int = 0,
+) -> tuple[float, float]:
+    """Permutation p-value of a two-group statistic: the one relabelling engine.
+
+    Parameters
+    ----------
+    units : numpy.ndarray, shape (n, ...)
+        The pooled exchangeable units, the first ``n_x`` in group x, the others in group y.
+    n_x : int
+        Size of group x, in [1, n - 1].
+    statistic : callable
+        ``statistic(units, labels)`` with ``labels`` a boolean array (m, n) (True: in group x)
+        returns the m statistics, larger meaning further from the null.
+    n_perm : int
+        If the distinct relabellings ``C(n, n_x)`` number at most this, all are enumerated
+        (exact p-value); otherwise ``n_perm`` random relabellings are drawn (blocks of 2000), >= 1.
+    seed : int
+        Seed of the random relabellings.
+
+    Returns
+    -------
+    observed : float
+        The statistic of the observed labelling.
+    pvalue : float
+        Fraction of relabellings whose statistic is at least the observed one (up to 1e-12
+        relative); with random relabellings ``(count + 1) / (n_perm + 1)``.
+
+    Raises
+    ------
+    ValueError
+        If ``n_x`` is not in [1, n - 1] or ``n_perm``/``seed`` is out of range.
+
+    Notes
+    -----
+    Textbook (e.g. Good, *Permutation Tests*). Used by :func:`permutation_test` (difference of
+    means) and by the KS test over matrices of :mod:`assocmem.linear.max_margin_spectra`.
+    """
+    n = len(units)
+    k = check_int("n_x", n_x, 1)
+    if k > n - 1:
+        raise ValueError(f"n_x must lie in [1, {n - 1}], got {n_x!r}")
+    n_perm = check_int("n_perm", n_perm, 1)
+    observed = np.zeros((1, n), dtype=bool)
+    observed[0, :k] = True
+    obs = float(np.asarray(statistic(units, observed))[0])
+    tol = 1e-12 * max(1.0, abs(obs))
     if math.comb(n, k) <= n_perm:
         groups = np.array(list(itertools.combinations(range(n), k)), dtype=np.intp)
-        mask = np.zeros((len(groups), n), dtype=bool)
-        mask[np.arange(len(groups))[:, None], groups] = True
-        sx = (mask * z).sum(1)
-        diffs = np.abs(sx / k - (z.sum() - sx) / (n - k))
-        return float(a.mean() - b.mean()), float(np.mean(diffs >= obs - tol))
-    rng = np.random.default_rng(seed)
-    perm = np.argsort(rng.random((int(n_perm), n)), axis=1)[:, :k]
-    sx = z[perm].sum(1)
-    diffs = np.abs(sx / k - (z.sum() - sx) / (n - k))
-    count = int(np.sum(diffs >= obs - tol))
-    return float(a.mean() - b.mean()), (count + 1) / (int(n_perm) + 1)
+        labels = np.zeros((len(groups), n), dtype=bool)
+        labels[np.arange(len(groups))[:, None], groups] = True
+        return obs, float(np.mean(np.asarray(statistic(units, labels)) >= obs - tol))
+    rng = np.random.default_rng(check_int("seed", seed, 0))
+    count = 0
+    for start in range(0, n_perm, 2000):  # blocks of (2000, n) labels; one stream as one draw
+        m = min(2000, n_perm - start)
+        picks = np.argsort(rng.random((m, n)), axis=1)[:, :k]
+        labels = np.zeros((m, n), dtype=bool)
+        labels[np.arange(m)[:, None], picks] = True
+        count += int(np.sum(np.asarray(statistic(units, labels)) >= obs - tol))
+    return obs, (count + 1) / (n_perm + 1)

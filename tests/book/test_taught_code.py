@@ -36,7 +36,7 @@ def test_the_part_one_chapters_show_three_library_objects() -> None:
     assert {
         ("01_linear_memory.md", "training.py", "cross_entropy_loss_and_grad"),
         ("02_replica_capacity.md", "replica.py", "_solve_sorted_fields"),
-        ("02_replica_capacity.md", "lp.py", "_FullLP.normal"),
+        ("02_replica_capacity.md", "interior_point.py", "StructuredConstraints.normal"),
     } <= shown
     objects = [(path.name, opts.get("pyobject")) for _, path, opts in _listings()]
     assert len(objects) == len(set(objects)), "an object is shown twice"

@@ -7,6 +7,7 @@ import highspy
 import numpy as np
 import pytest
 import torch
+from assocmem.linear.constraints import constraint_margins, constraint_matrix
 from assocmem.linear.implicit_bias import (
     MarginTrajectories,
     l2_max_margin,
@@ -14,11 +15,9 @@ from assocmem.linear.implicit_bias import (
     linf_max_margin,
     margin_ratios,
     margin_trajectories,
-    normalised_margins,
 )
 from assocmem.linear.load import pairs_for_load
-from assocmem.linear.lp import constraint_margins, constraint_matrix
-from assocmem.linear.problems import MemoryProblem
+from assocmem.linear.problems import MemoryProblem, normalised_margins
 from assocmem.linear.sampling import sample_problem, sample_problems
 
 

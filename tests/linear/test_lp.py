@@ -9,21 +9,25 @@ import numpy as np
 import pytest
 import torch
 from _properties import PROPERTY_SETTINGS
+from assocmem.linear.constraints import (
+    constraint_arrays,
+    constraint_margins,
+    constraint_matrix,
+    constraint_rows,
+    dual_bound,
+    lp_size,
+)
 from assocmem.linear.finite_size import predicted_transition
+from assocmem.linear.interior_point import DenseConstraints, StructuredConstraints, max_margin_ipm
 from assocmem.linear.load import pairs_for_load
 from assocmem.linear.lp import (
     FEASIBLE_FLOOR,
     INFEASIBLE_TOL,
     LP_MAX_ENTRIES,
     LPDecision,
-    _FullLP,
     constraint_generation,
-    constraint_margins,
-    constraint_matrix,
-    dual_bound,
     lp_decide,
     lp_feasible,
-    lp_size,
     max_margin_linf,
 )
 from assocmem.linear.problems import MemoryProblem, all_recalled, score_matrix
@@ -340,12 +344,37 @@ def test_structured_operators_match_the_dense_matrix(decoupled: bool) -> None:
     A = constraint_matrix(prob)
     e, u = prob.inputs.double().numpy(), prob.targets.double().numpy()
     c = None if prob.competitors is None else prob.competitors.double().numpy()
-    op = _FullLP(e, u, c)
+    op = StructuredConstraints(e, u, c)
     rng = np.random.default_rng(1)
     w, y = rng.standard_normal(d * d), rng.random(A.shape[0])
     np.testing.assert_allclose(op.margins(w), A @ w, atol=1e-12)
     np.testing.assert_allclose(op.rmat(y), A.T @ y, atol=1e-12)
     np.testing.assert_allclose(op.normal(y), A.T @ (y[:, None] * A), atol=1e-12)
+
+
+@pytest.mark.parametrize("alpha", [0.3, 1.2])
+def test_one_interior_point_method_on_dense_and_structured_constraints(alpha: float) -> None:
+    # the same algorithm on the same LP through either operator: same answer, same path
+    d = 5
+    prob = sample_problem(pairs_for_load(alpha, d), d, seed=4)
+    e, u, c = constraint_arrays(prob)
+    p = prob.p
+    mu, j = np.repeat(np.arange(p), p - 1), np.tile(np.arange(p - 1), p)
+    A = constraint_rows(e, u, c, mu, j)
+    np.testing.assert_array_equal(A, constraint_matrix(prob))
+    dense, structured = DenseConstraints(A), StructuredConstraints(e, u, c)
+    never = lambda w: False  # noqa: E731  (run to the optimum or the certificate)
+    a = max_margin_ipm(dense, 1e-7, never, rel=1e-6)
+    b = max_margin_ipm(structured, 1e-7, never, rel=1e-6)
+    assert a.status == b.status and a.status in ("optimal", "infeasible")
+    assert a.iterations == b.iterations
+    np.testing.assert_allclose(a.w, b.w, atol=1e-6)
+    assert a.bound == pytest.approx(b.bound, rel=1e-6, abs=1e-12)
+    # the status agrees with the exact decision, and the bound is a true upper bound on t*
+    assert (a.status == "optimal") == lp_feasible(prob, method="dense")
+    if a.status == "optimal":
+        assert float(np.min(A @ a.w)) <= a.bound + 1e-9 and float(np.min(A @ a.w)) > 0
+    assert dense.flops > 0 and structured.flops > 0
 
 
 def _check_certificate(r: LPDecision, prob: MemoryProblem) -> None:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from assocmem.linear.max_margin import normalized_margin, train_max_margin, truncate_rank
-from assocmem.linear.problems import all_recalled, score_matrix
+from assocmem.linear.max_margin import train_max_margin, truncate_rank
+from assocmem.linear.problems import all_recalled, normalised_margins, score_matrix
 from assocmem.linear.sampling import sample_problems
 from assocmem.linear.training import hebbian_memory
 
@@ -28,24 +28,24 @@ def test_truncate_rank_is_the_eckart_young_projection() -> None:
         truncate_rank(W.numpy(), 2)  # type: ignore[arg-type]
 
 
-def test_normalized_margin_by_brute_force_and_invariances() -> None:
+def test_gardner_normalised_margin_by_brute_force_and_invariances() -> None:
     b = sample_problems(12, 6, 3)
     W = torch.randn(3, 6, 6, generator=torch.Generator().manual_seed(1))
-    got = normalized_margin(W, b)
+    got = normalised_margins(W, b, norm="gardner")
     S = score_matrix(W, b).double()
     for i in range(3):
         sigma = torch.linalg.matrix_norm(W[i].double()) / 6
         gaps = [float(S[i, mu, mu] - S[i, mu, nu]) for mu in range(12) for nu in range(12)
                 if nu != mu]  # fmt: skip
         assert got[i] == pytest.approx(min(gaps) / float(sigma), rel=1e-5)
-    assert np.allclose(normalized_margin(3.7 * W, b), got, rtol=1e-5)
+    assert np.allclose(normalised_margins(3.7 * W, b, norm="gardner"), got, rtol=1e-5)
     assert np.array_equal(got > 0, all_recalled(W, b))
 
 
 def test_max_margin_trainer_raises_the_margin_and_keeps_rank_and_norm() -> None:
     d, m = 12, 4
     b = sample_problems(20, d, 3)
-    start = normalized_margin(truncate_rank(hebbian_memory(b), m), b)
+    start = normalised_margins(truncate_rank(hebbian_memory(b), m), b, norm="gardner")
     res = train_max_margin(b, m, steps=300, lr=0.02, beta=50.0, check_every=100)
     assert res.weights.shape == (3, d, d)
     s = torch.linalg.svdvals(res.weights.double())

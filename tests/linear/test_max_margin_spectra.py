@@ -7,8 +7,8 @@ import pytest
 from assocmem.linear.implicit_bias import l2_max_margin
 from assocmem.linear.lp import max_margin_linf
 from assocmem.linear.max_margin_spectra import max_margin_spectra, spectrum_permutation_test
+from assocmem.linear.measured_spectra import fourth_moment_ratio
 from assocmem.linear.sampling import sample_problem
-from assocmem.linear.spectra import fourth_moment_ratio
 from scipy.stats import ks_2samp
 
 

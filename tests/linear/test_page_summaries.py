@@ -11,7 +11,6 @@ import numpy as np
 import pandas as pd
 import pytest
 from assocmem.linear.hebbian import threshold, threshold_table
-from assocmem.linear.max_margin import normalized_margin
 from assocmem.linear.measured_spectra import (
     causes_summary,
     spectrum_fit_summary,
@@ -19,16 +18,15 @@ from assocmem.linear.measured_spectra import (
     spectrum_summary,
 )
 from assocmem.linear.partial_storage import AboveCapacity, accuracy_at
+from assocmem.linear.problems import normalised_margins
+from assocmem.linear.rank_transitions import ratio_comparison, truncated_hebbian_transitions
 from assocmem.linear.sampling import sample_problems
 from assocmem.linear.scores import mechanism_report
 from assocmem.linear.sweeps import COLUMNS
 from assocmem.linear.training import hebbian_memory
-from assocmem.linear.transitions import (
-    crossing_range,
-    ratio_comparison,
-    truncated_hebbian_transitions,
-)
-from assocmem.stats import Estimate
+from assocmem.linear.transitions import crossing_range
+from assocmem.pages import table
+from assocmem.stats import Estimate, render
 
 T_975_2 = 4.302652729911275  # Student t quantile 0.975 with 2 degrees of freedom (tables)
 
@@ -60,10 +58,11 @@ def test_crossing_range_spans_values_and_intervals() -> None:
 def test_ratio_comparison_lists_measurement_then_predictions() -> None:
     r = Estimate(0.61234, 0.5, 0.7049, 16, "x")
     t = ratio_comparison(r, {"a": 0.75, "b": 0.4375})
-    assert list(t.columns) == ["α(1/4) / α(1)", "value", "95 % interval"]
+    assert list(t.columns) == ["α(1/4) / α(1)", "value"]
     assert t["α(1/4) / α(1)"].tolist() == ["measured", "a", "b"]
-    assert t["value"].tolist() == [0.61234, 0.75, 0.4375]
-    assert t["95 % interval"].tolist() == ["[0.500, 0.705]", "", ""]
+    assert t["value"].tolist() == [r, 0.75, 0.4375]
+    shown = table(t, {"value": "{:.3f}"})._formatted()["value"].tolist()
+    assert shown == ["0.612 [0.500, 0.705]", "0.750", "0.438"]
     with pytest.raises(TypeError, match=r"measured must be an Estimate, got tuple"):
         ratio_comparison((0.6, 0.5, 0.7), {"a": 1.0})  # type: ignore[arg-type]
 
@@ -87,14 +86,14 @@ def test_truncated_hebbian_transitions_table_and_summary() -> None:
     q = h.ratio(16, 0.25)
     assert (q.value, q.low, q.high) == pytest.approx((0.6, 0.6, 0.6))  # 1.5 / 2.5
     tab = h.table()
-    assert len(tab) == 6 and "95 % interval " not in tab.columns
+    assert len(tab) == 6 and "α_H 95 % interval" not in tab.columns
     row = tab[(tab["d"] == 8) & (tab["κ"] == 0.25)].iloc[0]
-    assert row["α_H 95 % interval"] == "[1.5000, 1.5000]"
-    assert row["ratio 95 % interval"] == "[0.600, 0.600]"
+    assert render(row["measured α_H"], ".4f") == "1.5000 [1.5000, 1.5000]"
+    assert render(row["α_H(κ)/α_H(1)"]) == "0.600 [0.600, 0.600]"
     full = tab[(tab["d"] == 16) & (tab["κ"] == 1.0)].iloc[0]
     # kappa = 1: x = pi in pi kappa = x - sin x, alpha_c = (2 pi - sin 2 pi) / (4 pi) = 1/2
     assert full["α_c(κ)/4"] == pytest.approx(0.125) and full["2α_c(κ)"] == pytest.approx(1.0)
-    assert full["α_H(κ)/α_H(1)"] == 1.0 and full["ratio 95 % interval"] == ""
+    assert full["α_H(κ)/α_H(1)"] == 1.0
     s = h.summary()
     assert (s["d_small"], s["d_big"], s["n"]) == (8, 16, 6)
     assert s["a_full"].value == pytest.approx(2.5) and s["ratio_half"].value == pytest.approx(1.0)
@@ -132,7 +131,7 @@ def test_above_capacity_accuracy_is_a_clipped_t_interval() -> None:
 def test_above_capacity_table_and_summary() -> None:
     ab = _above()
     tab = ab.table()
-    assert tab["trained"].tolist()[0] == "0.400 [0.000, 0.897] (3)"
+    assert tab["trained"].tolist()[0] == "0.400 [0.000, 0.897] (n = 3)"
     # both subset instances recalled 0.5: zero spread, so no (degenerate) interval is shown
     assert tab["subset-trained"].tolist() == ["0.500 (all 2 equal)", "-"]
     assert np.all((tab["random subset f"] > 0) & (tab["random subset f"] <= tab["give up f"]))
@@ -203,7 +202,9 @@ def test_spectrum_summary_fields() -> None:
     row = spectrum_summary("Hebbian", W, b, 16)
     assert row["values"] == 32 and row["memories"] == 2
     assert row["KS 5 % level"] == pytest.approx(1.36 / math.sqrt(32))
-    assert 0 <= row["KS"] <= 1 and row["stored"] == int(np.sum(normalized_margin(W, b) > 0))
+    assert 0 <= row["KS"] <= 1 and row["stored"] == int(
+        np.sum(normalised_margins(W, b, norm="gardner") > 0)
+    )
 
 
 def test_spectrum_fits_and_their_labels() -> None:
@@ -261,7 +262,7 @@ def test_exceed_fraction_counts_joint_draws_with_both_crossings() -> None:
 
 def test_factored_engine_check_counts_and_retrains_disagreements() -> None:
     from assocmem.linear.sweeps import capacity_sweep
-    from assocmem.linear.transitions import factored_engine_check
+    from assocmem.linear.tables import factored_engine_check
 
     d, loads = 8, [0.3]
     full = capacity_sweep(d, loads, seeds=3, steps=300, progress=False)

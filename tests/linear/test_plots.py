@@ -10,7 +10,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
+from assocmem.linear.capacity_comparison import transition_comparison  # noqa: E402
 from assocmem.linear.load import load_for_pairs, pairs_for_load  # noqa: E402
+from assocmem.linear.measured_spectra import singular_values  # noqa: E402
 from assocmem.linear.plots_capacity import (  # noqa: E402
     plot_cost_solution,
     plot_finite_size_capacity,
@@ -34,10 +36,9 @@ from assocmem.linear.plots_rank import (  # noqa: E402
 )
 from assocmem.linear.sampling import sample_problem, sample_problems  # noqa: E402
 from assocmem.linear.scores import mechanism_scores  # noqa: E402
-from assocmem.linear.spectra import hebbian_critical_load, singular_values  # noqa: E402
+from assocmem.linear.spectra import hebbian_critical_load  # noqa: E402
 from assocmem.linear.sweeps import COLUMNS  # noqa: E402
 from assocmem.linear.training import hebbian_memory, train_memory  # noqa: E402
-from assocmem.linear.transitions import transition_comparison  # noqa: E402
 from matplotlib.container import ErrorbarContainer  # noqa: E402
 
 

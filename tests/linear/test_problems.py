@@ -7,10 +7,11 @@ import math
 import numpy as np
 import pytest
 import torch
-from assocmem.linear.load import load_for_pairs, pairs_for_load
+from assocmem.linear.load import dimension_for_load, load_for_pairs, pairs_for_load
 from assocmem.linear.problems import (
     MemoryProblem,
     all_recalled,
+    normalised_margins,
     recall_accuracy,
     score_matrix,
     stack_problems,
@@ -23,6 +24,44 @@ from assocmem.linear.scores import score_statistics
 def test_pairs_for_load_inverts_load_for_pairs(d: int) -> None:
     for p in range(2, 3000):
         assert pairs_for_load(load_for_pairs(p, d), d) == p
+
+
+def test_dimension_for_load_inverts_the_load_in_d() -> None:
+    for p, d in [(2, 2), (109, 32), (5000, 300)]:
+        assert dimension_for_load(load_for_pairs(p, d), float(p)) == pytest.approx(d, rel=1e-12)
+    # real p far beyond any integer sweep (the Hebbian threshold's quadrature range)
+    assert dimension_for_load(0.125, 1e30) == pytest.approx(math.sqrt(8e30 * math.log(1e30)))
+    with pytest.raises(ValueError, match="p must be > 1"):
+        dimension_for_load(0.5, 1.0)
+    with pytest.raises(ValueError, match="alpha must be a finite number > 0"):
+        dimension_for_load(0.0, 10.0)
+    with pytest.raises(ValueError, match="no finite dimension"):
+        dimension_for_load(5e-324, 1e308)
+
+
+@pytest.mark.parametrize("decoupled", [False, True])
+def test_normalised_margins_by_brute_force_for_every_norm(decoupled: bool) -> None:
+    d, p = 5, 7
+    batch = sample_problems(p, d, [3, 4, 5], decoupled=decoupled)
+    W = torch.randn(3, d, d, generator=torch.Generator().manual_seed(2), dtype=torch.float64)
+    S = score_matrix(W.float(), batch).double()  # float32 scores: compare to 1e-5
+    for norm, scale in [("fro", lambda w: float(torch.linalg.matrix_norm(w))),
+                        ("max", lambda w: float(w.abs().max())),
+                        ("gardner", lambda w: float(torch.linalg.matrix_norm(w)) / d)]:  # fmt: skip
+        got = normalised_margins(W, batch, norm=norm)
+        assert got.shape == (3,) and got.dtype == np.float64
+        for i in range(3):
+            gaps = [float(S[i, m, m] - S[i, m, n]) for m in range(p) for n in range(p) if n != m]
+            assert got[i] == pytest.approx(min(gaps) / scale(W[i]), rel=1e-4, abs=1e-6)
+        # the same memories as a sequence on each unbatched instance: the same numbers
+        one = normalised_margins(W[1:2], batch[1], norm=norm)
+        assert one.shape == (1,) and one[0] == pytest.approx(got[1], rel=1e-12)
+        assert np.ndim(normalised_margins(W[1], batch[1], norm=norm)) == 0
+    assert np.array_equal(normalised_margins(W, batch) > 0, all_recalled(W, batch))
+    with pytest.raises(ValueError, match="norm must be one of"):
+        normalised_margins(W, batch, norm="l1")
+    with pytest.raises(ValueError, match="zero matrix"):
+        normalised_margins(torch.zeros(d, d), batch[0])
 
 
 def test_pairs_for_load_known_values() -> None:

@@ -30,6 +30,7 @@ from _properties import (
 from _properties import _array_invalid as array_invalid
 from _properties import _is_real as is_real
 from assocmem.linear import (
+    constraints,
     extremes,
     finite_size,
     hebbian,
@@ -42,6 +43,7 @@ from assocmem.linear import (
     mechanism,
     partial_storage,
     problems,
+    rank_transitions,
     replica,
     sampling,
     scores,
@@ -240,6 +242,7 @@ CASES: list[Case] = [
     Case(load.load_for_pairs, lambda: ((P, D), {}), {"p": "p", "d": "size"}),
     Case(load.pairs_at_load, lambda: ((0.5, 8), {}), {"alpha": "positive", "d": "size"}),
     Case(load.pairs_for_load, lambda: ((0.5, 8), {}), {"alpha": "positive", "d": "size"}),
+    Case(load.dimension_for_load, lambda: ((0.5, 1e4), {}), {"alpha": "positive", "p": "positive"}),
     # training
     Case(
         training.train_memory,
@@ -275,8 +278,11 @@ CASES: list[Case] = [
         },
     ),  # fmt: skip
     Case(
-        max_margin.normalized_margin,
-        lambda: ((torch.stack([_w(), _w()]).float(), sample_problems(P, D, 2)), {}),
+        problems.normalised_margins,
+        lambda: (
+            (torch.stack([_w(), _w()]).float(), sample_problems(P, D, 2)),
+            {"norm": "gardner"},
+        ),
         {"W": "array"},
     ),  # fmt: skip
     Case(
@@ -293,7 +299,7 @@ CASES: list[Case] = [
         lambda: ((np.array([[1.0, 0.2], [0.3, 1.0]]),), {}),
         {"A": "array"},
     ),  # fmt: skip
-    Case(implicit_bias.normalised_margins, lambda: ((_w(), _op()), {}), {"weights": "array"}),
+    Case(problems.normalised_margins, lambda: ((_w(), _op()), {}), {"W": "array"}),
     Case(
         implicit_bias.margin_ratios,
         lambda: ((torch.eye(4, dtype=torch.float64), sample_problem(3, 4, seed=0)), {}),
@@ -532,7 +538,7 @@ CASES: list[Case] = [
     Case(spectra.critical_load, lambda: ((0.5,), {}), {"kappa": "positive_or_array"}),
     Case(spectra.critical_load_marchenko_pastur, lambda: ((0.5,), {}), {"kappa": "positive"}),
     Case(spectra.critical_load_quadrature, lambda: ((0.5,), {}), {"kappa": "positive"}),
-    Case(spectra.fourth_moment_ratio, lambda: ((_w(),), {}), {"W": "array"}),
+    Case(measured_spectra.fourth_moment_ratio, lambda: ((_w(),), {}), {"W": "array"}),
     Case(
         spectra.hebbian_critical_load,
         lambda: ((np.array([0.25, 1.0]),), {}),
@@ -559,14 +565,14 @@ CASES: list[Case] = [
         {"q": "arraylike"},
     ),  # fmt: skip
     Case(
-        spectra.singular_values,
+        measured_spectra.singular_values,
         lambda: ((_w(),), {"rank": 2}),
         {"W": "array", "rank": "opt_size"},
         check=_shape((2,)),
     ),  # fmt: skip
     Case(spectra.small_kappa_limit, lambda: ((), {}), {"rel_error": "positive"}),
     Case(
-        spectra.spectrum_ks_distance,
+        measured_spectra.spectrum_ks_distance,
         lambda: ((np.array([0.5, 1.0, 1.3]),), {}),
         {"s": "array", "kappa": "positive"},
     ),  # fmt: skip
@@ -592,7 +598,7 @@ CASES: list[Case] = [
     ),  # fmt: skip
     Case(spectra.truncation_point, lambda: ((np.array([0.25, 1.0]),), {}), {"kappa": "arraylike"}),
     Case(
-        spectra.compare_fourth_moments,
+        measured_spectra.compare_fourth_moments,
         lambda: (
             (
                 {"a W": np.array([1.0, 1.2, 1.1]), "b H": np.array([1.5, 1.6])},
@@ -726,21 +732,23 @@ CASES: list[Case] = [
         nan_ok="NaN crossing in a bootstrap draw that does not cross inside the grid",
     ),
     Case(
-        transitions.truncated_hebbian_transitions,
+        rank_transitions.truncated_hebbian_transitions,
         lambda: ((_rank_sweep(),), {"kappas": (0.25, 1.0), "n_boot": 100}),
         {"n_boot": "size", "seed": "count0"},
         nan_ok="NaN crossing in a bootstrap draw that does not cross inside the grid",
     ),
     # the exact LP (issue 28's solver); embeddings' checks come from MemoryProblem
-    Case(lp.lp_size, lambda: ((6, 4), {}), {"p": "p", "d": "size"}),
+    Case(constraints.check_instance, lambda: ((_op(),), {})),
+    Case(constraints.constraint_arrays, lambda: ((_dp(),), {})),
+    Case(constraints.lp_size, lambda: ((6, 4), {}), {"p": "p", "d": "size"}),
     Case(
-        lp.constraint_margins,
+        constraints.constraint_margins,
         lambda: ((np.eye(D), _op()), {}),
         {"W": "array"},
         check=lambda out: (out.shape == (P, P - 1)) or pytest.fail("shape"),
     ),
-    Case(lp.dual_bound, lambda: ((np.ones((P, P - 1)), _dp()), {}), {"Y": "array"}),
-    Case(lp.constraint_matrix, lambda: ((_op(),), {})),
+    Case(constraints.dual_bound, lambda: ((np.ones((P, P - 1)), _dp()), {}), {"Y": "array"}),
+    Case(constraints.constraint_matrix, lambda: ((_op(),), {})),
     Case(lp.max_margin_linf, lambda: ((_op(),), {})),
     Case(
         lp.constraint_generation,
@@ -753,16 +761,35 @@ CASES: list[Case] = [
 
 EXEMPT: dict[str, str] = {
     "assocmem.linear.lp.LPDecision": "a result record of lp_decide",
+    **{
+        f"assocmem.linear.interior_point.{n}": "the LP solver's internals, on checked float64"
+        " arrays (test_lp.py: both operators against constraint_matrix, one solve on each)"
+        for n in (
+            "ConstraintOperator",
+            "DenseConstraints",
+            "StructuredConstraints",
+            "IPMResult",
+            "max_margin_ipm",
+        )
+    },  # fmt: skip
+    "assocmem.linear.constraints.constraint_differences": (
+        "index arithmetic on checked float64 arrays (test_lp.py, against constraint_matrix)"
+    ),
+    "assocmem.linear.constraints.constraint_rows": (
+        "index arithmetic on checked float64 arrays (test_lp.py, against constraint_matrix)"
+    ),
     "assocmem.linear.extremes.UniformSpacings": "a result record of sample_top_uniform_spacings",
     "assocmem.linear.replica.CostSolution": "a result record of cost_solution",
     "assocmem.linear.implicit_bias.MarginTrajectories": "a result record of margin_trajectories",
     "assocmem.linear.implicit_bias.MaxMargin": "a result record of l2/linf_max_margin",
     "assocmem.linear.max_margin.MaxMarginResult": "a result record of train_max_margin",
     "assocmem.linear.training.TrainResult": "a result record of train_memory",
-    "assocmem.linear.spectra.MomentComparison": "a result record of compare_fourth_moments",
+    "assocmem.linear.measured_spectra.MomentComparison": (
+        "a result record of compare_fourth_moments"
+    ),
     "assocmem.linear.partial_storage.AboveCapacity": "a result record (runs table, d, budget)",
     "assocmem.linear.transitions.BootstrapTransitions": "a result record of bootstrap_transitions",
-    "assocmem.linear.transitions.TruncatedHebbianTransitions": (
+    "assocmem.linear.rank_transitions.TruncatedHebbianTransitions": (
         "a result record of truncated_hebbian_transitions"
     ),
     "assocmem.linear.scores.mechanism_report": "formats text from result mappings (KeyError)",
@@ -770,17 +797,19 @@ EXEMPT: dict[str, str] = {
     "assocmem.linear.finite_size.comparison_summary": (
         "summarises a transition_comparison table (check_frame; test_sweeps.py)"
     ),
-    "assocmem.linear.transitions.transition_comparison": (
+    "assocmem.linear.capacity_comparison.transition_comparison": (
         "runs predicted_transition per table (a case above); table checks in test_sweeps.py"
     ),
     "assocmem.linear.transitions.transition_ratio": "takes a BootstrapTransitions record",
     "assocmem.linear.transitions.crossing_range": "takes Estimate records (test_sweeps.py)",
-    "assocmem.linear.transitions.ratio_comparison": "formats an Estimate against predictions",
+    "assocmem.linear.rank_transitions.ratio_comparison": "formats an Estimate against predictions",
     "assocmem.linear.tables.instance_agreement": "takes two sweep tables (test_sweeps.py)",
     "assocmem.linear.tables.paired_instances": "takes two sweep tables (test_sweeps.py)",
     "assocmem.linear.tables.miss_rates": "takes a paired_instances table (test_sweeps.py)",
-    "assocmem.linear.transitions.op_dp_gaps": "takes a mapping of sweep tables (test_sweeps.py)",
-    "assocmem.linear.transitions.OpDpGaps": "a result record of op_dp_gaps",
+    "assocmem.linear.capacity_comparison.op_dp_gaps": (
+        "takes a mapping of sweep tables (test_sweeps.py)"
+    ),
+    "assocmem.linear.capacity_comparison.OpDpGaps": "a result record of op_dp_gaps",
     "assocmem.linear.measured_spectra.spectrum_fit_summary": "summarises a spectrum_fits table",
     "assocmem.linear.measured_spectra.causes_summary": "summarises a spectrum_causes table",
     "assocmem.linear.max_margin_spectra.MaxMarginSpectra": "a result record of max_margin_spectra",
@@ -791,7 +820,7 @@ EXEMPT: dict[str, str] = {
             "assocmem.linear.scores.mechanism_comparison",
             "assocmem.linear.scores.recall_check_summary",
             "assocmem.linear.scores.recall_check_table",
-            "assocmem.linear.transitions.factored_engine_check",
+            "assocmem.linear.tables.factored_engine_check",
         )
     },
 }

@@ -11,14 +11,18 @@ import pytest
 import torch
 from assocmem.linear.finite_size import finite_size_capacity_estimate, finite_size_critical_load
 from assocmem.linear.load import load_for_pairs, pairs_for_load
+from assocmem.linear.measured_spectra import (
+    compare_fourth_moments,
+    fourth_moment_ratio,
+    singular_values,
+    spectrum_ks_distance,
+)
 from assocmem.linear.problems import all_recalled
 from assocmem.linear.sampling import sample_problem, sample_problems
 from assocmem.linear.spectra import (
-    compare_fourth_moments,
     critical_load,
     critical_load_marchenko_pastur,
     critical_load_quadrature,
-    fourth_moment_ratio,
     hebbian_critical_load,
     hebbian_fourth_moment,
     marchenko_pastur_cdf,
@@ -26,9 +30,7 @@ from assocmem.linear.spectra import (
     quarter_circle_cdf,
     quarter_circle_pdf,
     quarter_circle_quantile,
-    singular_values,
     small_kappa_limit,
-    spectrum_ks_distance,
     truncated_quarter_circle_cdf,
     truncated_quarter_circle_pdf,
     truncated_quarter_circle_quantile,

@@ -8,13 +8,13 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from assocmem.linear.capacity_comparison import op_dp_gaps, transition_comparison
 from assocmem.linear.finite_size import predicted_transition
 from assocmem.linear.load import load_for_pairs, pairs_for_load
-from assocmem.linear.measured_spectra import stored_spectra
+from assocmem.linear.measured_spectra import singular_values, stored_spectra
 from assocmem.linear.problems import all_recalled
 from assocmem.linear.sampling import sample_problem, sample_problems
 from assocmem.linear.scores import mechanism_scores
-from assocmem.linear.spectra import singular_values
 from assocmem.linear.sweeps import COLUMNS, capacity_sweep, truncated_hebbian_sweep
 from assocmem.linear.tables import (
     instance_agreement,
@@ -26,8 +26,6 @@ from assocmem.linear.training import hebbian_memory, train_memory
 from assocmem.linear.transitions import (
     accuracy_crossing,
     bootstrap_transitions,
-    op_dp_gaps,
-    transition_comparison,
     transition_load,
     transition_loads,
     transition_ratio,

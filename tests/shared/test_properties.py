@@ -65,6 +65,18 @@ CASES: list[Case] = [
         lambda: ((np.array([1.0, 2.0, 3.5]), np.array([2.0, 4.0, 5.0, 6.0])), {"n_perm": 100}),
         {"x": "array", "y": "array", "n_perm": "size", "seed": "count0"},
     ),
+    Case(stats.verdict, lambda: ((stats.rate(3, 10),), {"reference": 0.1}), {"reference": "real"}),
+    Case(stats.render, lambda: ((stats.rate(3, 10),), {})),
+    Case(
+        stats.t_interval,
+        lambda: ((np.array([0.5, 0.6]), np.array([0.1, 0.2]), np.array([4, 5])), {}),
+        {"level": "open_unit"},
+    ),
+    Case(
+        stats.permutation_pvalue,
+        lambda: ((np.array([1.0, 2.0, 3.5, 2.0, 4.0]), 2, lambda u, lab: lab @ u), {"n_perm": 5}),
+        {"n_x": "size", "n_perm": "size", "seed": "count0"},
+    ),
     Case(
         stats.from_draws,
         lambda: ((0.5, np.array([0.4, 0.45, 0.5, 0.6, 0.55]), 4, "bootstrap"), {}),
@@ -78,15 +90,9 @@ CASES: list[Case] = [
     ),
 ]
 
-_EST = stats.Estimate(0.125, 0.0, 0.281, 32, "percentile bootstrap")
-CASES += [
-    Case(stats.verdict, lambda: ((_EST,), {"reference": 0.1}), {"reference": "real"}),
-    Case(stats.render, lambda: ((_EST,), {"spec": "+.2f", "n": True}), {}),
-]
-
 EXEMPT: dict[str, str] = {
     "assocmem.stats.Estimate": "a record; its producers are the cases above",
-    "assocmem.stats.Verdict": "an enum of three words; verdict() is the case above",
+    "assocmem.stats.Verdict": "an enum (above / below / not resolved), made by verdict",
     "assocmem.stats.ratio": "takes two Estimates with bootstrap draws (tested in test_stats.py)",
 }
 

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 from assocmem._validate import as_float_array, seed_list
 from assocmem.linear.hebbian import recall_probability
+from assocmem.linear.measured_spectra import spectrum_ks_distance
 from assocmem.linear.sampling import sample_problem
-from assocmem.linear.spectra import critical_load, spectrum_ks_distance
+from assocmem.linear.spectra import critical_load
 
 
 def test_numbers_as_text_are_refused() -> None:

@@ -6,7 +6,10 @@ Import from the modules (the package re-exports nothing). They import downward o
 - :mod:`.problems` — the OP/DP instance (``MemoryProblem``), score matrices, recall checks.
 - :mod:`.sampling` — instances with i.i.d. ``N(0, I/d)`` embeddings, one seed each; memory checks.
 - :mod:`.training` — the cross-entropy + Adam engine (full rank and ``W = Q R^T``), Hebbian rule.
-- :mod:`.lp` — exact perfect-storage decisions with certificates (constraint generation).
+- :mod:`.constraints` — the perfect-storage constraints: margins, rows, the dual bound (float64).
+- :mod:`.interior_point` — Mehrotra's method for the max-margin LP, dense or structured rows.
+- :mod:`.lp` — exact perfect-storage decisions with certificates (one solve, constraint
+  generation, simplex, dense reference).
 - :mod:`.implicit_bias` — normalised margins of trained memories against the max-margin optima.
 - :mod:`.max_margin` — memories of rank at most ``m`` that maximise the margin (projected Adam).
 - :mod:`.scores` — score statistics: targets against competitors, Hebbian and trained memories.
@@ -18,8 +21,11 @@ Import from the modules (the package re-exports nothing). They import downward o
 - :mod:`.finite_size` — theory: ``alpha_c(p)``, its expansions, the rank heuristic.
 - :mod:`.sweeps` — capacity sweeps and truncated-Hebbian sweeps -> one tidy DataFrame.
 - :mod:`.tables` — reading sweep tables: checks, fraction stored per load, instance agreement.
-- :mod:`.transitions` — where a success curve crosses 1/2: estimators, bootstrap, theory.
-- :mod:`.measured_spectra` — singular values of stored and trained memories against the theory.
+- :mod:`.transitions` — where a success curve crosses 1/2: estimators and their bootstrap.
+- :mod:`.capacity_comparison` — measured transitions against the RS prediction, OP against DP.
+- :mod:`.rank_transitions` — transitions of truncated Hebbian memories against alpha_c(kappa).
+- :mod:`.measured_spectra` — spectra of measured matrices (singular values, KS distance, m_4,
+  group comparisons); stored and trained memories against the theory.
 - :mod:`.max_margin_spectra` — spectra of the exact max-margin memories, OP against DP.
 - :mod:`.partial_storage` — how much can be stored above capacity.
 - :mod:`.plots_capacity` — figures: success against load, spectra, scores, capacity (ch. 1-2).

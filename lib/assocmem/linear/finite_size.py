@@ -503,7 +503,7 @@ def finite_size_critical_load(
     return alpha, p
 
 
-#: Columns of :func:`assocmem.linear.transitions.transition_comparison` that
+#: Columns of :func:`~.capacity_comparison.transition_comparison` that
 #: :func:`comparison_summary` reads.
 COMPARISON_COLUMNS = ("sweep", "d", "seeds per load", "measured alpha_c", "measured +-",
                       "95% low", "95% high", "predicted alpha_c", "p at predicted",
@@ -518,7 +518,7 @@ def comparison_summary(
     Parameters
     ----------
     comparison : pandas.DataFrame
-        Output of :func:`assocmem.linear.transitions.transition_comparison` (one row per sweep,
+        Output of :func:`~.capacity_comparison.transition_comparison` (one row per sweep,
         the columns :data:`COMPARISON_COLUMNS`), at least one row.
     within : float
         Agreement threshold in combined standard errors, > 0.

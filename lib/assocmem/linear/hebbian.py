@@ -29,6 +29,7 @@ from scipy.special import log_ndtr
 from scipy.stats import chi2, gamma
 
 from assocmem._validate import as_float_array, check_finite_array
+from assocmem.linear.load import dimension_for_load
 
 #: Embedding laws understood by this module. ``"gaussian"``: i.i.d. N(0, I_d/d) (the book's
 #: convention); ``"spherical"``: uniform on the unit sphere; ``"leading"``: the leading-order
@@ -353,7 +354,7 @@ def threshold(p: float, *, criterion: str = "all", embedding: str = "gaussian") 
     target = math.log(0.5)
 
     def gap(log_alpha: float) -> float:
-        d = math.sqrt(pf * math.log(pf) / math.exp(log_alpha))
+        d = dimension_for_load(math.exp(log_alpha), pf)
         log1 = _log_recall_one(pf, d, embedding)
         return (pf * log1 if criterion == "all" else log1) - target
 

@@ -1,8 +1,9 @@
 """Which max-margin direction does a trained memory approach? Normalised margins over training.
 
-The perfect-storage constraints ``a_k . vec(W) > 0`` (:func:`assocmem.linear.lp.constraint_matrix`)
-are homogeneous in ``W``, so only the direction of ``W`` matters, and a direction is scored by its
-*normalised margin* ``min_k a_k . W / ||W||`` for a chosen norm. Two norms are used here:
+The perfect-storage constraints ``a_k . vec(W) > 0``
+(:func:`assocmem.linear.constraints.constraint_matrix`) are homogeneous in ``W``, so only the
+direction of ``W`` matters, and a direction is scored by its *normalised margin* ``min_k a_k . W /
+||W||`` for a chosen norm. Two norms are used here:
 
 * **l-infinity (entrywise max)**: ``gamma_inf(W) = min_k a_k . W / max_ij |W_ij|``. Its largest
   value ``t*`` is the optimum of the exact LP of :mod:`assocmem.linear.lp`
@@ -36,8 +37,9 @@ from numpy.typing import NDArray
 from scipy.optimize import nnls
 
 from assocmem._validate import check_int
-from assocmem.linear.lp import DENSE_THRESHOLD, constraint_matrix, max_margin_linf
-from assocmem.linear.problems import MemoryProblem
+from assocmem.linear.constraints import constraint_matrix
+from assocmem.linear.lp import DENSE_THRESHOLD, max_margin_linf
+from assocmem.linear.problems import MemoryProblem, normalised_margins
 from assocmem.linear.training import train_memory
 from assocmem.stats import Estimate, mean_interval
 
@@ -61,7 +63,7 @@ class MaxMargin:
     multipliers : numpy.ndarray or None
         float64, shape (p (p-1),), >= 0: the KKT multipliers of the l2 problem
         (``W* = sum_k lambda_k a_k``), indexed like the rows of
-        :func:`assocmem.linear.lp.constraint_matrix`; None for l-infinity.
+        :func:`assocmem.linear.constraints.constraint_matrix`; None for l-infinity.
     """
 
     weights: NDArray[np.float64]
@@ -154,11 +156,11 @@ def l2_max_margin(problem: MemoryProblem) -> MaxMargin:
     Notes
     -----
     The hard-margin multiclass SVM without bias on the constraint rows of
-    :func:`assocmem.linear.lp.constraint_matrix`, solved by :func:`least_distance`. Cost: one NNLS
-    with ``p (p-1)`` columns and ``d^2 + 1`` rows (well under a second at d = 16, p = 41). Source:
-    the max-margin direction of gradient descent on separable data (Soudry et al. 2018); constraints
-    of the digest of arXiv:2605.10795, §3.2-3.3 (reconstruction; chapter 1). ``1 / ||W||_F`` is the
-    largest ``gamma_2`` of chapter 1, eq. ``eq-normalised-margin``.
+    :func:`assocmem.linear.constraints.constraint_matrix`, solved by :func:`least_distance`. Cost:
+    one NNLS with ``p (p-1)`` columns and ``d^2 + 1`` rows (well under a second at d = 16, p = 41).
+    Source: the max-margin direction of gradient descent on separable data (Soudry et al. 2018);
+    constraints of the digest of arXiv:2605.10795, §3.2-3.3 (reconstruction; chapter 1). ``1 /
+    ||W||_F`` is the largest ``gamma_2`` of chapter 1, eq. ``eq-normalised-margin``.
     """
     A = constraint_matrix(problem)
     w, lam = least_distance(A)
@@ -196,58 +198,6 @@ def linf_max_margin(problem: MemoryProblem) -> MaxMargin:
     if not t > 0:
         raise RuntimeError(f"the instance cannot be stored (l-infinity max margin {t:.3g} <= 0)")
     return MaxMargin(W, t, None)
-
-
-def normalised_margins(
-    weights: Any, problem: MemoryProblem, *, norm: str = "fro"
-) -> NDArray[np.float64]:
-    """Normalised margin ``min_k a_k . W / ||W||`` of each memory in a sequence.
-
-    Parameters
-    ----------
-    weights : array_like or torch.Tensor, shape (n, d, d) or (d, d)
-        Memories of one instance (e.g. snapshots over training); cast to float64.
-    problem : MemoryProblem
-        The unbatched OP or DP instance they store.
-    norm : {"fro", "max"}
-        ``"fro"``: divide by ``||W||_F``; ``"max"``: by ``max_ij |W_ij|``.
-
-    Returns
-    -------
-    numpy.ndarray, float64, shape (n,) (or a 0-d array for one matrix)
-        Negative when some association is not recalled.
-
-    Raises
-    ------
-    TypeError, ValueError
-        If ``problem`` is not an unbatched MemoryProblem, the shapes do not match, ``norm`` is
-        unknown, or a matrix is zero or not finite.
-
-    Notes
-    -----
-    Scale invariant: ``normalised_margins(c W) == normalised_margins(W)`` for ``c > 0``.
-    ``gamma_2`` (``"fro"``) and ``gamma_inf`` (``"max"``) of chapter 1, eq.
-    ``eq-normalised-margin``.
-    """
-    if norm not in ("fro", "max"):
-        raise ValueError(f"norm must be 'fro' or 'max', got {norm!r}")
-    if hasattr(weights, "detach"):  # a torch.Tensor
-        weights = weights.detach().cpu().double().numpy()
-    W = np.asarray(weights, dtype=np.float64)
-    single = W.ndim == 2
-    W = W[None] if single else W
-    d = problem.d
-    if W.ndim != 3 or W.shape[1:] != (d, d):
-        raise ValueError(f"weights must have shape (n, {d}, {d}) or ({d}, {d}), got {W.shape}")
-    if not np.all(np.isfinite(W)):
-        raise ValueError("weights contain non-finite entries")
-    A = constraint_matrix(problem)
-    flat = W.reshape(len(W), -1)
-    scale = np.linalg.norm(flat, axis=1) if norm == "fro" else np.abs(flat).max(axis=1)
-    if np.any(scale <= 0):
-        raise ValueError("cannot normalise the margin of a zero matrix")
-    out = (flat @ A.T).min(axis=1) / scale
-    return out[0] if single else out
 
 
 def margin_ratios(

@@ -53,6 +53,47 @@ def load_for_pairs(p: int, d: int) -> float:
     return p * math.log(p) / d**2
 
 
+def dimension_for_load(alpha: float, p: float) -> float:
+    """Real-valued dimension ``d`` at which ``p`` associations have load ``alpha``.
+
+    Parameters
+    ----------
+    alpha : float
+        Load, > 0 and finite.
+    p : float
+        Number of associations, real (theory curves reach ``p = 1e30``), > 1 and finite.
+
+    Returns
+    -------
+    float
+        ``sqrt(p log p / alpha)``, the inverse of :func:`load_for_pairs` in ``d``.
+
+    Raises
+    ------
+    TypeError
+        If ``alpha`` or ``p`` is not a real number.
+    ValueError
+        If ``alpha <= 0``, ``p <= 1``, either is not finite, or the dimension overflows.
+
+    Notes
+    -----
+    Chapter 1, eq. ``eq-load``, solved for ``d``.
+
+    Examples
+    --------
+    >>> dimension_for_load(load_for_pairs(100, 40), 100.0)  # doctest: +ELLIPSIS
+    40.0...
+    """
+    alpha = check_positive("alpha", alpha)
+    p = check_positive("p", p)
+    if p <= 1:
+        raise ValueError(f"p must be > 1, got {p!r}")
+    d = math.sqrt(p * math.log(p) / alpha)
+    if not math.isfinite(d):
+        raise ValueError(f"alpha={alpha!r} and p={p!r} give no finite dimension (overflow)")
+    return d
+
+
 def pairs_at_load(alpha: float, d: int) -> float:
     """Real-valued inverse of the load: ``p*`` with ``p* log p* = alpha d^2``.
 

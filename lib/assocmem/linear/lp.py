@@ -23,6 +23,10 @@ reference for small instances). The certificates are computed in float64 from th
 output by this module, never taken from the solver's own status, so a solver inaccuracy can make
 a decision fail (``RuntimeError``) but not wrong.
 
+The constraints and the arithmetic of both certificates are in :mod:`.constraints`, the one
+interior-point method (on the dense rows of a restricted LP or on the structured operators of
+the full one) in :mod:`.interior_point`; this module holds the decisions.
+
 Every decision is invariant to rescaling the inputs and the targets by positive factors: each
 method works on the instance rescaled by powers of two to an RMS norm near 1 (exact in
 floating point), so the floors :data:`FEASIBLE_FLOOR` and ``tol`` are relative to
@@ -48,12 +52,21 @@ import highspy
 import numpy as np
 import torch
 from numpy.typing import NDArray
-from scipy.linalg import LinAlgError, cho_factor, cho_solve
-from scipy.linalg.blas import dsyrk
 from scipy.optimize import linprog
 from threadpoolctl import threadpool_limits
 
-from assocmem._validate import as_float_array, check_finite_array, check_int, check_positive
+from assocmem._validate import check_int, check_positive
+from assocmem.linear.constraints import (
+    check_instance,
+    constraint_arrays,
+    constraint_differences,
+    constraint_margins,
+    constraint_matrix,
+    constraint_rows,
+    dual_bound,
+    lp_size,
+)
+from assocmem.linear.interior_point import DenseConstraints, StructuredConstraints, max_margin_ipm
 from assocmem.linear.problems import MemoryProblem
 
 #: Largest LP handled by the ``"dense"`` method: (p(p-1) constraints) x (d^2 variables).
@@ -142,175 +155,6 @@ class LPDecision:
         return f"{head}; max margin t* = {self.margin:.3g} (no certificate)"
 
 
-def lp_size(p: int, d: int) -> int:
-    """Count the coefficients of the dense LP: ``p (p-1)`` constraints x ``d^2``.
-
-    Parameters
-    ----------
-    p, d : int
-        Number of associations (>= 2) and embedding dimension (>= 1).
-
-    Returns
-    -------
-    int
-        ``p (p - 1) d^2``.
-
-    Raises
-    ------
-    TypeError, ValueError
-        If ``p`` or ``d`` is not an integer in range.
-    """
-    return check_int("p", p, 2) * (p - 1) * check_int("d", d, 1) ** 2
-
-
-def _arrays(
-    problem: MemoryProblem,
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64] | None]:
-    """Float64 copies (exact) of inputs (p, d), targets (p, d), competitors (p, p-1, d) or None."""
-    e = problem.inputs.double().cpu().numpy()
-    u = problem.targets.double().cpu().numpy()
-    c = None if problem.competitors is None else problem.competitors.double().cpu().numpy()
-    return e, u, c
-
-
-def _competitor(
-    u: NDArray[np.float64], c: NDArray[np.float64] | None, mu: NDArray[np.intp], j: NDArray[np.intp]
-) -> NDArray[np.float64]:
-    """Competitor vectors of constraints (mu, j), shape (len(mu), d) (OP: u_nu, nu = j or j+1)."""
-    if c is None:
-        return u[np.where(j < mu, j, j + 1)]
-    return c[mu, j]
-
-
-def constraint_margins(W: NDArray[np.float64], problem: MemoryProblem) -> NDArray[np.float64]:
-    """Margins of every perfect-storage constraint, in float64.
-
-    Parameters
-    ----------
-    W : numpy.ndarray, shape (d, d)
-        Memory matrix.
-    problem : MemoryProblem
-        Unbatched OP or DP instance.
-
-    Returns
-    -------
-    numpy.ndarray, float64, shape (p, p-1)
-        ``M[mu, j] = (u_mu - v_j)^T W e_mu`` with ``v_j`` the ``j``-th competitor of input ``mu``
-        (OP: the other targets in order, DP: the private competitors). Perfect recall iff all
-        entries are > 0.
-
-    Raises
-    ------
-    TypeError, ValueError
-        If ``problem`` is not an unbatched MemoryProblem or ``W`` has the wrong shape or a NaN
-        or inf entry (TypeError if it is not made of real numbers).
-
-    Notes
-    -----
-    The left-hand sides of chapter 1, eqs. ``eq-op`` (OP) and ``eq-dp`` (DP).
-    """
-    _check_problem(problem)
-    e, u, c = _arrays(problem)
-    W = check_finite_array("W", W)
-    p, d = e.shape
-    if W.shape != (d, d):
-        raise ValueError(f"W must have shape ({d}, {d}), got {W.shape}")
-    We = e @ W.T  # row mu: W e_mu
-    target = np.einsum("md,md->m", u, We)
-    if c is None:
-        off = ~np.eye(p, dtype=bool)
-        return target[:, None] - (We @ u.T)[off].reshape(p, p - 1)
-    return target[:, None] - np.einsum("mjd,md->mj", c, We)
-
-
-def dual_bound(Y: NDArray[np.float64], problem: MemoryProblem) -> float:
-    """Weak-duality bound on the best margin of any ``W`` with ``|W_ij| <= 1``, in float64.
-
-    For multipliers ``y >= 0`` on the constraints, every such ``W`` has
-    ``min_k a_k . W <= sum_k y_k a_k . W / sum(y) <= ||G||_1 / sum(y)`` with
-    ``G = sum_{mu, j} y_{mu j} (u_mu - v_j) e_mu^T`` (Holder), so a bound <= 0 (or, numerically,
-    far below the margins of storable instances) certifies that no ``W`` stores the instance
-    (Gordan's alternative).
-
-    Parameters
-    ----------
-    Y : numpy.ndarray, shape (p, p-1)
-        Multipliers, indexed like :func:`constraint_margins`; all >= 0, not all zero.
-    problem : MemoryProblem
-        Unbatched OP or DP instance.
-
-    Returns
-    -------
-    float
-        ``||G||_1 / sum(Y)`` (entrywise 1-norm), summed over every constraint.
-
-    Raises
-    ------
-    TypeError, ValueError
-        If ``problem`` is not an unbatched MemoryProblem, ``Y`` has the wrong shape, a negative
-        or non-finite entry, or sums to zero.
-    """
-    _check_problem(problem)
-    e, u, c = _arrays(problem)
-    p = e.shape[0]
-    Y = as_float_array(Y, "Y")
-    if Y.shape != (p, p - 1):
-        raise ValueError(f"Y must have shape ({p}, {p - 1}), got {Y.shape}")
-    if not np.all(np.isfinite(Y)) or np.any(Y < 0) or not Y.sum() > 0:
-        raise ValueError("Y must be finite, >= 0 and not all zero")
-    if c is None:
-        full = np.zeros((p, p))
-        full[~np.eye(p, dtype=bool)] = Y.ravel()
-        g = Y.sum(axis=1)[:, None] * u - full @ u  # g_mu = sum_nu y_{mu nu} (u_mu - u_nu)
-    else:
-        g = Y.sum(axis=1)[:, None] * u - np.einsum("mj,mjd->md", Y, c)
-    return float(np.abs(g.T @ e).sum() / Y.sum())
-
-
-def _check_problem(problem: object) -> MemoryProblem:
-    if not isinstance(problem, MemoryProblem):
-        raise TypeError(f"problem must be a MemoryProblem, got {type(problem).__name__}")
-    if problem.batched:
-        raise ValueError("the LP takes one (unbatched) problem")
-    problem.check_finite()  # edited in place since it was built?
-    return problem
-
-
-def constraint_matrix(problem: MemoryProblem) -> NDArray[np.float64]:
-    """Every perfect-storage constraint as a row of one dense matrix, in float64.
-
-    Parameters
-    ----------
-    problem : MemoryProblem
-        Unbatched OP or DP instance.
-
-    Returns
-    -------
-    numpy.ndarray, float64, shape (p (p-1), d^2)
-        Row ``mu (p-1) + j`` is ``vec((u_mu - v_j) e_mu^T)`` (row-major ``W``), so that
-        ``A @ W.ravel()`` equals ``constraint_margins(W, problem).ravel()``.
-
-    Raises
-    ------
-    TypeError, ValueError
-        If ``problem`` is not an unbatched MemoryProblem.
-
-    Notes
-    -----
-    Memory ``8 p (p-1) d^2`` bytes; meant for small instances (see :data:`LP_MAX_ENTRIES`).
-    Source: the constraints of the digest of arXiv:2605.10795, §3.2-3.3 (reconstruction;
-    chapter 1, eqs. ``eq-op`` and ``eq-dp``).
-    """
-    _check_problem(problem)
-    e, u, comp = _arrays(problem)
-    p, d = e.shape
-    if comp is None:
-        off = ~np.eye(p, dtype=bool)
-        comp = np.broadcast_to(u[None, :, :], (p, p, d))[off].reshape(p, p - 1, d)
-    diff = u[:, None, :] - comp  # (p, p-1, d)
-    return (diff[:, :, :, None] * e[:, None, None, :]).reshape(p * (p - 1), d * d)
-
-
 def _dense_max_margin(
     problem: MemoryProblem, max_entries: int, t_max: float | None
 ) -> NDArray[np.float64]:
@@ -393,7 +237,7 @@ def max_margin_linf(
     perfect-storage condition, digest §3.2-3.3; chapter 1, eqs. ``eq-op`` and ``eq-dp``);
     ``t*`` is the largest ``gamma_inf`` of chapter 1, eq. ``eq-normalised-margin``.
     """
-    _check_problem(problem)
+    check_instance(problem)
     x = _dense_max_margin(problem, check_int("max_entries", max_entries, 1), None)
     d = problem.d
     W = x[: d * d].reshape(d, d).copy()
@@ -418,7 +262,7 @@ def _highs_decide(
     problem: MemoryProblem, per_round: int, tol: float, max_rounds: int
 ) -> LPDecision:
     """Constraint generation with one highspy dual-simplex model (``method="highs"``)."""
-    e, u, c = _arrays(problem)
+    e, u, c = constraint_arrays(problem)
     p, d = e.shape
     n = d * d
     inf = highspy.kHighsInf
@@ -462,7 +306,7 @@ def _highs_decide(
         have[sel_mu, sel_j] = True
         rows_mu.append(sel_mu)
         rows_j.append(sel_j)
-        diff = u[sel_mu] - _competitor(u, c, sel_mu, sel_j)
+        diff = constraint_differences(u, c, sel_mu, sel_j)
         m = diff.shape[0]
         vals = np.hstack([diff, -np.ones((m, 1))])
         cols = np.hstack([n + 1 + sel_mu[:, None] * d + np.arange(d)[None, :], np.full((m, 1), n)])
@@ -485,303 +329,6 @@ def _highs_decide(
         f"LP undecided after {rounds} rounds: no W with all margins > {FEASIBLE_FLOOR:g} and dual "
         f"bound {bound:.3g} > tol={tol:g} (p={p}, d={d}); raise max_rounds or tol"
     )
-
-
-def _max_margin_ipm(
-    A: NDArray[np.float64],
-    tol: float,
-    rel: float,
-    accept: Callable[[NDArray[np.float64]], bool],
-    max_iter: int = 100,
-    work: list[float] | None = None,
-) -> tuple[str, NDArray[np.float64], float, NDArray[np.float64]]:
-    """Solve ``max t s.t. A w >= t 1, |w_i| <= 1`` by Mehrotra's predictor-corrector method.
-
-    Feasible start (``w = 0``, ``t = -1``; dual ``y = 1/N``), dense normal equations in the
-    ``n + 1`` unknowns ``(w, t)`` (one Cholesky factor per iteration). Every iterate keeps
-    ``|w_i| < 1`` and ``y > 0``, so each gives a float64 dual bound ``||A^T y||_1 / sum(y)``
-    on the optimum (weak duality) that is checked at every iteration.
-
-    Parameters
-    ----------
-    A : numpy.ndarray, float64, shape (N, n)
-        Constraint rows.
-    tol : float
-        Stop with ``"infeasible"`` once the dual bound is <= ``1e-3 tol``, or after three more
-        iterations once it is <= ``tol``.
-    rel : float
-        Stop with ``"optimal"`` once ``t > 0`` and ``bound - t <= rel * t``.
-    accept : callable
-        Called on ``w`` whenever ``t > 0``; True stops with ``"accepted"``.
-    max_iter : int
-        Iterations before ``"stalled"``.
-    work : list of two floats, optional
-        Incremented in place by the iterations and the dominant flops (``N (n + 1)^2`` for the
-        normal matrix, ``(n + 1)^3 / 3`` for its factor) spent.
-
-    Returns
-    -------
-    status : str
-        ``"infeasible"``, ``"optimal"``, ``"accepted"``, ``"stalled"`` or ``"failed"``
-        (singular normal equations).
-    w : numpy.ndarray, float64, shape (n,)
-        The last primal iterate (strictly inside the box).
-    bound : float
-        The dual bound of the last dual iterate.
-    y : numpy.ndarray, float64, shape (N,)
-        The last dual iterate (> 0).
-    """
-    N, n = A.shape
-    Ap = np.hstack([A, -np.ones((N, 1))])  # unknowns x = (w, t)
-    x = np.zeros(n + 1)
-    x[-1] = -1.0
-    s = Ap @ x
-    y = np.full(N, 1.0 / N)
-    g = A.T @ y
-    lam, nu = 1.0 + np.maximum(-g, 0.0), 1.0 + np.maximum(g, 0.0)  # duals of w >= -1, w <= 1
-    c = np.zeros(n + 1)
-    c[-1] = 1.0
-    diag = np.arange(n + 1)
-
-    def steplen(v: NDArray[np.float64], dv: NDArray[np.float64]) -> float:
-        neg = dv < 0
-        return float(min(1.0, np.min(-v[neg] / dv[neg]))) if neg.any() else 1.0
-
-    status, bound, below = "stalled", np.inf, 0
-    for _ in range(max_iter):
-        w, t = x[:n], float(x[-1])
-        a, b = 1.0 + w, 1.0 - w
-        bound = float(np.abs(A.T @ y).sum() / y.sum())
-        below += bound <= tol
-        if bound <= 1e-3 * tol or below > 3:  # a few more steps once below tol: a clear margin
-            status = "infeasible"
-            break
-        if t > 0 and accept(w):
-            status = "accepted"
-            break
-        if t > 0 and bound - t <= rel * t:
-            status = "optimal"
-            break
-        mu = (y @ s + lam @ a + nu @ b) / (N + 2 * n)
-        rp = Ap @ x - s
-        rd = c + Ap.T @ y - np.r_[nu - lam, 0.0]
-        D = y / s
-        K = dsyrk(1.0, (Ap * np.sqrt(D)[:, None]).T, lower=1)  # lower triangle of Ap^T D Ap
-        if work is not None:
-            work[0] += 1
-            work[1] += N * (n + 1) ** 2 + (n + 1) ** 3 / 3
-        K[diag[:n], diag[:n]] += nu / b + lam / a
-        K[diag, diag] += 1e-13 * (1.0 + K[diag, diag])
-        try:
-            F = cho_factor(K, lower=True, check_finite=False)
-        except LinAlgError:
-            status = "failed"
-            break
-        if not np.all(np.isfinite(F[0][diag, diag])):
-            status = "failed"
-            break
-        base = rd - Ap.T @ (D * rp)
-        ry, rl, rn = -y * s, -lam * a, -nu * b  # affine (predictor) step first
-        for corrector in (False, True):
-            rhs = base + Ap.T @ (ry / s) - np.r_[rn / b - rl / a, 0.0]
-            dx = cho_solve(F, rhs, check_finite=False)
-            dw = dx[:n]
-            ds = Ap @ dx + rp
-            dy, dl, dn = (ry - y * ds) / s, (rl - lam * dw) / a, (rn + nu * dw) / b
-            ap = min(steplen(s, ds), steplen(a, dw), steplen(b, -dw))
-            ad = min(steplen(y, dy), steplen(lam, dl), steplen(nu, dn))
-            if corrector:
-                break
-            mu_aff = (
-                (s + ap * ds) @ (y + ad * dy)
-                + (a + ap * dw) @ (lam + ad * dl)
-                + (b - ap * dw) @ (nu + ad * dn)
-            ) / (N + 2 * n)
-            sm = (mu_aff / mu) ** 3 * mu  # centring sigma * mu, sigma = (mu_aff / mu)^3
-            ry, rl, rn = sm - y * s - ds * dy, sm - lam * a - dw * dl, sm - nu * b + dw * dn
-        ap, ad = 0.995 * ap, 0.995 * ad
-        x, s = x + ap * dx, s + ap * ds
-        y, lam, nu = y + ad * dy, lam + ad * dl, nu + ad * dn
-    return status, x[:n].copy(), bound, y
-
-
-class _FullLP:
-    """All ``p (p - 1)`` constraints of an instance as structured operators (never the matrix).
-
-    Row ``(mu, j)`` is ``a = vec((u_mu - v_j) e_mu^T)`` (row-major ``W``, as
-    :func:`constraint_matrix`), so ``A w`` are the margins, ``A^T y = vec(g^T e)`` with
-    ``g_mu = sum_j y_{mu j} (u_mu - v_j)``, and ``A^T diag(D) A = sum_mu U_mu (x) E_mu`` with
-    ``U_mu = sum_j D_{mu j} (u_mu - v_j)(u_mu - v_j)^T`` and ``E_mu = e_mu e_mu^T``: entry
-    ``((i, k), (j, l))`` is ``sum_mu U_mu[i, j] E_mu[k, l]``, one product of two ``(p, d^2)``
-    matrices, ``2 p m^2`` flops with ``m = d (d + 1) / 2`` (both are symmetric), instead of
-    ``N d^4`` for the dense rows.
-    """
-
-    def __init__(
-        self, e: NDArray[np.float64], u: NDArray[np.float64], c: NDArray[np.float64] | None
-    ) -> None:
-        self.e, self.u, self.c = e, u, c
-        p, d = e.shape
-        self.p, self.d, self.n = p, d, d * d
-        self.off = ~np.eye(p, dtype=bool)
-        # U_mu and E_mu are symmetric: the product runs on their d (d + 1) / 2 upper entries
-        self.iu = np.triu_indices(d)
-        m = len(self.iu[0])
-        pair = np.zeros((d, d), dtype=np.int64)
-        pair[self.iu] = np.arange(m)
-        pair = np.maximum(pair, pair.T)  # pair[i, j]: packed index of {i, j}
-        # K[(i, k), (j, l)] = Mp[pair[i, j], pair[k, l]], as one gather from the packed product
-        self.gather = (pair[:, None, :, None] * m + pair[None, :, None, :]).reshape(-1)
-        self.gather = self.gather.astype(np.int32 if m * m < 2**31 else np.int64)
-        self.Ep = e[:, self.iu[0]] * e[:, self.iu[1]]  # (p, m)
-        if c is None:
-            self.UU = (u[:, :, None] * u[:, None, :]).reshape(p, d * d)
-            self.diff = None
-        else:
-            self.diff = u[:, None, :] - c  # (p, p-1, d)
-        self.flops = 0.0  # the dominant flops spent (normal matrix, Cholesky)
-
-    def full(self, y: NDArray[np.float64]) -> NDArray[np.float64]:
-        """Spread (p, p-1) to (p, p) with zero diagonal (OP: column nu is competitor u_nu)."""
-        out = np.zeros((self.p, self.p))
-        out[self.off] = y.ravel()
-        return out
-
-    def margins(self, w: NDArray[np.float64]) -> NDArray[np.float64]:
-        """Return ``A w`` (the margins), flat (N,)."""
-        We = self.e @ w.reshape(self.d, self.d).T
-        if self.diff is None:
-            S = We @ self.u.T
-            return (np.diag(S)[:, None] - S)[self.off]
-        return np.einsum("mjd,md->mj", self.diff, We).ravel()
-
-    def g(self, y: NDArray[np.float64]) -> NDArray[np.float64]:
-        """Return ``g_mu = sum_j y_{mu j} (u_mu - v_j)``, (p, d), from flat y (N,)."""
-        Y = y.reshape(self.p, self.p - 1)
-        if self.diff is None:
-            return Y.sum(axis=1)[:, None] * self.u - self.full(Y) @ self.u
-        return np.einsum("mj,mjd->md", Y, self.diff)
-
-    def rmat(self, y: NDArray[np.float64]) -> NDArray[np.float64]:
-        """Return ``A^T y``, (n,)."""
-        return (self.g(y).T @ self.e).ravel()
-
-    def normal(self, D: NDArray[np.float64]) -> NDArray[np.float64]:
-        """Return ``A^T diag(D) A``, (n, n), from the ``p`` matrices ``U_mu`` (see the class)."""
-        p, d = self.p, self.d
-        if self.diff is None:
-            Df = self.full(D.reshape(p, p - 1))
-            h = Df @ self.u
-            uh = self.u[:, :, None] * h[:, None, :]
-            U = (Df @ self.UU).reshape(p, d, d) - uh - uh.transpose(0, 2, 1)
-            U += Df.sum(axis=1)[:, None, None] * self.UU.reshape(p, d, d)
-        else:
-            Dd = D.reshape(p, p - 1)
-            U = np.matmul(self.diff.transpose(0, 2, 1) * Dd[:, None, :], self.diff)
-        Up = U[:, self.iu[0], self.iu[1]]  # (p, m)
-        Mp = Up.T @ self.Ep  # Mp[{i, j}, {k, l}] = sum_mu U_mu[i, j] E_mu[k, l]
-        self.flops += 2.0 * p * Up.shape[1] ** 2
-        return np.take(Mp, self.gather).reshape(d * d, d * d)
-
-
-def _structured_ipm(
-    L: _FullLP,
-    tol: float,
-    accept: Callable[[NDArray[np.float64]], bool],
-    max_iter: int = 150,
-) -> tuple[str, NDArray[np.float64], float, NDArray[np.float64], int]:
-    """``max t s.t. A w >= t 1, |w_i| <= 1`` over *every* constraint, by Mehrotra's method.
-
-    The algorithm of :func:`_max_margin_ipm` (same start, steps and stopping rules) with the
-    products ``A w``, ``A^T y`` and ``A^T D A`` done by the structured operators of
-    :class:`_FullLP`: an iteration costs about ``p d^4 / 2`` flops for the normal matrix and
-    ``(d^2 + 1)^3 / 3`` for its Cholesky factor, whatever the number ``N = p (p - 1)`` of
-    constraints (whose part is ``O(p^2 d^2)``). With all constraints in one LP there are no
-    rounds to warm-start. Returns status (``"infeasible"``, ``"accepted"``, ``"stalled"``,
-    ``"failed"``), the last ``w``, the last dual bound, the last ``y`` (flat, (N,)) and the
-    iterations.
-    """
-    n, N = L.n, L.p * (L.p - 1)
-    w, t = np.zeros(n), -1.0
-    s = np.ones(N)  # A w - t
-    y = np.full(N, 1.0 / N)
-    g = L.rmat(y)
-    lam, nu = 1.0 + np.maximum(-g, 0.0), 1.0 + np.maximum(g, 0.0)
-    diag = np.arange(n + 1)
-
-    def steplen(v: NDArray[np.float64], dv: NDArray[np.float64]) -> float:
-        neg = dv < 0
-        return float(min(1.0, np.min(-v[neg] / dv[neg]))) if neg.any() else 1.0
-
-    def rmat_t(v: NDArray[np.float64]) -> NDArray[np.float64]:  # Ap^T v, Ap = [A, -1]
-        return np.r_[L.rmat(v), -v.sum()]
-
-    status, bound, it = "stalled", np.inf, 0
-    while it < max_iter:
-        it += 1
-        a, b = 1.0 + w, 1.0 - w
-        Aty = L.rmat(y)
-        bound = float(np.abs(Aty).sum() / y.sum())
-        if bound <= tol:  # the certificate (dual_bound over every constraint) is reached
-            status = "infeasible"
-            break
-        if t > 0 and accept(w):
-            status = "accepted"
-            break
-        mu = (y @ s + lam @ a + nu @ b) / (N + 2 * n)
-        rp = L.margins(w) - t - s
-        rd = np.r_[Aty - nu + lam, 1.0 - y.sum()]
-        D = y / s
-        K = np.empty((n + 1, n + 1))
-        K[:n, :n] = L.normal(D)
-        K[n, :n] = K[:n, n] = -L.rmat(D)
-        K[n, n] = D.sum()
-        K[diag[:n], diag[:n]] += nu / b + lam / a
-        K[diag, diag] += 1e-13 * (1.0 + K[diag, diag])
-        L.flops += (n + 1) ** 3 / 3
-        try:
-            F = cho_factor(K, lower=True, overwrite_a=True, check_finite=False)
-        except LinAlgError:
-            status = "failed"
-            break
-        if not np.all(np.isfinite(F[0][diag, diag])):
-            status = "failed"
-            break
-        base = rd - rmat_t(D * rp)
-        ry, rl, rn = -y * s, -lam * a, -nu * b
-        for corrector in (False, True):
-            rhs = base + rmat_t(ry / s) - np.r_[rn / b - rl / a, 0.0]
-            dx = cho_solve(F, rhs, check_finite=False)
-            dw = dx[:n]
-            ds = L.margins(dw) - dx[n] + rp
-            dy, dl, dn = (ry - y * ds) / s, (rl - lam * dw) / a, (rn + nu * dw) / b
-            ap = min(steplen(s, ds), steplen(a, dw), steplen(b, -dw))
-            ad = min(steplen(y, dy), steplen(lam, dl), steplen(nu, dn))
-            if corrector:
-                break
-            mu_aff = (
-                (s + ap * ds) @ (y + ad * dy)
-                + (a + ap * dw) @ (lam + ad * dl)
-                + (b - ap * dw) @ (nu + ad * dn)
-            ) / (N + 2 * n)
-            sm = (mu_aff / mu) ** 3 * mu
-            ry, rl, rn = sm - y * s - ds * dy, sm - lam * a - dw * dl, sm - nu * b + dw * dn
-        ap, ad = 0.995 * ap, 0.995 * ad
-        w, t, s = w + ap * dw, t + ap * float(dx[n]), s + ap * ds
-        y, lam, nu = y + ad * dy, lam + ad * dl, nu + ad * dn
-    return status, w, bound, y, it
-
-
-def _rows(
-    e: NDArray[np.float64],
-    u: NDArray[np.float64],
-    c: NDArray[np.float64] | None,
-    mu: NDArray[np.intp],
-    j: NDArray[np.intp],
-) -> NDArray[np.float64]:
-    """Constraint rows ``vec((u_mu - v_j) e_mu^T)`` (row-major ``W``), shape (len(mu), d^2)."""
-    diff = u[mu] - _competitor(u, c, mu, j)
-    return (diff[:, :, None] * e[mu][:, None, :]).reshape(len(mu), -1)
 
 
 def constraint_generation(
@@ -833,7 +380,7 @@ def constraint_generation(
     generation and weak duality are textbook LP (Bertsimas & Tsitsiklis §4.6, §6.1); the
     perfect-storage condition is the digest's §3.2-3.3 (reconstruction).
     """
-    _check_problem(problem)
+    check_instance(problem)
     per_round = check_int("per_round", per_round, 1)
     tol = check_positive("tol", tol)
     max_rounds = check_int("max_rounds", max_rounds, 1)
@@ -842,7 +389,7 @@ def constraint_generation(
 
 def _cg_decide(problem: MemoryProblem, per_round: int, tol: float, max_rounds: int) -> LPDecision:
     """Run the loop of :func:`constraint_generation` on an already normalised instance."""
-    e, u, c = _arrays(problem)
+    e, u, c = constraint_arrays(problem)
     p, d = e.shape
 
     def passes(w: NDArray[np.float64]) -> bool:  # all p (p - 1) margins > 0?
@@ -869,11 +416,15 @@ def _cg_decide(problem: MemoryProblem, per_round: int, tol: float, max_rounds: i
         have[sel_mu, sel_j] = True
         rows_mu.append(sel_mu)
         rows_j.append(sel_j)
-        blocks.append(_rows(e, u, c, sel_mu, sel_j))
+        blocks.append(constraint_rows(e, u, c, sel_mu, sel_j))
         A = np.vstack(blocks)
         blocks = [A]
         # 2. solve the restricted LP: max t s.t. A vec(W) >= t, |W_ij| <= 1
-        status, w, _, y = _max_margin_ipm(A, tol, rel=1e-3, accept=passes, work=work)
+        op = DenseConstraints(A)
+        res = max_margin_ipm(op, tol, passes, rel=1e-3, linger=3, max_iter=100)
+        status, w, y = res.status, res.w, res.y
+        work[0] += res.iterations
+        work[1] += op.flops
         W = w.reshape(d, d)
         # 3. stored: this W meets all p (p - 1) constraints (checked in float64)
         margin = float(constraint_margins(W, problem).min())
@@ -909,14 +460,15 @@ def _ipm_decide(
     Falls back to ``"cg"`` (which falls back to ``"highs"``) when the interior-point method
     stalls or fails, so that only the certificates decide.
     """
-    e, u, c = _arrays(problem)
+    e, u, c = constraint_arrays(problem)
     p, d = e.shape
-    L = _FullLP(e, u, c)
+    L = StructuredConstraints(e, u, c)
 
     def passes(w: NDArray[np.float64]) -> bool:
         return bool(constraint_margins(w.reshape(d, d), problem).min() > FEASIBLE_FLOOR)
 
-    status, w, _, y, it = _structured_ipm(L, tol, passes, max_iter)
+    res = max_margin_ipm(L, tol, passes, max_iter=max_iter)
+    status, w, y, it = res.status, res.w, res.y, res.iterations
     N = p * (p - 1)
     if status == "accepted":
         W = w.reshape(d, d).copy()
@@ -1076,7 +628,7 @@ def lp_decide(
     (reconstruction; chapter 1, eqs. ``eq-op`` and ``eq-dp``) for the constraints; constraint
     generation, the duality bound and the interior-point method are textbook LP.
     """
-    _check_problem(problem)
+    check_instance(problem)
     if method not in LP_METHODS:
         raise ValueError(f"method must be one of {LP_METHODS}, got {method!r}")
     max_entries = check_int("max_entries", max_entries, 1)  # checked for every method

@@ -4,8 +4,9 @@
 normalised margin ``(s_mumu - s_munu) / sigma_W`` (``sigma_W = ||W||_F / d``, Gardner's
 normalisation), by Adam on a smooth maximum of all ``p (p - 1)`` negative margins with ``W`` kept
 at ``||W||_F = d`` and projected onto rank ``m`` (:func:`truncate_rank`, the truncated SVD) after
-every step; :func:`normalized_margin` is the quantity it maximises. The spectral argument of
-chapter 4 is about this optimum, not about what cross-entropy training of ``W = Q R^T``
+every step; :func:`~assocmem.linear.problems.normalised_margins` (``norm="gardner"``) is the
+quantity it maximises. The spectral argument of chapter 4 is about this optimum, not about what
+cross-entropy training of ``W = Q R^T``
 (:mod:`assocmem.linear.training`) finds. The exact unconstrained optima (l2 and l-infinity) are
 in :mod:`assocmem.linear.implicit_bias`.
 
@@ -22,10 +23,10 @@ import numpy as np
 import torch
 
 from assocmem._validate import check_int, check_positive
-from assocmem.linear.problems import MemoryProblem, target_competitor_scores
+from assocmem.linear.problems import MemoryProblem, normalised_margins
 from assocmem.linear.training import hebbian_memory
 
-__all__ = ["truncate_rank", "normalized_margin", "MaxMarginResult", "train_max_margin"]
+__all__ = ["truncate_rank", "MaxMarginResult", "train_max_margin"]
 
 
 def truncate_rank(W: torch.Tensor, rank: int) -> torch.Tensor:
@@ -74,42 +75,6 @@ def _truncate_rank(W: torch.Tensor, m: int) -> torch.Tensor:
     return (U[..., :m] * S[..., None, :m]) @ Vh[..., :m, :]
 
 
-def normalized_margin(W: torch.Tensor, problem: MemoryProblem) -> np.ndarray:
-    """Smallest margin of a memory in units of ``sigma_W = ||W||_F / d``, per problem.
-
-    Parameters
-    ----------
-    W : torch.Tensor, shape (d, d) or (B, d, d)
-        The memory (one per problem of a batch).
-    problem : MemoryProblem
-        Unbatched or batched instance (OP or DP).
-
-    Returns
-    -------
-    numpy.ndarray, float64, shape () or (B,)
-        ``min_mu (s_mumu - max_{nu != mu} s_munu) / sigma_W``: positive exactly when every
-        association is recalled; invariant under ``W -> c W`` (c > 0).
-
-    Raises
-    ------
-    TypeError, ValueError
-        As :func:`assocmem.linear.problems.target_competitor_scores`, or for a zero ``W``.
-
-    Notes
-    -----
-    Gardner's normalisation ``||W||_F^2 = d^2`` (chapter 2), in which random-``W`` scores have
-    unit variance; the quantity a maximum-margin memory maximises. Equals ``d`` times
-    ``gamma_2(W)`` of chapter 1, eq. ``eq-normalised-margin``.
-    """
-    tgt, comp = target_competitor_scores(W, problem)
-    Wt = torch.as_tensor(W)
-    norm = torch.linalg.matrix_norm(Wt.double()).cpu().numpy()
-    if np.any(norm <= 0):
-        raise ValueError("the margin of a zero memory is undefined")
-    gap = (tgt - comp.max(-1).values).min(-1).values.double().cpu().numpy()
-    return np.asarray(gap / (norm / problem.d))
-
-
 @dataclass(frozen=True)
 class MaxMarginResult:
     """Outcome of :func:`train_max_margin`.
@@ -119,7 +84,7 @@ class MaxMarginResult:
     weights : torch.Tensor, float32, shape (B, d, d)
         The memories with the largest margin seen, rank at most ``rank``, ``||W||_F = d``.
     margin : numpy.ndarray, float64, shape (B,)
-        :func:`normalized_margin` of ``weights``.
+        :func:`~assocmem.linear.problems.normalised_margins` (``norm="gardner"``) of ``weights``.
     history : dict of numpy.ndarray
         ``"step"`` (n,), ``"margin"`` (n, B): the normalised margin at check steps.
     """
@@ -233,7 +198,7 @@ def train_max_margin(
     for t in range(steps + 1):
         if t % check_every == 0 or t == steps:
             with torch.no_grad():
-                marg = normalized_margin(W.detach(), problem)
+                marg = normalised_margins(W, problem, norm="gardner")
                 better = torch.as_tensor(marg > best_m, device=E.device)
                 best[better] = W.detach()[better]
                 best_m = np.maximum(best_m, marg)
@@ -255,6 +220,6 @@ def train_max_margin(
             W.copy_(project(W))
     return MaxMarginResult(
         best,
-        normalized_margin(best, problem),
+        normalised_margins(best, problem, norm="gardner"),
         {"step": np.asarray(hist_t), "margin": np.stack(hist_m)},
     )

@@ -6,7 +6,7 @@ instances of one size, the two exact max-margin memories of :mod:`assocmem.linea
 (Frobenius: the hard-margin SVM; entrywise max: the LP optimum) and compares their singular values
 between the problems with two statistics, each tested by relabelling whole matrices
 (:func:`spectrum_permutation_test`): the mean normalised fourth moment ``m_4``
-(:func:`assocmem.linear.spectra.fourth_moment_ratio`) and the Kolmogorov-Smirnov distance between
+(:func:`~.measured_spectra.fourth_moment_ratio`) and the Kolmogorov-Smirnov distance between
 the pooled normalised singular values.
 
 Sources: the constraints and the OP/DP setting of the digest of arXiv:2605.10795 (reconstruction,
@@ -15,8 +15,6 @@ chapter 1); permutation tests over exchangeable units (e.g. Good, *Permutation T
 
 from __future__ import annotations
 
-import itertools
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -27,9 +25,9 @@ from numpy.typing import ArrayLike, NDArray
 from assocmem._validate import check_int
 from assocmem.linear.implicit_bias import l2_max_margin
 from assocmem.linear.lp import DENSE_THRESHOLD, max_margin_linf
+from assocmem.linear.measured_spectra import fourth_moment_ratio, singular_values
 from assocmem.linear.sampling import sample_problem
-from assocmem.linear.spectra import fourth_moment_ratio, singular_values
-from assocmem.stats import Estimate, mean_interval, permutation_test
+from assocmem.stats import Estimate, mean_interval, permutation_pvalue, permutation_test
 
 #: The two max-margin norms: label used in keys -> name used in prose.
 NORMS = {"l2": "Frobenius", "linf": "entrywise max"}
@@ -58,7 +56,7 @@ def spectrum_permutation_test(
     ----------
     a, b : array_like, float, shapes (n_a, k) and (n_b, k)
         One row per matrix (an independent instance): its ``k`` values, e.g. normalised singular
-        values (:func:`assocmem.linear.spectra.singular_values`); finite, at least one row each.
+        values (:func:`~.measured_spectra.singular_values`); finite, at least one row each.
     n_perm : int
         If the relabellings ``C(n_a + n_b, n_a)`` number at most this, all are enumerated (exact
         p-value); otherwise ``n_perm`` random relabellings are drawn, >= 1.
@@ -99,25 +97,9 @@ def spectrum_permutation_test(
     n_perm = check_int("n_perm", n_perm, 1)
     seed = check_int("seed", seed, 0)
     z = np.concatenate([x, y])
-    n, na, k = z.shape[0], x.shape[0], z.shape[1]
-    observed = np.zeros((1, n), dtype=bool)
-    observed[0, :na] = True
-    ks = float(_ks_curves(z, observed, k)[0])
-    if math.comb(n, na) <= n_perm:
-        combos = np.array(list(itertools.combinations(range(n), na)), dtype=np.intp)
-        labels = np.zeros((len(combos), n), dtype=bool)
-        labels[np.arange(len(combos))[:, None], combos] = True
-        stats = _ks_curves(z, labels, k)
-        return ks, float(np.mean(stats >= ks - 1e-12))
-    rng = np.random.default_rng(seed)
-    count = 0
-    for start in range(0, n_perm, 2000):  # blocks: (2000, n k) booleans at a time
-        m = min(2000, n_perm - start)
-        picks = np.argsort(rng.random((m, n)), axis=1)[:, :na]
-        labels = np.zeros((m, n), dtype=bool)
-        labels[np.arange(m)[:, None], picks] = True
-        count += int(np.sum(_ks_curves(z, labels, k) >= ks - 1e-12))
-    return ks, (count + 1) / (n_perm + 1)
+    k = z.shape[1]
+    return permutation_pvalue(z, x.shape[0], lambda u, labels: _ks_curves(u, labels, k),
+                              n_perm=n_perm, seed=seed)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -133,7 +115,7 @@ class MaxMarginSpectra:
         ``"dp"``) ->
         float64 array (n, d, d) of the max-margin memories of the storable instances.
     m4 : dict of (str, str) -> numpy.ndarray
-        The same keys -> :func:`~assocmem.linear.spectra.fourth_moment_ratio` of each memory, (n,).
+        The same keys -> :func:`~.measured_spectra.fourth_moment_ratio` of each memory, (n,).
     tests : pandas.DataFrame
         One row per (norm, statistic): ``norm``, ``statistic`` (``"m4"``: difference of the mean
         ``m_4``, OP minus DP; ``"ks"``: KS distance of the pooled normalised singular values),

@@ -40,7 +40,6 @@ import numpy as np
 import pandas as pd
 import torch
 from numpy.typing import ArrayLike, NDArray
-from scipy import stats
 
 from assocmem._validate import (
     as_float_array,
@@ -58,7 +57,7 @@ from assocmem.linear.problems import MemoryProblem, stack_problems
 from assocmem.linear.replica import sample_cost_solutions
 from assocmem.linear.sampling import sample_problem
 from assocmem.linear.training import train_memory
-from assocmem.stats import Estimate, mean_interval, rate
+from assocmem.stats import Estimate, mean_interval, rate, render, t_interval
 
 
 def random_subset_fraction(
@@ -97,7 +96,7 @@ def random_subset_fraction(
     p = check_p(p)
     d = check_int("d", d, 2)
     alpha_c, err = finite_size_capacity_estimate(p, seed=seed, rel_error=rel_error)
-    load = p * math.log(p) / d**2
+    load = load_for_pairs(p, d)
     f = alpha_c / load
     if f >= 1.0:
         return 1.0, 0.0
@@ -260,10 +259,9 @@ def accuracy_by_load(table: pd.DataFrame, *, level: float = 0.95) -> pd.DataFram
              accuracy=("accuracy", "mean"), sem=("accuracy", "sem"))
         .reset_index()
     )  # fmt: skip
-    q = stats.t.ppf(0.5 + level / 2, np.maximum(out["n"] - 1, 1))
-    half = np.where(out["n"] > 1, q * out["sem"].fillna(0.0), np.nan)
-    out["ci_low"] = np.clip(out["accuracy"] - half, 0.0, 1.0)
-    out["ci_high"] = np.clip(out["accuracy"] + half, 0.0, 1.0)
+    low, high = t_interval(out["accuracy"], out["sem"].fillna(0.0), out["n"], level=level)
+    out["ci_low"] = np.clip(low, 0.0, 1.0)
+    out["ci_high"] = np.clip(high, 0.0, 1.0)
     return out.drop(columns="sem")
 
 
@@ -491,7 +489,8 @@ class AboveCapacity:
         """One row per Hebbian load at ``d``: the three memories and the three predictions.
 
         Columns ``load``, ``p``, ``Hebbian [95 % CI] (n)``, ``Hebbian P_1``, ``trained``,
-        ``subset-trained`` (cells ``"acc [low, high] (n)"``, ``"-"`` where not run),
+        ``subset-trained`` (cells ``"acc [low, high] (n = 8)"``, :func:`assocmem.stats.render`;
+        ``"-"`` where not run),
         ``random subset f`` and ``give up f``.
         """
 
@@ -501,7 +500,7 @@ class AboveCapacity:
             e = self.at(a, method)
             if math.isnan(e.low):  # all instances equal: no interval (see _mean_accuracy)
                 return f"{e.value:.3f} (all {e.n} equal)"
-            return f"{e.value:.3f} [{e.low:.3f}, {e.high:.3f}] ({e.n})"
+            return render(e, n=True)
 
         heb = self.accuracy[(self.accuracy["method"] == "hebbian") & (self.accuracy["d"] == self.d)]
         alphas = heb["alpha"].to_list()

@@ -25,6 +25,8 @@ from assocmem.linear.finite_size import (
     finite_size_capacity_expansion,
     shortcut_capacity,
 )
+from assocmem.linear.load import load_for_pairs
+from assocmem.linear.measured_spectra import singular_values
 from assocmem.linear.problems import MemoryProblem, recalled, score_matrix
 from assocmem.linear.replica import (
     cost_solution,
@@ -34,10 +36,7 @@ from assocmem.linear.replica import (
     rs_q_grid,
 )
 from assocmem.linear.scores import score_statistics
-from assocmem.linear.spectra import (
-    quarter_circle_pdf,
-    singular_values,
-)
+from assocmem.linear.spectra import quarter_circle_pdf
 from assocmem.linear.sweeps import GROUP_COLUMNS
 from assocmem.linear.tables import success_by_load
 from assocmem.plotting import (
@@ -318,7 +317,7 @@ def plot_memory(
     state = f"stored at step {perfect_step}" if perfect_step is not None else "not stored"
     ax1.set_title(f"recalled {rec.mean():.1%} ({state})")
     kind = "DP" if decoupled else "OP"
-    return finish(fig, title=f"{kind}, d = {d}, α = {p * math.log(p) / d**2:.2f}")
+    return finish(fig, title=f"{kind}, d = {d}, α = {load_for_pairs(p, d):.2f}")
 
 
 def plot_finite_size_capacity(
@@ -337,7 +336,7 @@ def plot_finite_size_capacity(
     n_samples, seed
         Monte Carlo settings, as in :func:`assocmem.linear.finite_size.finite_size_capacity`.
     measured : pandas.DataFrame, optional
-        Output of :func:`assocmem.linear.transitions.transition_comparison`: measured transitions
+        Output of :func:`~.capacity_comparison.transition_comparison`: measured transitions
         drawn as markers with 95 % error bars (``95% low``/``95% high``; +- 1.96 ``measured +-``
         where those are missing) at ``(p at measured, measured alpha_c)``, one colour per ``d``,
         circles for labels without ``DP`` and squares for those with it, open markers for labels

@@ -14,7 +14,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
-from scipy.stats import t as student_t
 
 from assocmem.linear.hebbian import (
     CRITERIA,
@@ -37,6 +36,7 @@ from assocmem.plotting import (
     sim_points,
     theory_line,
 )
+from assocmem.stats import t_interval
 
 
 def _gauss_pdf(x: np.ndarray, mean: float, var: float) -> np.ndarray:
@@ -93,7 +93,7 @@ def plot_score_histograms(
     ax.plot([], [], color=color(1), linewidth=1.2, label="simulation, target (histogram)")
     ax.set_xlabel(r"Hebbian score $s_{\mu\nu}=u_\nu^\top W e_\mu$")
     ax.set_ylabel("density")
-    alpha = p * math.log(p) / d**2
+    alpha = load_for_pairs(p, d)
     ax.set_title(f"$d$ = {d}, $p$ = {p} ($\\alpha$ = {alpha:.2f}), {embedding} embeddings")
     legend_below(fig, ax, ncol=2)
     return finish(fig)
@@ -179,7 +179,7 @@ def plot_recall_vs_load(
         p_lo = max(2, int(at_d["p"].min()) - 1)
         p_hi = int(at_d["p"].max()) + 1
         p_grid = np.unique(np.geomspace(p_lo, p_hi, 80).astype(int))
-        a_grid = p_grid * np.log(p_grid) / d**2
+        a_grid = np.array([load_for_pairs(int(q), int(d)) for q in p_grid])
         keep = (a_grid >= 0.8 * a_lo) & (a_grid <= 1.05 * a_hi)
         for ax, crit in zip(axes, ("typical", "all"), strict=True):
             th = recall_probability(p_grid[keep], d, criterion=crit)
@@ -188,8 +188,9 @@ def plot_recall_vs_load(
             fill = "full" if rule == "train" else "none"
             kw = {"marker": markers.get(str(rule), "D"), "fillstyle": fill, "color": c}
             lab = f"{names.get(str(rule), rule)} W, $d$ = {d} ($n$ = {int(tab['n'].min())})"
-            t95 = student_t.ppf(0.975, np.maximum(tab["n"].to_numpy() - 1, 1))
-            acc_err = clipped_yerr(tab["accuracy"], t95 * tab["accuracy_sem"].fillna(0.0))
+            _, high = t_interval(tab["accuracy"], tab["accuracy_sem"].fillna(0.0), tab["n"])
+            half = np.nan_to_num(high - tab["accuracy"].to_numpy(), nan=0.0)  # n = 1: no bar
+            acc_err = clipped_yerr(tab["accuracy"], half)
             sim_points(axes[0], tab["load"], tab["accuracy"], acc_err, label=lab, **kw)
             sim_points(axes[1], tab["load"], tab["fraction"], wilson_yerr(tab), label=lab, **kw)
         if transitions and d in transitions:

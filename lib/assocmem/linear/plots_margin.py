@@ -84,7 +84,7 @@ def plot_moment_ratio(
     ----------
     groups : dict of str to numpy.ndarray
         ``{label: values (n,)}``, e.g. trained OP, trained DP, Hebbian, i.i.d. Gaussian, from
-        :func:`assocmem.linear.spectra.fourth_moment_ratio`.
+        :func:`assocmem.linear.measured_spectra.fourth_moment_ratio`.
     theory : dict of str to float
         ``{label: value}`` drawn as horizontal lines (e.g. the quarter circle's 2).
 

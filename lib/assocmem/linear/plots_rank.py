@@ -17,12 +17,12 @@ from matplotlib.figure import Figure
 from numpy.typing import NDArray
 
 from assocmem._validate import check_scalar_kappa
+from assocmem.linear.measured_spectra import spectrum_ks_distance
 from assocmem.linear.plots_capacity import wilson_yerr
 from assocmem.linear.spectra import (
     critical_load,
     hebbian_critical_load,
     quarter_circle_pdf,
-    spectrum_ks_distance,
     truncated_quarter_circle_pdf,
     truncated_quarter_circle_quantile,
     truncated_second_moment,

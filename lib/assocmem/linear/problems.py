@@ -222,8 +222,10 @@ def stack_problems(problems: Sequence[MemoryProblem]) -> MemoryProblem:
     )
 
 
-def _as_weight(W: torch.Tensor | np.ndarray, problem: MemoryProblem) -> torch.Tensor:
-    """Check ``W`` against ``problem`` and return it as a tensor on the problem's device."""
+def _as_weight(
+    W: torch.Tensor | np.ndarray, problem: MemoryProblem, dtype: torch.dtype | None = None
+) -> torch.Tensor:
+    """Check ``W`` against ``problem``; return it on the problem's device (its dtype by default)."""
     if not isinstance(problem, MemoryProblem):
         raise TypeError(f"problem must be a MemoryProblem, got {type(problem).__name__}")
     if isinstance(W, np.ndarray):
@@ -239,7 +241,7 @@ def _as_weight(W: torch.Tensor | np.ndarray, problem: MemoryProblem) -> torch.Te
         raise TypeError(f"W must hold real numbers, got dtype {W.dtype}")
     if not bool(torch.isfinite(W).all()):
         raise ValueError(f"W must be finite: {int((~torch.isfinite(W)).sum())} NaN or inf entries")
-    return W.to(device=problem.device, dtype=problem.inputs.dtype)
+    return W.to(device=problem.device, dtype=dtype or problem.inputs.dtype)
 
 
 def target_competitor_scores(
@@ -269,17 +271,77 @@ def target_competitor_scores(
     ValueError
         If the shape of ``W`` does not match the problem.
     """
-    Wt = _as_weight(W, problem)
-    h = torch.matmul(problem.inputs, Wt.transpose(-1, -2))  # (..., p, d): rows W e_mu
-    tgt = (h * problem.targets).sum(-1)
+    return _target_competitor(_as_weight(W, problem), problem)
+
+
+def _target_competitor(
+    Wt: torch.Tensor, problem: MemoryProblem
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """:func:`target_competitor_scores` of a checked ``W``, in the dtype of ``Wt``."""
+    targets = problem.targets.to(Wt.dtype)
+    h = torch.matmul(problem.inputs.to(Wt.dtype), Wt.transpose(-1, -2))  # (..., p, d): W e_mu
+    tgt = (h * targets).sum(-1)
     p = problem.p
     if problem.competitors is None:
-        S = torch.matmul(h, problem.targets.transpose(-1, -2))
+        S = torch.matmul(h, targets.transpose(-1, -2))
         off = ~torch.eye(p, dtype=torch.bool, device=S.device)
         comp = S[..., off].reshape(*S.shape[:-2], p, p - 1)
     else:
-        comp = torch.matmul(problem.competitors, h.unsqueeze(-1)).squeeze(-1)
+        comp = torch.matmul(problem.competitors.to(Wt.dtype), h.unsqueeze(-1)).squeeze(-1)
     return tgt, comp
+
+
+#: Scales of :func:`normalised_margins`: ``||W||_F``, ``max_ij |W_ij|``, ``||W||_F / d``.
+MARGIN_NORMS = ("fro", "max", "gardner")
+
+
+def normalised_margins(
+    W: torch.Tensor | np.ndarray, problem: MemoryProblem, *, norm: str = "fro"
+) -> np.ndarray:
+    """Smallest margin of each memory over its norm: the one normalised margin of the book.
+
+    Parameters
+    ----------
+    W : torch.Tensor or numpy.ndarray, shape (d, d) or (B, d, d)
+        Memories: a sequence of memories of one unbatched instance (e.g. snapshots over training),
+        or one memory per problem of a batched instance; computed in float64.
+    problem : MemoryProblem
+        Unbatched or batched OP or DP instance.
+    norm : {"fro", "max", "gardner"}
+        ``"fro"``: divide by ``||W||_F`` (``gamma_2``); ``"max"``: by ``max_ij |W_ij|``
+        (``gamma_inf``); ``"gardner"``: by ``sigma_W = ||W||_F / d`` (Gardner's normalisation
+        ``||W||_F^2 = d^2``, in which random-``W`` scores have unit variance; ``d gamma_2``).
+
+    Returns
+    -------
+    numpy.ndarray, float64, shape () or (B,)
+        ``min_mu (s_mumu - max_{nu != mu} s_munu) / scale``: positive exactly when every
+        association is recalled; invariant under ``W -> c W`` (c > 0).
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`target_competitor_scores`, if ``norm`` is unknown, or for a zero ``W``.
+
+    Notes
+    -----
+    Chapter 1, eq. ``eq-normalised-margin`` (``gamma_2``, ``gamma_inf``); chapter 2 (Gardner's
+    normalisation, the quantity a maximum-margin memory of :mod:`.max_margin` maximises).
+    """
+    if norm not in MARGIN_NORMS:
+        raise ValueError(f"norm must be one of {MARGIN_NORMS}, got {norm!r}")
+    if isinstance(W, torch.Tensor):
+        W = W.detach()
+    Wt = _as_weight(W, problem, torch.float64)
+    tgt, comp = _target_competitor(Wt, problem)
+    margin = (tgt[..., None] - comp).amin(dim=(-2, -1))
+    flat = Wt.flatten(-2)
+    scale = flat.abs().amax(-1) if norm == "max" else torch.linalg.vector_norm(flat, dim=-1)
+    if norm == "gardner":
+        scale = scale / problem.d
+    if bool((scale <= 0).any()):
+        raise ValueError("cannot normalise the margin of a zero matrix")
+    return (margin / scale).cpu().numpy()
 
 
 def score_matrix(W: torch.Tensor | np.ndarray, problem: MemoryProblem) -> torch.Tensor:

@@ -13,6 +13,11 @@ This module holds the exact q -> 1 cost and its expectation and the replica-symm
 entropy and saddle. The finite-size capacity is in :mod:`assocmem.linear.finite_size`, the
 optimal storage mechanism in :mod:`assocmem.linear.mechanism`, the rank-constrained capacity
 alpha_c(kappa) in :mod:`assocmem.linear.spectra`.
+
+One topic, though past 700 lines: the replica-symmetric calculation of one decoupled association,
+whose free entropy at q -> 1 reduces to the cost ``C_p`` solved here exactly (sorted fields, its
+Monte Carlo draws and expectation); splitting the cost from the free entropy would separate a
+limit from the function it is the limit of.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ from assocmem.linear.load import load_for_pairs
 from assocmem.linear.problems import MemoryProblem, target_competitor_scores
 from assocmem.linear.sampling import sample_problems
 from assocmem.linear.training import hebbian_memory, train_memory
-from assocmem.stats import Estimate, bootstrap_interval, mean_interval, rate
+from assocmem.stats import Estimate, bootstrap_interval, mean_interval, rate, render
 
 
 def score_statistics(W: torch.Tensor | np.ndarray, problem: MemoryProblem) -> dict[str, Any]:
@@ -313,10 +313,6 @@ def hebbian_recall_check(
     return pd.DataFrame(rows)
 
 
-def _ci(e: Estimate, fmt: str = "{:.3f}") -> str:
-    return f"{fmt.format(e.value)} [{fmt.format(e.low)}, {fmt.format(e.high)}]"
-
-
 def recall_check_table(check: pd.DataFrame) -> pd.DataFrame:
     """:func:`hebbian_recall_check` as chapter 3 shows it: one row per load, intervals as text.
 
@@ -334,13 +330,13 @@ def recall_check_table(check: pd.DataFrame) -> pd.DataFrame:
     """
     return pd.DataFrame({
         "p": check["p"], "load": check["load"], "P(all) theory": check["theory_all"],
-        "P(all) simulated [95 %]": [_ci(e) for e in check["sim_all"]], "z": check["z_all"],
+        "P(all) simulated [95 %]": [render(e) for e in check["sim_all"]], "z": check["z_all"],
         "P_1 theory": check["theory_p1"],
-        "accuracy simulated [95 %]": [_ci(e, "{:.4f}") for e in check["sim_acc"]],
+        "accuracy simulated [95 %]": [render(e, ".4f") for e in check["sim_acc"]],
         "z (P_1)": check["z_p1"], "accuracy^p": check["indep_all"],
-        "P(all) − accuracy^p [95 %]": [_ci(e) for e in check["indep_gap"]],
+        "P(all) − accuracy^p [95 %]": [render(e) for e in check["indep_gap"]],
         "failure rate": check["fail_rate"],
-        "pair share [95 %]": [_ci(e, "{:.4f}") for e in check["pair_share"]],
+        "pair share [95 %]": [render(e, ".4f") for e in check["pair_share"]],
     })  # fmt: skip
 
 
@@ -466,7 +462,7 @@ def mechanism_report(
     """
     heb, opt = spread_summary(dict(stats["hebbian"])), spread_summary(dict(stats["trained"]))
     p, d = int(stats["hebbian"]["p"]), int(stats["hebbian"]["d"])
-    load = p * math.log(p) / d**2
+    load = load_for_pairs(p, d)
     lv, cap = np.asarray(rs["level"]), np.asarray(rs_capacity["level"])
     return "\n".join([
         f"p = {p}, d = {d}, alpha = {load:.3f}, "

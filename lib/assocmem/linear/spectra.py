@@ -25,9 +25,13 @@ Three computations of alpha_c(kappa) are provided and cross-checked in the tests
 :func:`critical_load_quadrature` (adaptive quadrature of the density and a bracketing root find)
 and :func:`critical_load_marchenko_pastur` (quadrature of the eigenvalue form).
 
-:func:`fourth_moment_ratio` reduces a matrix's spectrum to one number, ``m_4``, and
-:func:`compare_fourth_moments` compares groups of matrices by it (means with intervals,
-permutation tests over instances; chapter 1).
+The spectra of measured matrices (their singular values, the KS distance to these laws, the
+fourth moment ``m_4`` and comparisons of groups of matrices by it) are in
+:mod:`assocmem.linear.measured_spectra`; :func:`hebbian_fourth_moment` is the theory of ``m_4``.
+
+One topic, though past 700 lines: the quarter-circle law, its truncation and ``alpha_c(kappa)``,
+each with its density, distribution function and quantile, and ``alpha_c(kappa)`` computed three
+independent ways that the tests cross-check.
 
 The chapter-4 experiment (training ``W = Q R^T`` across loads and rank ratios) lives in
 :mod:`assocmem.linear.sweeps`, its finite-size prediction in :mod:`assocmem.linear.finite_size`
@@ -37,26 +41,20 @@ and the figures in :mod:`assocmem.linear.plots_rank`.
 from __future__ import annotations
 
 import math
-import re
-from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from scipy.integrate import quad
 from scipy.optimize import brentq
 
 from assocmem._validate import (
-    as_float_array,
     check_finite_array,
     check_kappa,
     check_positive,
     check_prob,
     check_scalar_kappa,
 )
-from assocmem.stats import Estimate, mean_interval, permutation_test
 
 
 def _out(arr: NDArray[np.float64]) -> Any:
@@ -733,108 +731,6 @@ def hebbian_critical_load(kappa: ArrayLike) -> Any:
     return _out(np.asarray(critical_load(k)) / 4.0)
 
 
-def singular_values(
-    W: Any, normalize: bool = True, *, rank: int | None = None
-) -> NDArray[np.float64]:
-    """Singular values of a (batch of) weight matrices, largest first.
-
-    Parameters
-    ----------
-    W : numpy.ndarray or torch.Tensor, shape (..., d_out, d_in)
-        One matrix or a batch (e.g. one per seed, shape ``(n_seeds, d, d)``).
-    normalize : bool, default True
-        Divide each matrix's singular values by their root mean square, so that
-        ``mean(s^2) = 1`` per matrix (the units of :func:`quarter_circle_pdf`).
-    rank : int, optional
-        Keep only the ``rank`` largest singular values (before normalising): for ``W = Q R^T``
-        with ``m`` columns pass ``rank=m`` to drop the ``d - m`` numerical zeros; then compare with
-        ``truncated_quarter_circle_pdf(s, m / d, unit_rms=True)``.
-
-    Returns
-    -------
-    numpy.ndarray, float64, shape (..., k)
-        ``k = rank`` or ``min(d_out, d_in)``; sorted in decreasing order along the last axis.
-
-    Raises
-    ------
-    TypeError
-        If ``W`` is not an array or tensor of real numbers, or ``rank`` not an integer.
-    ValueError
-        If ``W`` has fewer than 2 dimensions, ``rank`` is not in ``[1, min(d_out, d_in)]``, or a
-        matrix is zero (or not finite) when ``normalize`` is True.
-
-    Notes
-    -----
-    Computed with :func:`numpy.linalg.svd` in float64; the normalisation puts them in the units
-    of the quarter-circle law (chapter 4).
-    """
-    try:
-        if hasattr(W, "detach"):  # a torch.Tensor, taken without importing torch
-            W = W.detach().cpu().double().numpy()
-        arr = np.asarray(W, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(
-            f"W must be an array or tensor of real numbers, got {type(W).__name__}"
-        ) from exc
-    if arr.ndim < 2:
-        raise ValueError(f"W must have shape (..., d_out, d_in), got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError("W contains non-finite entries")
-    s = np.linalg.svd(arr, compute_uv=False)  # (..., k), descending
-    kmax = s.shape[-1]
-    if rank is not None:
-        if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)):
-            raise TypeError(f"rank must be an integer, got {type(rank).__name__}")
-        if not 1 <= rank <= kmax:
-            raise ValueError(f"rank must be in [1, {kmax}] (min(d_out, d_in)), got {rank}")
-        s = s[..., : int(rank)]
-    if normalize:
-        rms = np.sqrt(np.mean(s**2, axis=-1, keepdims=True))
-        if np.any(rms <= 0):
-            raise ValueError("cannot normalise the singular values of a zero matrix")
-        s = s / rms
-    return np.ascontiguousarray(s)
-
-
-def spectrum_ks_distance(s: ArrayLike, kappa: float = 1.0) -> float:
-    """Kolmogorov–Smirnov distance between empirical singular values and the (truncated) law.
-
-    Parameters
-    ----------
-    s : array_like
-        Singular values normalised to mean square 1 (any shape; pooled), e.g. the output of
-        ``singular_values(W, rank=m)``.
-    kappa : float, default 1.0
-        Rank ratio; compares with ``truncated_quarter_circle_cdf(., kappa, unit_rms=True)``
-        (the quarter circle itself for ``kappa >= 1``).
-
-    Returns
-    -------
-    float
-        ``sup_s |F_emp(s) - F(s)|`` in [0, 1]; about ``1/sqrt(n)`` for ``n`` exact samples.
-
-    Raises
-    ------
-    TypeError
-        If ``kappa`` is not a real scalar.
-    ValueError
-        If ``s`` is empty or not finite, or ``kappa`` is invalid.
-
-    Notes
-    -----
-    The one-sample Kolmogorov–Smirnov statistic against :func:`truncated_quarter_circle_cdf`
-    (chapter 4).
-    """
-    k = check_scalar_kappa(kappa)
-    x = np.sort(as_float_array(s, "s").ravel())
-    if x.size == 0 or not np.all(np.isfinite(x)):
-        raise ValueError("s must be a non-empty array of finite singular values")
-    n = x.size
-    F = np.asarray(truncated_quarter_circle_cdf(x, k, unit_rms=True))
-    i = np.arange(1, n + 1)
-    return float(max(np.max(i / n - F), np.max(F - (i - 1) / n)))
-
-
 def small_kappa_limit(rel_error: float = 0.1) -> float:
     """Largest ``kappa`` up to which the asymptote ``2 kappa`` is within ``rel_error`` of theory.
 
@@ -868,34 +764,6 @@ def small_kappa_limit(rel_error: float = 0.1) -> float:
     return float(brentq(lambda k: 2 * k / critical_load(k) - 1 - rel_error, 1e-12, 1.0, xtol=1e-14))
 
 
-def fourth_moment_ratio(W: Any) -> Any:
-    """Normalised fourth moment ``mean(s^4) / mean(s^2)^2`` of the singular values of each matrix.
-
-    Parameters
-    ----------
-    W : numpy.ndarray or torch.Tensor, shape (..., d, d)
-        One matrix or a batch.
-
-    Returns
-    -------
-    float or numpy.ndarray, float64, shape (...)
-        Scale free; ``tr((W W^T)^2) d / tr(W W^T)^2``. The quarter circle has exactly 2
-        (:func:`quarter_circle_pdf`); see :func:`hebbian_fourth_moment` for the Hebbian memory.
-
-    Raises
-    ------
-    TypeError, ValueError
-        As :func:`singular_values`.
-
-    Notes
-    -----
-    A single number per matrix, so a test over independent instances can use it (a permutation
-    test over instances, :func:`assocmem.stats.permutation_test`); chapter 1.
-    """
-    s = singular_values(W)
-    return _out(np.mean(s**4, axis=-1))
-
-
 def hebbian_fourth_moment(p: float, d: float) -> float:
     """Large-size value ``2 + d / p`` of :func:`fourth_moment_ratio` for the Hebbian memory.
 
@@ -927,131 +795,3 @@ def hebbian_fourth_moment(p: float, d: float) -> float:
     has ``2 + 1/d`` (ratio of expectations, Wishart moments); both tend to the quarter circle's 2.
     """
     return 2.0 + check_positive("d", d) / check_positive("p", p)
-
-
-def _group_tag(label: str) -> str:
-    """``"trained OP"`` -> ``"op"``, ``"i.i.d. Gaussian"`` -> ``"gaussian"``: last word, a-z0-9."""
-    return re.sub(r"[^a-z0-9]", "", label.split()[-1].lower()) if label.split() else ""
-
-
-@dataclass(frozen=True)
-class MomentComparison:
-    """Fourth singular-value moments of groups of matrices and permutation tests between them.
-
-    Made by :func:`compare_fourth_moments`.
-
-    Attributes
-    ----------
-    groups : dict of str -> numpy.ndarray
-        Label -> :func:`fourth_moment_ratio` of each matrix of the group, float64, shape (n,)
-        (what :func:`assocmem.linear.plots_margin.plot_moment_ratio` draws).
-    tests : pandas.DataFrame
-        One row per test: ``test`` (its name), ``groups`` (``"a vs b"``, pooled groups joined by
-        ``" + "``), ``mean difference`` (mean of a minus mean of b) and ``p`` (two-sided
-        permutation p-value, :func:`assocmem.stats.permutation_test`).
-    """
-
-    groups: dict[str, np.ndarray]
-    tests: pd.DataFrame
-
-    def summary(self) -> dict[str, Estimate | float]:
-        """Return the numbers chapter 1 quotes, by label.
-
-        Returns
-        -------
-        dict of str -> Estimate or float
-            ``"m4_<tag>"``: each group's mean ``m_4`` with its 95 % Student-t interval over
-            matrices (:func:`assocmem.stats.mean_interval`), ``<tag>`` the last word of the
-            group's label, lower case, letters and digits only (``"trained OP"`` -> ``op``,
-            ``"i.i.d. Gaussian"`` -> ``gaussian``); ``"perm_<test>"`` and ``"diff_<test>"``:
-            each test's p-value and mean difference.
-        """
-        out: dict[str, Estimate | float] = {}
-        for label, v in self.groups.items():
-            est = mean_interval(v)
-            assert isinstance(est, Estimate)
-            out[f"m4_{_group_tag(label)}"] = est
-        for row in self.tests.to_dict("records"):
-            out[f"perm_{row['test']}"] = float(row["p"])
-            out[f"diff_{row['test']}"] = float(row["mean difference"])
-        return out
-
-
-def compare_fourth_moments(
-    groups: Mapping[str, ArrayLike],
-    tests: Mapping[str, tuple[str | tuple[str, ...], str | tuple[str, ...]]],
-    *,
-    n_perm: int = 20000,
-    seed: int = 0,
-) -> MomentComparison:
-    """Compare the normalised fourth moment ``m_4`` of groups of matrices by permutation tests.
-
-    Parameters
-    ----------
-    groups : mapping of str -> array_like, float, shape (n,)
-        Label -> one :func:`fourth_moment_ratio` per matrix (an independent instance), finite,
-        at least one per group. The labels' tags (last word, lower case, letters and digits;
-        :meth:`MomentComparison.summary`) must differ.
-    tests : mapping of str -> (a, b)
-        Test name -> the two sides, each a group label or a tuple of labels whose values are
-        pooled (concatenated in the given order).
-    n_perm : int
-        As in :func:`assocmem.stats.permutation_test` (exact when the relabellings number at
-        most ``n_perm``), >= 1.
-    seed : int
-        Seed of the random relabellings, the same for every test.
-
-    Returns
-    -------
-    MomentComparison
-        The groups (float64 arrays) and one row of ``tests`` per test, in the given order.
-
-    Raises
-    ------
-    TypeError
-        If ``groups`` or ``tests`` is not a mapping.
-    ValueError
-        If a group is empty or not finite, two labels share a tag, a test names an unknown
-        group, or ``n_perm`` < 1.
-
-    Notes
-    -----
-    The matrix is the exchangeable unit (its singular values are dependent), as in
-    :func:`assocmem.stats.permutation_test`; chapter 1, "Spectra of the learnt weights"
-    (the statistic ``m_4 = d tr (W W^T)^2 / (tr W W^T)^2``; derived for this book, not from the
-    paper).
-
-    Examples
-    --------
-    >>> c = compare_fourth_moments({"a": [2.0, 2.1], "b": [2.2, 2.3]}, {"ab": ("a", "b")})
-    >>> s = c.summary()  # the two values on either side: 2 of 6 relabellings are as extreme
-    >>> round(s["diff_ab"], 3), round(s["perm_ab"], 3), round(s["m4_a"].value, 3)
-    (-0.2, 0.333, 2.05)
-    """
-    if not isinstance(groups, Mapping) or not isinstance(tests, Mapping):
-        raise TypeError("groups and tests must be mappings")
-    g: dict[str, np.ndarray] = {}
-    for label, vals in groups.items():
-        v = as_float_array(vals, f"groups[{label!r}]").ravel()
-        if v.size < 1 or not np.all(np.isfinite(v)):
-            raise ValueError(f"group {label!r} must hold at least one finite value")
-        g[str(label)] = v
-    tags = [_group_tag(k) for k in g]
-    if len(set(tags)) != len(tags) or "" in tags:
-        raise ValueError(f"the group labels' tags must be non-empty and distinct, got {tags}")
-
-    def side(names: str | tuple[str, ...]) -> tuple[str, np.ndarray]:
-        names = (names,) if isinstance(names, str) else tuple(names)
-        unknown = [n for n in names if n not in g]
-        if unknown or not names:
-            raise ValueError(f"tests name unknown groups {unknown}; known: {list(g)}")
-        return " + ".join(names), np.concatenate([g[n] for n in names])
-
-    rows = []
-    for name, (a, b) in tests.items():
-        (la, va), (lb, vb) = side(a), side(b)
-        diff, pv = permutation_test(va, vb, n_perm=n_perm, seed=seed)
-        rows.append({"test": str(name), "groups": f"{la} vs {lb}", "mean difference": diff,
-                     "p": pv})  # fmt: skip
-    return MomentComparison(g, pd.DataFrame(rows, columns=["test", "groups", "mean difference",
-                                                            "p"]))  # fmt: skip

@@ -6,7 +6,9 @@ the columns :data:`assocmem.linear.sweeps.COLUMNS`, one experiment per value of
 :func:`success_by_load` gives the fraction stored at each load with its Wilson interval;
 :func:`instance_agreement` counts, instance by instance, where training and the exact LP agree,
 :func:`paired_instances` lists those instances with their loads and :func:`miss_rates` gives the
-rate at which training misses an instance the LP can store, by load relative to a transition.
+rate at which training misses an instance the LP can store, by load relative to a transition;
+:func:`factored_engine_check` pairs the instances of the factored engine ``W = Q R^T`` at full
+rank with the unconstrained engine's and retrains those only the latter stored (chapter 4).
 The load where the fraction crosses 1/2 is estimated in :mod:`assocmem.linear.transitions`.
 """
 
@@ -16,11 +18,10 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy.stats import binomtest
 
 from assocmem._validate import check_frame
-from assocmem.linear.sweeps import COLUMNS, GROUP_COLUMNS
-from assocmem.stats import rate
+from assocmem.linear.sweeps import COLUMNS, GROUP_COLUMNS, capacity_sweep
+from assocmem.stats import rate, wilson_interval
 
 __all__ = ["check_table", "success_by_load", "instance_agreement", "paired_instances", "miss_rates"]
 
@@ -57,7 +58,7 @@ def success_by_load(table: pd.DataFrame) -> pd.DataFrame:
         One row per (:data:`~.sweeps.GROUP_COLUMNS`, ``alpha``), sorted: the group columns,
         ``alpha``, ``load`` (actual), ``p``, ``n`` (instances), ``stored`` (instances with
         ``recalled_all``), ``fraction`` (= stored / n), ``ci_low``, ``ci_high`` (95 % Wilson
-        score interval of the fraction, :func:`scipy.stats.binomtest`), ``accuracy`` (mean
+        score interval of the fraction, :func:`assocmem.stats.wilson_interval`), ``accuracy`` (mean
         fraction recalled) and ``accuracy_sem`` (its standard error over instances; NaN for the
         LP and for n = 1).
 
@@ -83,10 +84,7 @@ def success_by_load(table: pd.DataFrame) -> pd.DataFrame:
     )
     out["stored"] = out["stored"].astype(int)
     out["fraction"] = out["stored"] / out["n"]
-    cis = [binomtest(int(k), int(n)).proportion_ci(0.95, "wilson") for k, n in
-           zip(out["stored"], out["n"], strict=True)]  # fmt: skip
-    out["ci_low"] = [c.low for c in cis]
-    out["ci_high"] = [c.high for c in cis]
+    out["ci_low"], out["ci_high"] = wilson_interval(out["stored"], out["n"])
     cols = [*keys, "load", "p", "n", "stored", "fraction", "ci_low", "ci_high", "accuracy",
             "accuracy_sem"]  # fmt: skip
     return out[cols]
@@ -217,3 +215,66 @@ def miss_rates(pairs: pd.DataFrame, edges: Sequence[float] = (0.95, 1.05)) -> pd
                                              if where.size else ""),
         })  # fmt: skip
     return pd.DataFrame(rows)
+
+
+def factored_engine_check(
+    factored: pd.DataFrame,
+    full: pd.DataFrame,
+    *,
+    steps: int,
+    lr: float,
+    patience: int | None = None,
+) -> dict[str, int]:
+    """Compare the factored engine ``W = Q R^T`` (rank d) with the unconstrained one, per instance.
+
+    At rank ``m = d`` the two engines search the same set of matrices, so an instance stored by
+    one and not by the other was missed by an optimiser, not by the model. The function pairs
+    the instances of the two sweeps (same ``alpha`` and seed, hence the same problem), counts the
+    disagreements, and retrains the instances that only the unconstrained engine stored with the
+    factored engine at a larger budget.
+
+    Parameters
+    ----------
+    factored : pandas.DataFrame
+        :func:`assocmem.linear.sweeps.capacity_sweep` rows with ``rank = d`` and
+        ``factored = True`` (other rows are ignored).
+    full : pandas.DataFrame
+        ``capacity_sweep`` rows of the unconstrained engine (``factored = False``) at the same
+        ``d``, loads and seeds.
+    steps, lr, patience
+        Budget, Adam learning rate and stall stop of the retraining (``train_memory``).
+
+    Returns
+    -------
+    dict of int
+        ``pairs`` (instances in both sweeps), ``full_only`` (stored by the unconstrained engine
+        only), ``factored_only`` (stored by the factored engine only), ``steps`` (the retraining
+        budget) and ``reached`` (of the ``full_only`` instances, how many the factored engine
+        stores with that budget).
+
+    Raises
+    ------
+    ValueError
+        If the sweeps share no instance or hold more than one ``d``.
+    """
+    fac = check_table(factored)
+    fac = fac[fac["factored"].astype(bool) & (fac["rank"] == fac["d"])]
+    ful = check_table(full)
+    ful = ful[~ful["factored"].astype(bool)]
+    ds = set(fac["d"]) | set(ful["d"])
+    if len(ds) != 1:
+        raise ValueError(f"the sweeps must hold one d, got {sorted(ds)}")
+    d = int(ds.pop())
+    m = ful.merge(fac, on=["alpha", "seed"], suffixes=("_w", "_qr"))
+    if len(m) == 0:
+        raise ValueError("the sweeps share no (alpha, seed) instance")
+    w, qr = m["recalled_all_w"].astype(bool), m["recalled_all_qr"].astype(bool)
+    todo = m[w & ~qr]
+    reached = 0
+    for alpha, g in todo.groupby("alpha"):
+        again = capacity_sweep(d, [float(alpha)], rank=d, seeds=[int(s) for s in g["seed"]],
+                               steps=steps, lr=lr, patience=patience, progress=False)  # fmt: skip
+        reached += int(again["recalled_all"].sum())
+    return {"pairs": len(m), "full_only": int((w & ~qr).sum()),
+            "factored_only": int((qr & ~w).sum()), "steps": int(steps),
+            "reached": reached}  # fmt: skip

@@ -14,6 +14,10 @@
 Sources: the training protocol is the digest's recommendation (``factual_recall.md`` §9,
 reconstruction; the paper's protocol could not be read); Nichani, Lee & Bietti (ICLR 2025) use the
 same loss.
+
+One topic, though past 700 lines: one engine (batched problems, row blocks, Adam state that
+shrinks as problems finish, the factored ``W = Q R^T``) whose parts share its state and exist for
+it; :func:`cross_entropy_loss_and_grad` is its reference and :func:`hebbian_memory` its baseline.
 """
 
 from __future__ import annotations

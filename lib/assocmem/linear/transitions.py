@@ -4,49 +4,37 @@ All read :func:`assocmem.linear.sweeps.capacity_sweep` tables. :func:`transition
 :func:`transition_loads` estimate the load where the fraction stored perfectly crosses 1/2 (the
 one estimator of the book, with a Jeffreys-posterior bootstrap); :func:`accuracy_crossing` the
 load where the mean accuracy drops below a level (criterion "typical", bootstrap over
-instances); :func:`transition_comparison` sets measured transitions against the finite-size
-prediction of :mod:`assocmem.linear.finite_size`. :func:`bootstrap_transitions` gives the same
-crossing of 1/2 for every group of a table with a percentile bootstrap over instances (the seeds
-are resampled, jointly for every load and every group), and :func:`transition_ratio` the ratio of
-two such crossings with its interval (chapter 4); :func:`truncated_hebbian_transitions` both per
-``d`` for the truncated Hebbian memories, :func:`ratio_comparison` a measured ratio against
-predictions and :func:`crossing_range` the range of several crossings; :func:`op_dp_gaps` the
-OP-minus-DP gap of paired sweeps per ``d`` and its trend with ``d``. Every estimator returns an
-:class:`assocmem.stats.Estimate` (the crossing is :func:`assocmem.stats.crossing`).
+instances). :func:`bootstrap_transitions` gives the same crossing of 1/2 for every group of a
+table with a percentile bootstrap over instances (the seeds are resampled, jointly for every load
+and every group), and :func:`transition_ratio` the ratio of two such crossings with its interval;
+:func:`crossing_range` the range of several crossings. Every estimator returns an
+:class:`assocmem.stats.Estimate` (the crossing is :func:`assocmem.stats.crossing`). Their uses
+are elsewhere: against the theory in :mod:`.capacity_comparison` (chapter 2) and
+:mod:`.rank_transitions` (chapter 4).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from assocmem._validate import check_int, check_real
-from assocmem.linear.finite_size import predicted_transition
-from assocmem.linear.load import pairs_at_load, pairs_for_load
-from assocmem.linear.spectra import critical_load, hebbian_critical_load
-from assocmem.linear.sweeps import COLUMNS, GROUP_COLUMNS, capacity_sweep
+from assocmem.linear.sweeps import COLUMNS, GROUP_COLUMNS
 from assocmem.linear.tables import check_table
-from assocmem.stats import Estimate, crossing, from_draws, ratio
+from assocmem.stats import Estimate, crossing, ratio
 
 __all__ = [
     "transition_load",
     "transition_loads",
     "accuracy_crossing",
-    "transition_comparison",
     "BootstrapTransitions",
     "bootstrap_transitions",
     "transition_ratio",
-    "factored_engine_check",
     "crossing_range",
-    "ratio_comparison",
-    "TruncatedHebbianTransitions",
-    "truncated_hebbian_transitions",
-    "OpDpGaps",
-    "op_dp_gaps",
 ]
 
 
@@ -189,66 +177,6 @@ def accuracy_crossing(
     if np.isnan(acc).any():
         raise ValueError("every load must hold the same seeds (one instance per seed and load)")
     return crossing(loads, acc, float(level), n_boot=nb, unit="seeds", seed=seed)
-
-
-def transition_comparison(tables: dict[str, pd.DataFrame], *, seed: int = 0) -> pd.DataFrame:
-    """Measured perfect-storage transitions against the finite-size RS prediction.
-
-    Parameters
-    ----------
-    tables : dict of str -> pandas.DataFrame
-        Label -> one group of a :func:`~.sweeps.capacity_sweep` table (unconstrained ``W``).
-    seed : int
-        Seed of the Monte Carlo prediction and of the posterior draws.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per label: ``sweep``, ``d``, ``seeds per load``, ``measured alpha_c``,
-        ``measured +-`` (standard error), ``95% low`` and ``95% high`` (the 95 % interval of
-        the posterior draws; :func:`transition_load`), ``p at measured`` (real ``p`` with
-        ``p log p = alpha d^2``), ``predicted alpha_c``, ``predicted +-`` and ``p at predicted``
-        (:func:`assocmem.linear.finite_size.predicted_transition`), ``difference`` (measured -
-        predicted) and ``difference / error`` (in units of the two errors in quadrature).
-
-    Raises
-    ------
-    TypeError
-        If ``tables`` is not a dict of sweep tables.
-    ValueError
-        If it is empty, a table mixes groups, or a table is rank-constrained or Hebbian (the
-        prediction is that of the optimal unconstrained memory).
-
-    Notes
-    -----
-    Reconstruction: the finite-size capacity ``alpha_c(p) = log p / E[C_p]`` (digest of
-    arXiv:2605.10795, §4.3); see chapter 2.
-    """
-    if not isinstance(tables, dict):
-        raise TypeError(f"tables must be a dict label -> sweep table, got {type(tables).__name__}")
-    if not tables:
-        raise ValueError("tables must hold at least one sweep")
-    rows = []
-    for label, table in tables.items():
-        t = transition_load(table, seed=seed)
-        alpha = t.value
-        if bool((table["kappa"] < 1).any()) or bool((table["method"] == "hebbian").any()):
-            raise ValueError(
-                f"sweep {label!r}: the prediction is the optimal unconstrained memory's; pass "
-                "trained (rank=None) or exact-LP sweeps"
-            )
-        d = int(table["d"].iloc[0])
-        pred, p_pred, pred_err = predicted_transition(d, seed=seed)
-        diff = alpha - pred
-        rows.append({
-            "sweep": label, "d": d, "seeds per load": t.n,
-            "measured alpha_c": alpha, "measured +-": t.stderr,
-            "95% low": t.low, "95% high": t.high,
-            "p at measured": pairs_at_load(alpha, d) if math.isfinite(alpha) else math.nan,
-            "predicted alpha_c": pred, "predicted +-": pred_err, "p at predicted": p_pred,
-            "difference": diff, "difference / error": diff / math.hypot(t.stderr, pred_err),
-        })  # fmt: skip
-    return pd.DataFrame(rows)
 
 
 @dataclass(frozen=True)
@@ -423,69 +351,6 @@ def transition_ratio(
     return ratio(a, b)
 
 
-def factored_engine_check(
-    factored: pd.DataFrame,
-    full: pd.DataFrame,
-    *,
-    steps: int,
-    lr: float,
-    patience: int | None = None,
-) -> dict[str, int]:
-    """Compare the factored engine ``W = Q R^T`` (rank d) with the unconstrained one, per instance.
-
-    At rank ``m = d`` the two engines search the same set of matrices, so an instance stored by
-    one and not by the other was missed by an optimiser, not by the model. The function pairs
-    the instances of the two sweeps (same ``alpha`` and seed, hence the same problem), counts the
-    disagreements, and retrains the instances that only the unconstrained engine stored with the
-    factored engine at a larger budget.
-
-    Parameters
-    ----------
-    factored : pandas.DataFrame
-        :func:`assocmem.linear.sweeps.capacity_sweep` rows with ``rank = d`` and
-        ``factored = True`` (other rows are ignored).
-    full : pandas.DataFrame
-        ``capacity_sweep`` rows of the unconstrained engine (``factored = False``) at the same
-        ``d``, loads and seeds.
-    steps, lr, patience
-        Budget, Adam learning rate and stall stop of the retraining (``train_memory``).
-
-    Returns
-    -------
-    dict of int
-        ``pairs`` (instances in both sweeps), ``full_only`` (stored by the unconstrained engine
-        only), ``factored_only`` (stored by the factored engine only), ``steps`` (the retraining
-        budget) and ``reached`` (of the ``full_only`` instances, how many the factored engine
-        stores with that budget).
-
-    Raises
-    ------
-    ValueError
-        If the sweeps share no instance or hold more than one ``d``.
-    """
-    fac = check_table(factored)
-    fac = fac[fac["factored"].astype(bool) & (fac["rank"] == fac["d"])]
-    ful = check_table(full)
-    ful = ful[~ful["factored"].astype(bool)]
-    ds = set(fac["d"]) | set(ful["d"])
-    if len(ds) != 1:
-        raise ValueError(f"the sweeps must hold one d, got {sorted(ds)}")
-    d = int(ds.pop())
-    m = ful.merge(fac, on=["alpha", "seed"], suffixes=("_w", "_qr"))
-    if len(m) == 0:
-        raise ValueError("the sweeps share no (alpha, seed) instance")
-    w, qr = m["recalled_all_w"].astype(bool), m["recalled_all_qr"].astype(bool)
-    todo = m[w & ~qr]
-    reached = 0
-    for alpha, g in todo.groupby("alpha"):
-        again = capacity_sweep(d, [float(alpha)], rank=d, seeds=[int(s) for s in g["seed"]],
-                               steps=steps, lr=lr, patience=patience, progress=False)  # fmt: skip
-        reached += int(again["recalled_all"].sum())
-    return {"pairs": len(m), "full_only": int((w & ~qr).sum()),
-            "factored_only": int((qr & ~w).sum()), "steps": int(steps),
-            "reached": reached}  # fmt: skip
-
-
 def crossing_range(estimates: Sequence[Estimate]) -> dict[str, float | int]:
     """Range of several crossings (e.g. one per ``d``) for a sentence that quotes them together.
 
@@ -520,326 +385,3 @@ def crossing_range(estimates: Sequence[Estimate]) -> dict[str, float | int]:
             "ci_lo": float(np.nanmin([e.low for e in est])),
             "ci_hi": float(np.nanmax([e.high for e in est])),
             "n": int(min(e.n for e in est))}  # fmt: skip
-
-
-def ratio_comparison(measured: Estimate, predictions: Mapping[str, float], *,
-                     label: str = "α(1/4) / α(1)") -> pd.DataFrame:  # fmt: skip
-    """Tabulate a measured ratio with its interval next to predicted values (chapter 4).
-
-    Parameters
-    ----------
-    measured : assocmem.stats.Estimate
-        The measured ratio (:func:`transition_ratio`).
-    predictions : mapping of str -> float
-        Name of each prediction -> its value.
-    label : str
-        Heading of the first column.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``label`` (``"measured"``, then the prediction names), ``value`` and
-        ``95 % interval`` (``"[low, high]"`` to 3 decimals for the measurement, empty for the
-        predictions).
-
-    Raises
-    ------
-    TypeError
-        If ``measured`` is not an Estimate or ``predictions`` not a mapping.
-    """
-    if not isinstance(measured, Estimate):
-        raise TypeError(f"measured must be an Estimate, got {type(measured).__name__}")
-    if not isinstance(predictions, Mapping):
-        raise TypeError(f"predictions must be a mapping, got {type(predictions).__name__}")
-    return pd.DataFrame({
-        label: ["measured", *predictions],
-        "value": [float(measured.value), *(float(v) for v in predictions.values())],
-        "95 % interval": [f"[{measured.low:.3f}, {measured.high:.3f}]"] + [""] * len(predictions),
-    })  # fmt: skip
-
-
-@dataclass(frozen=True)
-class TruncatedHebbianTransitions:
-    """Perfect-recall transitions of truncated Hebbian memories, per ``d`` and rank ratio.
-
-    Made by :func:`truncated_hebbian_transitions` (chapter 4). Look results up by label:
-    :meth:`crossing` (``d``, ``kappa``) and :meth:`ratio` (``alpha_H(kappa) / alpha_H(1)``).
-
-    Attributes
-    ----------
-    boots : dict of int -> BootstrapTransitions
-        One bootstrap per ``d`` (the seeds resampled jointly for every rank).
-    kappas : tuple of float
-        The rank ratios shown, the full rank 1.0 among them.
-    """
-
-    boots: dict[int, BootstrapTransitions]
-    kappas: tuple[float, ...]
-
-    def _boot(self, d: int) -> BootstrapTransitions:
-        if d not in self.boots:
-            raise ValueError(f"d must be one of {sorted(self.boots)}, got {d!r}")
-        return self.boots[d]
-
-    def crossing(self, d: int, kappa: float) -> Estimate:
-        """Transition load ``alpha_H(kappa)`` at dimension ``d`` (ValueError: no such group)."""
-        return self._boot(d).estimate(kappa)
-
-    def ratio(self, d: int, kappa: float) -> Estimate:
-        """``alpha_H(kappa) / alpha_H(1)`` at dimension ``d``, with its bootstrap interval."""
-        return transition_ratio(self._boot(d), kappa, 1.0)
-
-    def table(self) -> pd.DataFrame:
-        """One row per (d, kappa): measured transition and ratio with intervals, and the theory.
-
-        Columns ``d``, ``κ``, ``n per load``, ``measured α_H``, ``α_H 95 % interval``,
-        ``α_c(κ)/4`` (:func:`~.spectra.hebbian_critical_load`), ``α_H(κ)/α_H(1)`` (1 at full
-        rank), ``ratio 95 % interval`` (empty at full rank) and ``2α_c(κ)`` (the predicted
-        ratio, :func:`~.spectra.critical_load`).
-        """
-        rows = []
-        for d in sorted(self.boots):
-            for k in self.kappas:
-                a = self.crossing(d, k)
-                q = self.ratio(d, k) if k < 1 else None
-                rows.append({
-                    "d": d, "κ": k, "n per load": a.n, "measured α_H": a.value,
-                    "α_H 95 % interval": f"[{a.low:.4f}, {a.high:.4f}]",
-                    "α_c(κ)/4": hebbian_critical_load(k),
-                    "α_H(κ)/α_H(1)": q.value if q else 1.0,
-                    "ratio 95 % interval": f"[{q.low:.3f}, {q.high:.3f}]" if q else "",
-                    "2α_c(κ)": 2 * critical_load(k),
-                })  # fmt: skip
-        return pd.DataFrame(rows)
-
-    def summary(self) -> dict[str, Estimate | float | int]:
-        """Return the numbers chapter 4 quotes, by label.
-
-        ``d_small``, ``d_big`` (smallest and largest ``d``), ``n`` (instances per load),
-        ``a_full``, ``a_quarter`` (transitions at ``kappa = 1`` and ``1/4``, largest ``d``),
-        ``ratio_big``, ``ratio_half`` (ratios at ``kappa = 1/4`` and ``1/2``, largest ``d``),
-        ``ratio_small`` (``kappa = 1/4``, smallest ``d``), ``pred_quarter``, ``pred_half``
-        (``2 alpha_c(kappa)``) and ``p_quarter`` (pairs at ``a_quarter`` for the largest ``d``).
-        """
-        small, big = min(self.boots), max(self.boots)
-        a_quarter = self.crossing(big, 0.25)
-        return {
-            "d_small": small, "d_big": big, "n": a_quarter.n,
-            "a_full": self.crossing(big, 1.0), "a_quarter": a_quarter,
-            "ratio_big": self.ratio(big, 0.25), "ratio_half": self.ratio(big, 0.5),
-            "ratio_small": self.ratio(small, 0.25),
-            "pred_quarter": 2 * critical_load(0.25), "pred_half": 2 * critical_load(0.5),
-            "p_quarter": pairs_for_load(a_quarter.value, big),
-        }  # fmt: skip
-
-
-def truncated_hebbian_transitions(
-    table: pd.DataFrame,
-    kappas: Sequence[float] = (0.25, 0.5, 1.0),
-    *,
-    n_boot: int = 2000,
-    seed: int = 1,
-) -> TruncatedHebbianTransitions:
-    """Bootstrap the transitions of a :func:`~.sweeps.truncated_hebbian_sweep` table per ``d``.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        :func:`~.sweeps.truncated_hebbian_sweep` output for one or more ``d``, every ``d``
-        holding the ranks ``kappa d`` for each of ``kappas``.
-    kappas : sequence of float
-        Rank ratios in (0, 1], including 1.0 (the reference of the ratios).
-    n_boot, seed
-        As in :func:`bootstrap_transitions` (one bootstrap per ``d``, the same seed).
-
-    Returns
-    -------
-    TruncatedHebbianTransitions
-
-    Raises
-    ------
-    ValueError
-        If ``kappas`` lacks 1.0 or holds a value outside (0, 1], or as
-        :func:`bootstrap_transitions`.
-
-    Notes
-    -----
-    The Hebbian analogue ``alpha_H(kappa) = alpha_c(kappa) / 4`` is a reconstruction (course
-    digest section 7); see chapter 4.
-    """
-    ks = tuple(check_real("kappas", k, low=0.0, strict=True) for k in kappas)
-    if 1.0 not in ks or max(ks) > 1.0:
-        raise ValueError(f"kappas must lie in (0, 1] and include 1.0, got {kappas!r}")
-    check_table(table)
-    boots = {int(d): bootstrap_transitions(g, n_boot=n_boot, seed=seed)
-             for d, g in table.groupby("d", sort=True)}  # fmt: skip
-    return TruncatedHebbianTransitions(boots, ks)
-
-
-@dataclass(frozen=True)
-class OpDpGaps:
-    """Gap between the OP and the DP transitions per ``d``, and its trend with ``d``.
-
-    Attributes
-    ----------
-    gaps : pandas.DataFrame
-        One row per ``d``, sorted: ``d``, ``OP``, ``DP`` (the crossings of 1/2), ``gap`` (``OP / DP
-        - 1``, or ``OP - DP`` if not relative), ``stderr`` (standard deviation of the gap over the
-        bootstrap draws), ``95% low``, ``95% high`` (percentile interval), ``gap / stderr`` and
-        ``n`` (instance seeds per load).
-    slope : assocmem.stats.Estimate
-        Slope of the weighted least-squares line ``gap = a + b x`` (``x = 1/d`` or ``log d``,
-        weights ``1 / stderr^2``), with the percentile interval of the same fit over the joint
-        bootstrap draws. With ``x = 1/d`` a gap that shrinks as ``d`` grows has ``b > 0``.
-    intercept : assocmem.stats.Estimate
-        ``a``: with ``x = 1/d`` the gap extrapolated to ``d -> inf``.
-    mean : assocmem.stats.Estimate
-        Inverse-variance weighted mean gap over the sizes.
-    x : str
-        The regressor, ``"1/d"`` or ``"log d"``.
-    relative : bool
-        Whether the gap is ``OP / DP - 1`` (True) or ``OP - DP``.
-    """
-
-    gaps: pd.DataFrame
-    slope: Estimate
-    intercept: Estimate
-    mean: Estimate
-    x: str = "1/d"
-    relative: bool = True
-
-    @property
-    def n_positive(self) -> int:
-        """Number of sizes at which the OP transition lies above the DP one."""
-        return int((self.gaps["gap"] > 0).sum())
-
-
-def _wls(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Fit ``y`` (shape (B, k)) on ``x`` (k,) by WLS: intercepts, slopes, weighted means (B,)."""
-    sw = w.sum()
-    xm = (w * x).sum() / sw
-    ym = (y * w).sum(axis=-1) / sw
-    slope = ((y - ym[..., None]) * w * (x - xm)).sum(axis=-1) / (w * (x - xm) ** 2).sum()
-    return ym - slope * xm, slope, ym
-
-
-def op_dp_gaps(
-    tables: Mapping[str, pd.DataFrame],
-    *,
-    method: str = "lp",
-    x: str = "1/d",
-    relative: bool = True,
-    weighted: bool = True,
-    n_boot: int = 2000,
-    seed: int = 0,
-) -> OpDpGaps:
-    """OP-minus-DP transition gap per ``d`` from paired sweeps, and a test of its trend with ``d``.
-
-    For every ``d`` at which ``tables`` holds an OP and a DP sweep of ``method`` (the same seeds
-    and loads), both crossings of 1/2 are bootstrapped together (:func:`bootstrap_transitions`:
-    one draw of seeds for both, since the OP and DP instance of a seed share inputs and targets),
-    and the gap is formed draw by draw. The sizes are independent (their own instances; seed
-    ``seed + i`` for the i-th ``d``). The trend is the weighted least-squares line of the gap
-    against ``x`` (weights ``1 / stderr^2``); its interval refits the line on every joint draw
-    (draws in which some crossing leaves its grid are left out) and takes percentiles.
-
-    Parameters
-    ----------
-    tables : mapping of str -> pandas.DataFrame
-        :func:`~.sweeps.capacity_sweep` tables (one group each, e.g. the page's sweeps by label);
-        those of other methods, rank-constrained or unpaired are ignored.
-    method : {"lp", "train"}
-        Which sweeps to pair: the exact LP (default) or trained memories.
-    x : {"1/d", "log d"}
-        The regressor of the trend.
-    relative : bool
-        Gap ``OP / DP - 1`` (default) or ``OP - DP``.
-    weighted : bool
-        Weights ``1 / stderr^2`` (default) or equal weights.
-    n_boot : int
-        Bootstrap draws, >= 100.
-    seed : int
-        Seed of the resampling.
-
-    Returns
-    -------
-    OpDpGaps
-        Per-``d`` gaps and the slope, intercept and weighted mean as
-        :class:`~assocmem.stats.Estimate` (``n`` = number of sizes; the method names the seeds
-        per load that each size's bootstrap resamples).
-
-    Raises
-    ------
-    TypeError
-        If ``tables`` is not a mapping of DataFrames.
-    ValueError
-        If fewer than 2 sizes have both an OP and a DP sweep of ``method`` with crossings inside
-        their grids, ``method`` or ``x`` is unknown, ``n_boot`` is out of range, or (weighted) a
-        gap has no bootstrap spread.
-
-    Notes
-    -----
-    The paper's claim that OP and DP share one capacity is asymptotic
-    (Giorlandino, Goldt & Maillard, arXiv:2605.10795); this measures the finite-``d`` gap.
-    """
-    if not isinstance(tables, Mapping):
-        raise TypeError(f"tables must be a mapping label -> sweep table, got {type(tables)}")
-    if method not in ("lp", "train"):
-        raise ValueError(f"method must be 'lp' or 'train', got {method!r}")
-    if x not in ("1/d", "log d"):
-        raise ValueError(f"x must be '1/d' or 'log d', got {x!r}")
-    nb = check_int("n_boot", n_boot, 100)
-    by_d: dict[int, dict[str, pd.DataFrame]] = {}
-    for label, table in tables.items():
-        t = check_table(table)
-        if t[GROUP_COLUMNS].drop_duplicates().shape[0] != 1:
-            raise ValueError(f"sweep {label!r} mixes groups; pass one group per label")
-        if t["method"].iloc[0] != method or bool((t["kappa"] < 1).any()):
-            continue
-        by_d.setdefault(int(t["d"].iloc[0]), {})[str(t["problem"].iloc[0])] = t
-    rows, draws = [], []
-    for i, d in enumerate(sorted(by_d)):
-        pair = by_d[d]
-        if set(pair) != {"op", "dp"}:
-            continue
-        boot = bootstrap_transitions(pd.concat([pair["op"], pair["dp"]], ignore_index=True),
-                                     n_boot=nb, seed=seed + i)  # fmt: skip
-        prob = list(boot.summary["problem"])
-        op, dp = boot.estimates[prob.index("op")], boot.estimates[prob.index("dp")]
-        if not (math.isfinite(op.value) and math.isfinite(dp.value)):
-            continue
-        a, b = np.asarray(op.draws), np.asarray(dp.draws)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            g = a / b - 1.0 if relative else a - b
-        value = op.value / dp.value - 1.0 if relative else op.value - dp.value
-        ge = from_draws(value, g, op.n, f"percentile bootstrap over {op.n} seeds")
-        err = float(ge.stderr)
-        z = value / err if err > 0 else math.nan
-        rows.append({"d": d, "OP": op.value, "DP": dp.value, "gap": value, "stderr": err,
-                     "95% low": ge.low, "95% high": ge.high, "gap / stderr": z,
-                     "n": op.n})  # fmt: skip
-        draws.append(g)
-    if len(rows) < 2:
-        raise ValueError(
-            f"need OP and DP sweeps of method {method!r} crossing 1/2 at >= 2 sizes, got "
-            f"{len(rows)}"
-        )
-    gaps = pd.DataFrame(rows)
-    d_arr = gaps["d"].to_numpy(float)
-    xs = 1.0 / d_arr if x == "1/d" else np.log(d_arr)
-    errs = gaps["stderr"].to_numpy(float)
-    if weighted and not np.all(errs > 1e-12):  # zero up to rounding
-        raise ValueError("a gap has no bootstrap spread (stderr 0): pass weighted=False")
-    w = 1.0 / errs**2 if weighted else np.ones_like(errs)
-    y = gaps["gap"].to_numpy(float)
-    a0, b0, m0 = (float(v[0]) for v in _wls(xs, y[None, :], w))
-    joint = np.stack(draws, axis=1)  # (n_boot, k); sizes resampled independently
-    joint = joint[np.all(np.isfinite(joint), axis=1)]
-    a_b, b_b, m_b = _wls(xs, joint, w)
-    n_seeds = int(gaps["n"].min())
-    unit = f"WLS over {len(rows)} sizes, percentile bootstrap over {n_seeds} seeds each"
-
-    def est(v: float, bs: np.ndarray) -> Estimate:
-        return from_draws(v, bs, len(rows), unit, n_total=nb)
-
-    return OpDpGaps(gaps, est(b0, b_b), est(a0, a_b), est(m0, m_b), x, bool(relative))
