@@ -178,6 +178,30 @@ UNREFERENCED: dict[str, dict[str, str]] = {
         "mminf_p": "the same p as mm2_p, which the prose quotes",
         "mminf_diff_linf": "the entrywise difference: the table shows it, the prose its p-value",
     },
+    "02_replica_capacity": {
+        "exact1_*_width": "interval widths at the smaller exact-LP size: the table shows them, "
+        "the prose compares the widths at the larger one",
+        "exact1_*_z": "distances from the prediction at the smaller exact-LP size: the table "
+        "shows them, the prose quotes the larger size's",
+        "n_pairs_above": "pairs with the OP above the DP: all of them (the hidden check asserts "
+        "it), so the prose says 'in all n_pairs pairs'",
+    },
+    "03_hebbian_vs_optimal": {
+        "ab_0_f*": "the cost curves at the load below capacity: the figure draws them, the prose "
+        "quotes them above capacity",
+        "ab_0_p1": "the Hebbian theory below capacity: the figure draws it, the prose quotes it "
+        "above capacity",
+        "ab_[12]_stored*": "instances with perfect recall above capacity: the table shows them, "
+        "the prose quotes the accuracies there",
+    },
+    "04_rank_constraints": {
+        "lvl_long": "the 5 % level of the KS distance per row: the causes table shows it, the "
+        "prose quotes the level where it compares",
+        "lvl_margin": "the 5 % level of the KS distance per row: the causes table shows it, the "
+        "prose quotes the level where it compares",
+        "marg_large": "the larger d's mean margin: the causes table shows it, the prose quotes "
+        "its spectrum",
+    },
     "05_context_gated_memory": {
         "sep_*": "accuracy and error of all four separation panels at λ = 0, 16 and σ_q = 0, 3: "
         "the figure shows them, the prose quotes five",
