@@ -6,13 +6,16 @@ assert that the real book is clean and that a deliberately broken copy is caught
 
 from __future__ import annotations
 
+import fnmatch
 import math
 import re
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import jupytext
 import nbformat
 import yaml
+from assocmem.pages import glue_key
 
 ROOT = Path(__file__).resolve().parents[1]
 GUARD = '"google.colab" in sys.modules'
@@ -175,11 +178,11 @@ def check_colab_cell(md: Path, url: str, version: str | None = None) -> list[str
 #: (chapter stem, glued key without _lo/_hi) -> why the page may show this interval as it is.
 INTERVAL_EXCEPTIONS: dict[tuple[str, str], str] = {
     **{
-        ("05_context_gated_memory", f"hy_down_{tag}"): (
+        ("05_context_gated_memory", glue_key("hy_down", lam)): (
             "every memory set stays in its winner state down to the grid's lower end: the value "
             "is a bound, and the page says the interval is empty"
         )
-        for tag in ("15", "2", "25")
+        for lam in (1.5, 2, 2.5)
     },
     **{
         ("03_hebbian_vs_optimal", key): (
@@ -241,3 +244,140 @@ def notebook_glue(nb) -> dict[str, object]:
             if name:
                 out[name] = {"data": dict(o.get("data", {}))}
     return out
+
+
+# ------------------------------------------------------------------ glue references of a page
+
+#: A glue role of the prose (myst-nb): ``{glue}`key```, ``{glue:text}`key:.3f``` ...
+GLUE_ROLE = re.compile(r"\{glue(?::(\w*))?\}`([^`\n]*)`")
+#: A glue directive: ``````{glue:figure} key`````` (the key on the fence line).
+GLUE_DIRECTIVE = re.compile(r"^\s*(?:`{3,}|:{3,})\{glue(?::(\w*))?\}[ \t]*(\S*)", re.M)
+#: myst-nb's glue roles and directives.
+GLUE_ROLE_KINDS = {None, "any", "text", "md"}
+GLUE_DIRECTIVE_KINDS = {None, "any", "figure", "math", "md"}
+GLUE_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: A reference to one part of an interval (a bound or n), counted by issue 38's grep.
+FRAGMENT = re.compile(r"\{glue(?::text)?\}`[^`:]*(?:_lo|_hi|_n)(?::[^`]*)?`")
+#: The keys :func:`assocmem.pages.glue_all` writes for one Estimate, by suffix of the label.
+ESTIMATE_SUFFIXES = ("", "_ci", "_n", "_lo", "_hi")
+
+
+def page_markdown(md: Path) -> str:
+    """The Markdown of a page that myst-nb renders: its markdown cells (or all of a plain page)."""
+    if not is_paired(md):
+        return md.read_text(encoding="utf-8")
+    nb = jupytext.read(md)
+    return "\n\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+
+
+def glue_references(markdown: str) -> list[tuple[str, str, str | None]]:
+    """Every glue reference of a page's Markdown as ``(kind, key, format spec or None)``."""
+    refs: list[tuple[str, str, str | None]] = []
+    for m in GLUE_ROLE.finditer(markdown):
+        key, _, spec = m.group(2).partition(":")
+        refs.append((f"role {m.group(1) or ''}", key, spec if ":" in m.group(2) else None))
+    for m in GLUE_DIRECTIVE.finditer(markdown):
+        refs.append((f"directive {m.group(1) or ''}", m.group(2), None))
+    return refs
+
+
+def _formats_a_number(spec: str) -> bool:
+    """Whether ``spec`` formats a float or an int (``".3f"``, ``"d"``)."""
+    for x in (1.5, 2):
+        try:
+            format(x, spec)
+            return True
+        except (ValueError, TypeError):
+            pass
+    return False
+
+
+def glue_reference_problems(markdown: str) -> list[str]:
+    """Malformed glue references of a page's Markdown (empty when all are well-formed).
+
+    Well-formed: every ``{glue`` opens a role or directive myst-nb knows, with a key that is an
+    identifier; a ``{glue:text}`` format spec formats a number; the rendered text of an estimate
+    (``<label>_ci``, a string) is quoted without a spec; a format spec only on ``{glue:text}``.
+    """
+    problems = []
+    roles = list(GLUE_ROLE.finditer(markdown))
+    directives = list(GLUE_DIRECTIVE.finditer(markdown))
+    starts = {m.start() for m in roles} | {m.start() + m.group(0).index("{") for m in directives}
+    for m in re.finditer(r"\{glue", markdown):
+        if m.start() not in starts:
+            line = markdown[m.start() : m.start() + 40].split("\n")[0]
+            problems.append(f"unparsable glue reference: {line!r}")
+    for m in roles:
+        kind, text = m.group(1), m.group(2)
+        key, colon, spec = text.partition(":")
+        if kind not in GLUE_ROLE_KINDS:
+            problems.append(f"{m.group(0)}: unknown glue role {{glue:{kind}}}")
+        if not GLUE_KEY.fullmatch(key):
+            problems.append(f"{m.group(0)}: key {key!r} is not an identifier")
+        if colon and kind != "text":
+            problems.append(f"{m.group(0)}: a format spec needs {{glue:text}}")
+        if colon and kind == "text":
+            if key.endswith("_ci"):
+                problems.append(f"{m.group(0)}: {key} is rendered text, quote it without a spec")
+            if not _formats_a_number(spec):
+                problems.append(f"{m.group(0)}: {spec!r} is not a format spec for a number")
+    for m in directives:
+        kind, key = m.group(1), m.group(2)
+        if kind not in GLUE_DIRECTIVE_KINDS:
+            problems.append(f"{m.group(0).strip()}: unknown glue directive {{glue:{kind}}}")
+        if not GLUE_KEY.fullmatch(key):
+            problems.append(f"{m.group(0).strip()}: key {key!r} is not an identifier")
+    return problems
+
+
+def estimate_families(glued: Iterable[str]) -> dict[str, set[str]]:
+    """Glued key -> the keys of its Estimate (``k``, ``k_ci``, ``k_n``, ``k_lo``, ``k_hi``).
+
+    An Estimate is recognised by its rendered text ``k_ci`` next to ``k``; keys of no Estimate
+    are left out.
+    """
+    keys = set(glued)
+    families: dict[str, set[str]] = {}
+    for ci in keys:
+        base = ci[:-3]
+        if ci.endswith("_ci") and base in keys:
+            family = {base + s for s in ESTIMATE_SUFFIXES} & keys
+            for member in family:
+                families[member] = family
+    return families
+
+
+def glue_usage_problems(
+    referenced: Iterable[str], glued: Iterable[str], unreferenced: Mapping[str, str] | None = None
+) -> list[str]:
+    """References without a glued key, and glued keys that the page never uses.
+
+    Parameters
+    ----------
+    referenced : iterable of str
+        Keys the page's Markdown references.
+    glued : iterable of str
+        Keys the page's execution glued.
+    unreferenced : mapping of str to str, optional
+        Glued keys (``fnmatch`` patterns) the page may leave unused -> why.
+
+    A glued key is used when it is referenced, or belongs to an Estimate (``k``, ``k_ci``,
+    ``k_n``, ``k_lo``, ``k_hi``) one of whose keys is referenced, or matches ``unreferenced``;
+    a pattern of ``unreferenced`` that matches no unused key is stale, and reported too.
+    """
+    refs, keys = set(referenced), set(glued)
+    allowed = dict(unreferenced or {})
+    problems = [f"{k}: referenced, but the page glues no such key" for k in sorted(refs - keys)]
+    families = estimate_families(keys)
+    unused = {k for k in keys - refs if not families.get(k, set()) & refs}
+    matched: set[str] = set()
+    for key in sorted(unused):
+        hits = [p for p in allowed if fnmatch.fnmatchcase(key, p)]
+        matched.update(hits)
+        if not hits:
+            problems.append(f"{key}: glued, but the page never references it")
+    problems += [
+        f"{p}: listed as glued and unreferenced, but no unused key matches it"
+        for p in sorted(set(allowed) - matched)
+    ]
+    return problems

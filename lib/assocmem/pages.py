@@ -11,7 +11,9 @@ verdicts or :class:`assocmem.stats.Estimate` objects. A sentence quotes an estim
 ``<label>_ci``, the text of :func:`assocmem.stats.render` ("0.812 [0.771, 0.847]"), or its value
 alone by ``<label>``; ``_n``, ``_lo`` and ``_hi`` are glued too, for a sentence that needs the
 units or a bound by itself (and for the checks of the executed book), never to reassemble an
-interval by hand.
+interval by hand; ``n=`` writes the units into the rendered text where the sentence quotes them.
+During the book's build a key glued twice with different values is an error (the page would show
+one of them by the order of its cells); :func:`glue_key` gives each parameter value its own key.
 
 :func:`table` is the one table style of the book: a DataFrame shown without its index, numbers
 at a fixed precision (or per-column formats), the same in the HTML (a pandas ``Styler``) and as
@@ -21,8 +23,9 @@ plain text (the PDF, a terminal), so no page shows ``<Styler at 0x…>``.
 from __future__ import annotations
 
 import os
+import reprlib
 import sys
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 import numpy as np
@@ -79,26 +82,66 @@ def glue(name: str, variable: Any, display: bool = True) -> None:
     ValueError
         If ``name`` is not a non-empty string.
 
+    ValueError
+        In the book's build (:data:`PAGE_BUILD_ENV` set), if ``name`` was already glued in this
+        kernel with a different value: the page would show one of the two, depending on the
+        order of the cells.
+
     Notes
     -----
     With myst-nb installed this is exactly ``myst_nb.glue(name, variable, display=display)``.
     Without it (Colab), the value is displayed when ``display`` is true and otherwise dropped:
-    the prose that would show it exists only in the built book.
+    the prose that would show it exists only in the built book. Outside the build a key may be
+    glued again with a new value (re-running a cell in Jupyter).
     """
     if not isinstance(name, str) or not name:
         raise ValueError(f"glue needs a non-empty string name, got {name!r}")
+    if os.environ.get(PAGE_BUILD_ENV):
+        if name in _GLUED and not _same_value(_GLUED[name], variable):
+            raise ValueError(
+                f"glue key {name!r} glued twice with different values in one page "
+                f"({reprlib.repr(_GLUED[name])}, then {reprlib.repr(variable)}): give each value "
+                "its own key"
+            )
+        _GLUED[name] = variable
     if _myst_glue is not None:
         _myst_glue(name, variable, display=display)
     elif display:
         _display(variable)
 
 
+#: Keys glued in this kernel during the book's build, with their values (:func:`glue`'s guard).
+_GLUED: dict[str, Any] = {}
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    """Whether two glued values are the same (NaN equals NaN; arrays and frames by content)."""
+    if a is b:
+        return True
+    if isinstance(a, (pd.DataFrame, pd.Series)) or isinstance(b, (pd.DataFrame, pd.Series)):
+        return type(a) is type(b) and bool(a.equals(b))
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        try:
+            return bool(np.array_equal(a, b, equal_nan=True))
+        except TypeError:  # not numeric: NaN cannot be compared
+            return bool(np.array_equal(a, b))
+    numbers = (int, float, np.integer, np.floating)
+    if isinstance(a, numbers) and isinstance(b, numbers):
+        return bool(a == b) or bool(np.isnan(a) and np.isnan(b))
+    try:
+        same = a == b
+    except Exception:  # an __eq__ that refuses the comparison
+        return False
+    return isinstance(same, (bool, np.bool_)) and bool(same)
+
+
 def glue_key(*parts: object) -> str:
     """Join a key from labels and parameter values, one key per value (no two values collide).
 
     A number is written with its sign and decimal point spelt out (``1.5`` -> ``1p5``,
-    ``15`` -> ``15``, ``-0.25`` -> ``m0p25``), so keys stay valid glue names and distinct values
-    give distinct keys; strings are kept as they are; parts are joined by ``_``.
+    ``15`` -> ``15``, ``-0.25`` -> ``m0p25``, ``1e-05`` -> ``1em05``), so keys stay valid glue
+    names and distinct values give distinct keys (equal ones, ``15`` and ``15.0``, one key);
+    strings are kept as they are; parts are joined by ``_``.
 
     Raises
     ------
@@ -119,10 +162,14 @@ def glue_key(*parts: object) -> str:
                 raise ValueError("glue_key parts must be non-empty strings or numbers, got ''")
             out.append(part)
         elif isinstance(part, (int, float, np.integer, np.floating)) and not isinstance(part, bool):
-            x = float(part)
-            if not np.isfinite(x):
-                raise ValueError(f"glue_key parts must be finite numbers, got {part!r}")
-            text = str(int(x)) if x == int(x) else repr(x)
+            if isinstance(part, (int, np.integer)):  # exactly, however large
+                text = str(int(part))
+            else:
+                x = float(part)
+                if not np.isfinite(x):
+                    raise ValueError(f"glue_key parts must be finite numbers, got {part!r}")
+                # the shortest text that reads back as x (repr); a whole number without point
+                text = str(int(x)) if x.is_integer() else repr(x)
             out.append(text.replace("-", "m").replace(".", "p"))
         else:
             raise TypeError(f"glue_key parts must be strings or numbers, got {part!r}")
@@ -130,7 +177,11 @@ def glue_key(*parts: object) -> str:
 
 
 def glue_all(
-    values: Mapping[str, Any], prefix: str = "", *, spec: str | Mapping[str, str] = ".3f"
+    values: Mapping[str, Any],
+    prefix: str = "",
+    *,
+    spec: str | Mapping[str, str] = ".3f",
+    n: bool | Collection[str] = False,
 ) -> None:
     """Glue every entry of ``values`` for the prose, not displayed (one call per summary).
 
@@ -147,6 +198,9 @@ def glue_all(
     spec : str or mapping of str -> str
         Format spec of the rendered estimates (``"+.3f"`` for differences), or label -> spec
         (labels not in it: ``".3f"``).
+    n : bool or collection of str
+        Write the units into the rendered text, ``"0.812 [0.771, 0.847] (n = 400)"``: for every
+        estimate (True) or for the labels given (for a sentence that quotes n with the interval).
 
     Raises
     ------
@@ -154,12 +208,13 @@ def glue_all(
         If ``values`` is not a mapping, a label is not a string, or a value is not a number,
         string, Verdict or Estimate.
     ValueError
-        If a key would be empty, or ``spec`` names a label ``values`` lacks.
+        If a key would be empty, or ``spec`` or ``n`` names a label ``values`` lacks.
 
     Examples
     --------
     >>> from assocmem.stats import rate
     >>> glue_all({"acc": rate(8, 10), "k": 8})  # acc_ci: "0.800 [0.490, 0.943]"; acc, acc_n, k
+    >>> glue_all({"acc": rate(8, 10)}, n={"acc"})  # acc_ci: "0.800 [0.490, 0.943] (n = 10)"
     """
     if not isinstance(values, Mapping):
         raise TypeError(f"values must be a mapping label -> value, got {type(values).__name__}")
@@ -174,11 +229,21 @@ def glue_all(
         specs = {label: spec for label in values}
     else:
         raise TypeError(f"spec must be a format spec or a mapping, got {type(spec).__name__}")
+    if isinstance(n, bool):
+        with_n = set(values) if n else set()
+    elif isinstance(n, Collection) and not isinstance(n, str):
+        with_n = set(n)
+        unknown = sorted(with_n - set(values), key=str)
+        if unknown:
+            raise ValueError(f"n names labels that values lacks: {unknown}")
+    else:
+        raise TypeError(f"n must be a bool or a collection of labels, got {n!r}")
     for label, v in values.items():
         if not isinstance(label, str):
             raise TypeError(f"labels must be strings, got {label!r}")
         if isinstance(v, Estimate):
-            glue(prefix + label + "_ci", render(v, specs.get(label, ".3f")), display=False)
+            text = render(v, specs.get(label, ".3f"), n=label in with_n)
+            glue(prefix + label + "_ci", text, display=False)
             for suffix, x in v.glue_values().items():
                 glue(prefix + label + suffix, x, display=False)
         elif isinstance(v, Verdict):

@@ -51,7 +51,7 @@ def test_grid_index_finds_a_value_by_label_not_position() -> None:
 
 def test_grid_label_drops_the_point() -> None:
     assert [grid_label(v) for v in (0.5, 1.0, 2.5, 16.0, 0.95, 1.075, -1.5)] == [
-        "05", "1", "25", "16", "095", "1075", "m15"]  # fmt: skip
+        "0p5", "1", "2p5", "16", "0p95", "1p075", "m1p5"]  # fmt: skip
 
 
 # --------------------------------------------------------------------------- separation
@@ -155,8 +155,8 @@ def test_winner_summary_quotes_the_page_numbers() -> None:
     assert s["ratio_max"] == pytest.approx(0.25)
     assert s["n_fin"] == 11 and s["match"] == pytest.approx(10 / 11)
     assert s["below"] == 0 and s["n_below"] == 4
-    assert s["meas_11"].value == pytest.approx(16.0)  # median of 10, 12, 20, 40
-    assert s["pred_11"] == pytest.approx(16.16) and s["eq47_11"] == pytest.approx(7.0)
+    assert s["meas_1p1"].value == pytest.approx(16.0)  # median of 10, 12, 20, 40
+    assert s["pred_1p1"] == pytest.approx(16.16) and s["eq47_1p1"] == pytest.approx(7.0)
     assert s["cross_15"].value == pytest.approx(1.1)
     with pytest.raises(ValueError, match="alpha"):
         _winner().summary(alphas=(1.2,))
@@ -206,8 +206,8 @@ def test_gate_crossing_is_the_bootstrap_crossing_over_memory_sets() -> None:
     peak = np.array([[0.02, 0.02, 0.02, 0.02], [0.0, 0.0, 0.5, 0.5], [0.5, 1.0, 0.5, 1.0]])
     g = GateTransitionResult(a, peak, np.ones(4), np.zeros((3, 5)))
     s = g.summary(levels=(0.5, 0.95), n_boot=200, seed=2)
-    assert set(s) == {"05", "095"}
-    e = s["05"]  # mean 0.02, 0.25, 0.75: crosses 1/2 half-way between α = 1 and 2
+    assert set(s) == {"0p5", "0p95"}
+    e = s["0p5"]  # mean 0.02, 0.25, 0.75: crosses 1/2 half-way between α = 1 and 2
     assert e.value == pytest.approx(1.5) and e.n == 4 and "memory sets" in e.method
     rng = np.random.default_rng(2)
     idx = rng.integers(0, 4, size=(200, 4))
@@ -215,4 +215,4 @@ def test_gate_crossing_is_the_bootstrap_crossing_over_memory_sets() -> None:
     boots[boots == a[0]] = np.nan  # start="nan": a curve already past 1/2 at α = 0 (none here)
     lo, hi = np.quantile(boots[np.isfinite(boots)], [0.025, 0.975])
     assert (e.low, e.high) == (pytest.approx(lo), pytest.approx(hi))
-    assert math.isnan(s["095"].value)  # the mean never reaches 0.95
+    assert math.isnan(s["0p95"].value)  # the mean never reaches 0.95

@@ -25,6 +25,15 @@ def test_glue_all_expands_an_estimate_into_one_rendered_key_and_its_parts(monkey
     pages.glue_all({"d": diff, "v": verdict(diff), "a": rate(8, 10)}, spec={"d": "+.2f"})
     assert got["d_ci"] == "+0.12 [+0.00, +0.28]" and got["a_ci"] == "0.800 [0.490, 0.943]"
     assert got["v"] == "not resolved" and type(got["v"]) is str
+    got.clear()
+    pages.glue_all({"a": rate(8, 10), "b": rate(3, 4), "k": 2}, n={"a"}, spec={"a": ".2f"})
+    assert got["a_ci"] == "0.80 [0.49, 0.94] (n = 10)" and got["b_ci"].endswith("]")
+    pages.glue_all({"b": rate(3, 4)}, n=True)
+    assert got["b_ci"].endswith("(n = 4)")
+    with pytest.raises(ValueError, match="n names labels that values lacks: \\['z'\\]"):
+        pages.glue_all({"d": diff}, n={"z"})
+    with pytest.raises(TypeError, match="n must be a bool or a collection of labels"):
+        pages.glue_all({"d": diff}, n="d")
     with pytest.raises(ValueError, match="spec names labels that values lacks: \\['z'\\]"):
         pages.glue_all({"d": diff}, spec={"z": ".1f"})
     with pytest.raises(TypeError, match="spec must be a format spec or a mapping"):

@@ -25,6 +25,7 @@ from assocmem._validate import (
 )
 from assocmem.context_gated.theory import alpha_crit, first_order_scores, gate_matrix
 from assocmem.device import get_device, make_generator
+from assocmem.pages import glue_key
 from assocmem.stats import Estimate, rate, wilson_interval
 
 __all__ = [
@@ -81,24 +82,25 @@ def grid_index(grid: ArrayLike, value: float, name: str) -> int:
 
 
 def grid_label(value: float) -> str:
-    """Label of a grid value in a summary's keys: ``f"{value:g}"`` without its point.
+    """Label of a grid value in a summary's keys: :func:`assocmem.pages.glue_key` of it.
 
     Parameters
     ----------
     value : float
-        A grid value (λ, σ_q, α, a level); a minus sign is written ``m``.
+        A grid value (λ, σ_q, α, a level); the point is written ``p``, a minus sign ``m``, so
+        no two values share a label (1.5 -> ``"1p5"``, 15 -> ``"15"``).
 
     Returns
     -------
     str
-        E.g. 0.5 -> ``"05"``, 16.0 -> ``"16"``, 1.1 -> ``"11"``, 0.95 -> ``"095"``.
+        E.g. 0.5 -> ``"0p5"``, 16.0 -> ``"16"``, 1.1 -> ``"1p1"``, 0.95 -> ``"0p95"``.
 
     Examples
     --------
     >>> grid_label(0.5), grid_label(16.0), grid_label(2)
-    ('05', '16', '2')
+    ('0p5', '16', '2')
     """
-    return f"{check_real('value', value):g}".replace(".", "").replace("-", "m")
+    return glue_key(check_real("value", value))
 
 
 def sample_memories(
@@ -498,8 +500,8 @@ class SeparationResult:
         -------
         dict of str to Estimate
             ``"acc_l{λ}_s{σ}"`` (:meth:`accuracy_at`) and ``"err_l{λ}_s{σ}"`` (the error rate
-            1 − accuracy, its Wilson interval), with λ and σ written ``f"{x:g}"`` without the
-            point (λ = 16, σ_q = 3: ``"acc_l16_s3"``; σ_q = 0.5: ``"s05"``).
+            1 − accuracy, its Wilson interval), with λ and σ written by :func:`grid_label`
+            (λ = 16, σ_q = 3: ``"acc_l16_s3"``; σ_q = 0.5: ``"s0p5"``).
 
         Raises
         ------

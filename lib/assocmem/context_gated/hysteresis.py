@@ -327,7 +327,7 @@ class HysteresisResult:
         Returns
         -------
         dict of str to Estimate, float or int
-            Per λ (written ``f"{λ:g}"`` without the point: 0.5 -> ``"05"``, 2 -> ``"2"``):
+            Per λ (written by :func:`grid_label`: 0.5 -> ``"0p5"``, 1.5 -> ``"1p5"``, 2 -> ``"2"``):
             ``"up_{λ}"``, ``"down_{λ}"`` (:meth:`jump_intervals`), ``"pred_{λ}"``
             (:attr:`predicted`), ``"rad_{λ}"``, ``"gain_{λ}"`` (:meth:`before_jump`); where the
             sweep carries energies, ``"maxwell_sets_{λ}"`` (sets with a Maxwell point inside the

@@ -521,8 +521,8 @@ class OneStepSummary:
         -------
         dict of str to Estimate, float or int
             ``"n"``, ``"above"``, ``"slope"``, ``"n_tail"``, ``"frac_strict"`` (the attributes)
-            and, per λ, ``"gap_full_l{λ}"`` and ``"gap_paper_l{λ}"`` (λ written ``f"{λ:g}"``
-            without the point: λ = 4 gives ``"gap_full_l4"``).
+            and, per λ, ``"gap_full_l{λ}"`` and ``"gap_paper_l{λ}"`` (λ written by
+            :func:`grid_label`: λ = 4 gives ``"gap_full_l4"``).
 
         Raises
         ------

@@ -178,7 +178,7 @@ class GateTransitionResult:
         Returns
         -------
         dict of str to Estimate
-            Level (written ``f"{level:g}"`` without the point: 0.5 -> ``"05"``, 0.95 -> ``"095"``)
+            Level (written by :func:`grid_label`: 0.5 -> ``"0p5"``, 0.95 -> ``"0p95"``)
             -> :meth:`crossing`.
         """
         return {grid_label(lv): self.crossing(lv, n_boot=n_boot, seed=seed) for lv in levels}

@@ -269,9 +269,9 @@ class WinnerTimeResult:
             ``"ratio_max"``: largest |t_measured/t_predicted − 1| there; ``"match"``: fraction of
             finished runs whose winner is the largest entry of P_min u; ``"n_fin"``: finished
             (set, α) runs; ``"below"``, ``"n_below"``: finished and all runs at α < 1. Per α
-            (written ``f"{α:g}"`` without the point, 1.1 -> ``"11"``): ``"meas_{α}"`` (median t*,
+            (written by :func:`grid_label`, 1.1 -> ``"1p1"``): ``"meas_{α}"`` (median t*,
             :meth:`median_times`), ``"pred_{α}"`` and ``"eq47_{α}"`` (medians of the two
-            predictions). Per horizon (``int(t_h)``): ``"cross_{t_h}"``, an Estimate.
+            predictions). Per horizon (:func:`grid_label`): ``"cross_{t_h}"``, an Estimate.
 
         Raises
         ------
@@ -296,7 +296,7 @@ class WinnerTimeResult:
             out[f"pred_{tag}"] = float(np.median(self.t_predicted[i]))
             out[f"eq47_{tag}"] = float(np.median(self.t_eq47[i]))
         for th in horizons:
-            out[f"cross_{int(th)}"] = winner_fraction_crossing(self, th, seed=seed)
+            out[f"cross_{grid_label(th)}"] = winner_fraction_crossing(self, th, seed=seed)
         return out
 
 
