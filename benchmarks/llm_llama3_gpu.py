@@ -4,8 +4,9 @@ Builds a randomly initialised ``LlamaForCausalLM`` with Llama-3-8B's exact confi
 layers, d = 4096, GQA 32/8 heads, FFN 14336, vocabulary 128,256, rope theta 500000, untied) in
 bfloat16 on the GPU, with the real Llama-3 tokenizer, injects it into
 ``load_model(PAPER_MODEL, loader=...)`` and runs the chapter's experiments with its protocol's
-Llama-3-8B sizes (``assocmem.llm.protocol.Chapter6Protocol``, as ``python -m assocmem.llm``). The accuracies are meaningless (random
-weights); the times are those of the real model's forward passes and decoding.
+Llama-3-8B sizes (``assocmem.llm.protocol.Chapter6Protocol``, as ``python -m assocmem.llm``).
+The accuracies are meaningless (random weights); the times are those of the real model's forward
+passes and decoding.
 
 Usage::
 
