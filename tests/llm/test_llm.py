@@ -219,8 +219,8 @@ def _page_protocol() -> tuple[Chapter6Protocol, list[str]]:
     """Run chapter 6's parameters cell as the page does; return its PROTOCOL and MODELS."""
     nb = jupytext.read(Path(__file__).resolve().parents[2] / "book" / "06_transformers.md")
     (cell,) = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
-    scope: dict[str, object] = {}
-    exec(cell.source, scope)  # imports and assignments only
+    scope: dict[str, object] = {"Chapter6Protocol": Chapter6Protocol}  # the setup cell's import
+    exec(cell.source, scope)  # assignments only
     proto, models = scope["PROTOCOL"], scope["MODELS"]
     assert isinstance(proto, Chapter6Protocol) and isinstance(models, list)
     return proto, models

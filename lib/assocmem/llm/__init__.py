@@ -2,8 +2,8 @@
 
 Import from the modules (the package re-exports nothing). They import downward only:
 
-- :mod:`.protocol` -- chapter 6's protocol, one frozen object: tasks, shots, sizes, thresholds.
 - :mod:`.registry` -- the models, each described once: components, BOS rule, source.
+- :mod:`.protocol` -- chapter 6's protocol, one frozen object: tasks, shots, sizes, thresholds.
 - :mod:`.loaders` -- weights and tokenizer from a registry source (GGUF in a package, the hub).
 - :mod:`.models` -- the wrapper the probes read (:class:`~.models.LanguageModel`), ``load_model``.
 - :mod:`.examples` -- small example sets written for this project (no data, no hub).

@@ -170,6 +170,19 @@ class ClassificationClaims:
         """:func:`share_verdict` of this task's differences."""
         return share_verdict(self.gain_zero, self.add_zero, self.add_icl)
 
+    @property
+    def shown_share(self) -> Estimate | None:
+        """The share's estimate where its own interval says what its verdicts say, else None.
+
+        Its verdicts come from the differences (:attr:`share`); the share's own interval, a
+        ratio on the same resamples, agrees with them wherever every resample has a positive
+        gain, and can differ at the margin otherwise: it is shown only where it agrees.
+        """
+        pair, rec = self.share, self.recovered
+        if pair is None or rec is None:
+            return None
+        return rec if (verdict(rec, 0), verdict(rec, 1)) == pair else None
+
     def rows(self) -> list[ClaimRow]:
         """Return the verdict table's rows: every claim, its estimate and its verdict in words.
 
@@ -183,16 +196,12 @@ class ClassificationClaims:
                 for name, label in _LABELS.items()}  # fmt: skip
         mass = ClaimRow("label mass with ICL", self.mass_icl, ".3f",
                         against(self.collapse, self.collapse_mass))  # fmt: skip
-        pair, rec = self.share, self.recovered
+        pair = self.share
         if pair is None:
             share = [ClaimRow("share of ICL's gain", None, ".2f", NOT_TESTABLE)]
-        else:
-            # the share's own interval is shown only where it says what the differences say
-            # (it can differ at the margin: a resample whose gain is not positive flips the
-            # ratio's side); the row's words are the differences' in either case
-            own = None if rec is None else (verdict(rec, 0), verdict(rec, 1))
-            shown = rec if own == pair else None
-            share = [ClaimRow("share of ICL's gain", shown, ".2f", against(pair[0], 0)),
+        else:  # the words are the differences'; the interval only where it agrees with them
+            share = [ClaimRow("share of ICL's gain", self.shown_share, ".2f",
+                              against(pair[0], 0)),
                      ClaimRow("", None, ".2f", against(pair[1], 1))]  # fmt: skip
         return [diff["mass_gain"], mass, *(diff[n] for n in self.DIFFERENCES[1:]), *share]
 
@@ -204,16 +213,16 @@ class ClassificationClaims:
         dict
             Each difference (Estimate) and ``v_<name>`` (its Verdict); ``mass_icl``,
             ``v_collapse`` (the ICL mass against ``collapse_mass``), ``collapse_mass``;
-            ``recovered`` (Estimate, only where testable) and ``v_recovered``
-            (:func:`share_words`).
+            ``recovered`` (:attr:`shown_share`, only where testable and shown) and
+            ``v_recovered`` (:func:`share_words`).
         """
         out: dict[str, Estimate | Verdict | str | float] = dict(self.differences())
         out.update({f"v_{name}": v for name, v in self.verdicts().items()})
         out.update({"mass_icl": self.mass_icl, "v_collapse": self.collapse,
                     "collapse_mass": self.collapse_mass,
                     "v_recovered": share_words(self.share)})  # fmt: skip
-        if self.recovered is not None:
-            out["recovered"] = self.recovered
+        if self.shown_share is not None:
+            out["recovered"] = self.shown_share
         return out
 
 

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import check_int, check_real
+from .registry import MODELS, OFFLINE_BASE, PAPER_MODEL, STANDIN
 
 __all__ = ["Chapter6Protocol", "default_layers"]
 
@@ -64,10 +65,12 @@ def default_layers(n_layers: int, count: int = 4, start: float = 5 / 8) -> list[
 
 
 _SIZES = {  # (n_ctx, n_sel, n_test) per task, by model
-    "gemma3-270m": {"sst2": (48, 100, 400), "ag_news": (48, 100, 320), "trec": (36, 48, 368)},
-    "llama-3-8b": {"sst2": (128, 200, 400), "ag_news": (128, 400, 1000), "trec": (36, 48, 368)},
-    "smollm2-135m": {"sst2": (48, 100, 320), "ag_news": (48, 100, 320), "trec": (36, 48, 320)},
+    OFFLINE_BASE: {"sst2": (48, 100, 400), "ag_news": (48, 100, 320), "trec": (36, 48, 368)},
+    PAPER_MODEL: {"sst2": (128, 200, 400), "ag_news": (128, 400, 1000), "trec": (36, 48, 368)},
+    STANDIN: {"sst2": (48, 100, 320), "ag_news": (48, 100, 320), "trec": (36, 48, 320)},
 }
+#: Most query tokens per forward pass, by model: a budget on the CPU models, none on the GPU's.
+_MAX_TOKENS = {STANDIN: 512, OFFLINE_BASE: 512, PAPER_MODEL: None}
 
 
 @dataclass(frozen=True)
@@ -146,11 +149,7 @@ class Chapter6Protocol:
     lama_layer_step: int = 3
     lama_n: int | None = None
     batch_size: int = 64
-    max_tokens: Mapping[str, int | None] = field(
-        default_factory=lambda: _frozen(
-            {"smollm2-135m": 512, "gemma3-270m": 512, "llama-3-8b": None}
-        )
-    )
+    max_tokens: Mapping[str, int | None] = field(default_factory=lambda: _frozen(_MAX_TOKENS))
     seed: int = 0
     late: float = 0.25
     collapse_mass: float = 0.5
@@ -178,6 +177,9 @@ class Chapter6Protocol:
         missing = [t for t in self.tasks if t not in self.shots]
         if missing:
             raise ValueError(f"shots must give k for every task, missing {missing}")
+        unknown = sorted((set(self.sizes) | set(self.max_tokens)) - set(MODELS))
+        if unknown:
+            raise ValueError(f"sizes and max_tokens must name registry models, got {unknown}")
         for model, sizes in self.sizes.items():
             if set(self.tasks) - set(sizes):
                 raise ValueError(f"sizes[{model!r}] must cover the tasks {self.tasks}")
@@ -233,6 +235,19 @@ class Chapter6Protocol:
             return {k: plain(v) for k, v in x.items()} if isinstance(x, Mapping) else x
 
         return {f.name: plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
+
+    def __str__(self) -> str:
+        """One line per field (a mapping: one line per key), for the page."""
+        lines = []
+        for name, value in self.as_dict().items():
+            if name == "sizes":  # n_ctx/n_sel/n_test per task, one model a line
+                lines.append(f"{name:15s} n_ctx/n_sel/n_test per task and model")
+                lines += [f"  {m:13s} " + ", ".join(f"{t} {'/'.join(map(str, s))}"
+                                                    for t, s in v.items())
+                          for m, v in value.items()]  # fmt: skip
+            else:
+                lines.append(f"{name:15s} {value}")
+        return "\n".join(lines)
 
     def __eq__(self, other: object) -> bool:
         """Equal when every field is (the mappings compared as dicts)."""

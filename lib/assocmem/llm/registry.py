@@ -35,6 +35,7 @@ __all__ = [
     "PAPER_MODEL",
     "STANDIN",
     "OFFLINE_MODELS",
+    "OFFLINE_BASE",
     "architecture_of",
     "model_spec",
 ]
@@ -262,7 +263,9 @@ PAPER_MODEL = "llama-3-8b"
 STANDIN = "smollm2-135m"
 #: The offline models chapter 6 runs by default: the stand-in (Llama's architecture and code
 #: path) and a base model on which in-context learning helps (issue 26).
-OFFLINE_MODELS = ("smollm2-135m", "gemma3-270m")
+OFFLINE_MODELS = (STANDIN, "gemma3-270m")
+#: The offline base model of chapter 6, on which in-context learning helps.
+OFFLINE_BASE = OFFLINE_MODELS[1]
 
 
 def model_spec(name: str) -> ModelSpec:
