@@ -13,8 +13,8 @@ first build), and prints
   attention over the context left out) and its fraction of the machine's float32 matmul rate
   (square 2048 GEMM, best of 3).
 
-The script uses only functions that exist since 0.9.1, so the same file measures an older checkout
-(``PYTHONPATH=<old>/lib python benchmarks/llm_chapter6.py``) for a before/after in one session.
+The script reads chapter 6's protocol (``assocmem.llm.protocol``, since 0.9.2); an older checkout
+needs the script of its own release for a before/after.
 
 Usage::
 
@@ -34,19 +34,16 @@ import os
 import tempfile
 import time
 
-import numpy as np
 import torch
 from assocmem.llm import experiments, states
 from assocmem.llm.data import load_task
-from assocmem.llm.experiments import default_layers, run_classification, run_lama
+from assocmem.llm.experiments import run_classification, run_lama
 from assocmem.llm.models import load_model
 from assocmem.llm.prompts import make_split
+from assocmem.llm.protocol import Chapter6Protocol
 from assocmem.llm.registry import OFFLINE_MODELS, model_spec
 
-# chapter 6's parameters cell (book/06_transformers.md); sizes and batching: the registry's
-K = {"sst2": 4, "ag_news": 4, "trec": 6}
-N_SETS, N_CHAT = 8, 160
-LAMBDAS = np.logspace(-2, 1, 13)
+P = Chapter6Protocol()  # chapter 6's (book/06_transformers.md's parameters cell)
 PHASES = {  # label: the function timed, wherever a module of the experiments calls it by name
     "forward passes": "_extract",
     "weights digest": "weights_digest",
@@ -71,7 +68,7 @@ def matmul_rate(n: int = 2048) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--models", nargs="+", default=list(OFFLINE_MODELS))
-    ap.add_argument("--tasks", nargs="+", default=["sst2", "ag_news", "trec"])
+    ap.add_argument("--tasks", nargs="+", default=list(P.tasks))
     ap.add_argument("--no-lama", action="store_true")
     args = ap.parse_args()
     os.environ["ASSOCMEM_CACHE_DIR"] = tempfile.mkdtemp(prefix="assocmem-bench-")  # cold
@@ -108,22 +105,23 @@ def main() -> None:
         blocks = sum(p.numel() for p in lm.blocks.parameters())
         t0 = time.perf_counter()
         for name, task in tasks.items():
-            n_ctx, n_sel, n_test = spec.sizes[name]
+            n_ctx, n_sel, n_test = P.split_sizes(model, name)
             split = make_split(task, n_ctx=n_ctx, n_sel=n_sel, n_test=n_test,
-                               n_pool=N_SETS * K[name],
-                               pool_per_class=N_SETS * K[name] // len(task.label_words),
-                               seed=0, stratify=name == "ag_news")  # fmt: skip
+                               n_pool=P.pool(name),
+                               pool_per_class=P.pool(name) // len(task.label_words),
+                               seed=P.seed, stratify=name == "ag_news")  # fmt: skip
             run_classification(
-                lm, task, split, ks=(K[name],), n_prefixes=N_SETS, lambdas=LAMBDAS,
-                layers=default_layers(lm.n_layers, start=5 / 8), seed=0,
-                chat=spec.instruct, n_chat=N_CHAT, batch_size=spec.batch_size,
-                max_tokens=spec.max_tokens, progress=False,
+                lm, task, split, ks=(P.shots[name],), n_prefixes=P.n_sets, lambdas=P.lambdas,
+                layers=P.layers(lm.n_layers), seed=P.seed,
+                chat=spec.instruct, n_chat=P.n_chat, batch_size=P.batch_size,
+                max_tokens=P.tokens(model), progress=False,
             )  # fmt: skip
         if not args.no_lama:
             run_lama(
-                lm, load_task("lama_p36", verbose=False), k=4, lambdas=[1.0, 1.5, 2.0],
-                layers=list(range(0, lm.n_layers + 1, 3)), n_prefixes=N_SETS, seed=0,
-                batch_size=spec.batch_size, max_tokens=spec.max_tokens, progress=False,
+                lm, load_task("lama_p36", verbose=False), k=P.lama_k, lambdas=P.lama_lambdas,
+                layers=P.lama_layers(lm.n_layers), n_prefixes=P.n_sets, seed=P.seed,
+                n_queries=P.lama_n, batch_size=P.batch_size, max_tokens=P.tokens(model),
+                progress=False,
             )  # fmt: skip
         total = time.perf_counter() - t0
         handle.remove()

@@ -3,9 +3,10 @@
 Builds a randomly initialised ``LlamaForCausalLM`` with Llama-3-8B's exact configuration (32
 layers, d = 4096, GQA 32/8 heads, FFN 14336, vocabulary 128,256, rope theta 500000, untied) in
 bfloat16 on the GPU, with the real Llama-3 tokenizer, injects it into
-``load_model(PAPER_MODEL, loader=...)`` and runs the chapter's experiments with the registry's
-Llama-3-8B sizes (those of ``python -m assocmem.llm``). The accuracies are meaningless (random
-weights); the times are those of the real model's forward passes and decoding.
+``load_model(PAPER_MODEL, loader=...)`` and runs the chapter's experiments with its protocol's
+Llama-3-8B sizes (``assocmem.llm.protocol.Chapter6Protocol``, as ``python -m assocmem.llm``).
+The accuracies are meaningless (random weights); the times are those of the real model's forward
+passes and decoding.
 
 Usage::
 
@@ -20,20 +21,22 @@ import argparse
 import json
 import time
 
-import numpy as np
 import torch
 from assocmem.llm.data import load_task
 from assocmem.llm.experiments import run_classification, run_lama
 from assocmem.llm.models import load_model
 from assocmem.llm.prompts import make_split
-from assocmem.llm.registry import MODELS, PAPER_MODEL
+from assocmem.llm.protocol import Chapter6Protocol
+from assocmem.llm.registry import PAPER_MODEL
+
+P = Chapter6Protocol()  # chapter 6's
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--tokenizer", required=True)
     ap.add_argument("--json", default=None)
-    ap.add_argument("--batch-size", type=int, default=32)
+    ap.add_argument("--batch-size", type=int, default=P.batch_size)
     args = ap.parse_args()
     from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
 
@@ -50,22 +53,25 @@ def main() -> None:
     tok = AutoTokenizer.from_pretrained(args.tokenizer)
     lm = load_model(PAPER_MODEL, loader=lambda *_: (model, tok, "random-llama3-8b-shape"))
     times: dict[str, float] = {"build": time.perf_counter() - t0}
-    lambdas = np.logspace(-2, 1, 13)
-    for name, (n_ctx, n_sel, n_test) in MODELS[PAPER_MODEL].sizes.items():
+    for name in P.tasks:
+        n_ctx, n_sel, n_test = P.split_sizes(PAPER_MODEL, name)
         t = time.perf_counter()
         task = load_task(name)
-        k = {"sst2": 4, "ag_news": 4, "trec": 6}[name]  # chapter 6's K and N_SETS = 8
-        split = make_split(task, n_ctx=n_ctx, n_sel=n_sel, n_test=n_test, n_pool=8 * k,
-                           pool_per_class=8 * k // len(task.label_words), seed=0,
+        k = P.shots[name]
+        split = make_split(task, n_ctx=n_ctx, n_sel=n_sel, n_test=n_test, n_pool=P.pool(name),
+                           pool_per_class=P.pool(name) // len(task.label_words), seed=P.seed,
                            stratify=name == "ag_news")  # fmt: skip
-        run_classification(lm, task, split, ks=(k,), n_prefixes=8, lambdas=lambdas,
-                           cache=False, batch_size=args.batch_size)  # fmt: skip
+        run_classification(lm, task, split, ks=(k,), n_prefixes=P.n_sets, lambdas=P.lambdas,
+                           layers=P.layers(lm.n_layers), n_chat=P.n_chat, seed=P.seed,
+                           cache=False, batch_size=args.batch_size,
+                           max_tokens=P.tokens(PAPER_MODEL))  # fmt: skip
         torch.cuda.synchronize()
         times[name] = time.perf_counter() - t
         print(f"{name}: {times[name]:.1f} s", flush=True)
     t = time.perf_counter()
-    run_lama(lm, load_task("lama_p36"), k=4, lambdas=[1.0, 1.5, 2.0], n_prefixes=8,
-             cache=False, batch_size=args.batch_size)  # fmt: skip
+    run_lama(lm, load_task("lama_p36"), k=P.lama_k, lambdas=P.lama_lambdas,
+             n_prefixes=P.n_sets, seed=P.seed, cache=False, batch_size=args.batch_size,
+             max_tokens=P.tokens(PAPER_MODEL))  # fmt: skip
     torch.cuda.synchronize()
     times["lama_p36"] = time.perf_counter() - t
     times["total"] = sum(times.values())

@@ -72,10 +72,8 @@ OVERRIDES: dict[str, dict[str, str]] = {
         "seeds_mm_lp": "range(100, 104)",
     },
     "06_transformers": {
-        "SIZES": "{m: {t: (16, 16, 24) for t in TASKS} for m in MODELS}",
-        "N_SETS": "2",
-        "LAMA_LAYER_STEP": "15",
-        "LAMA_N": "24",
+        "PROTOCOL": "PROTOCOL.replace(sizes={m: {t: (16, 16, 24) for t in PROTOCOL.tasks} "
+        "for m in PROTOCOL.sizes}, n_sets=2, lama_layer_step=15, lama_n=24)",
     },
 }
 

@@ -7,23 +7,32 @@ Llama) and ``standin`` (the real stand-in, loaded once per session) are in conft
 
 from __future__ import annotations
 
-import ast
 import collections
 import dataclasses
 import os
 import re
 from pathlib import Path
 
+import jupytext
 import numpy as np
 import pytest
 import torch
+from assocmem.llm.__main__ import build_parser, protocol_from_args
 from assocmem.llm.data import EXAMPLES_LABEL, TASKS, Task, load_task
-from assocmem.llm.experiments import default_layers, run_classification, run_lama
+from assocmem.llm.experiments import run_classification, run_lama
 from assocmem.llm.loaders import standin_gguf_path
-from assocmem.llm.models import LanguageModel, hub_reachable, load_model, resolve_model, wrap_model
+from assocmem.llm.models import (
+    LanguageModel,
+    ModelUnavailableError,
+    hub_reachable,
+    load_model,
+    resolve_model,
+    wrap_model,
+)
 from assocmem.llm.plots import plot_accuracies, plot_additive, plot_lama, plot_probe, results_table
 from assocmem.llm.probes import context_vector, decode, effective_number, final_norm
 from assocmem.llm.prompts import demo_prefixes, encode, make_split
+from assocmem.llm.protocol import Chapter6Protocol, default_layers
 from assocmem.llm.registry import (
     ARCHITECTURES,
     MODELS,
@@ -190,10 +199,11 @@ def test_example_sets_run_the_chapter_sizes_without_a_query_among_demonstrations
     so at k = 4 a context query was a demonstration in every prefix (ValueError in ``assign``).
     """
     task = load_task(name, source="examples")
-    k, n_sets = {"sst2": 4, "ag_news": 4, "trec": 6}[name], 8  # the page's K and N_SETS
+    proto = Chapter6Protocol()  # the page's
+    k, n_sets = proto.shots[name], proto.n_sets
     per_class = n_sets * k // len(task.label_words)
-    for spec in (MODELS[m] for m in OFFLINE_MODELS):
-        n_ctx, n_sel, n_test = spec.sizes[name]
+    for model in OFFLINE_MODELS:
+        n_ctx, n_sel, n_test = proto.split_sizes(model, name)
         sp = make_split(task, n_ctx=n_ctx, n_sel=n_sel, n_test=n_test, n_pool=n_sets * k,
                         pool_per_class=per_class, seed=0, stratify=name == "ag_news",
                         verbose=False)  # fmt: skip
@@ -205,21 +215,50 @@ def test_example_sets_run_the_chapter_sizes_without_a_query_among_demonstrations
         assert len(sp.test) >= 2 * n_sets  # every set is shown to at least two test queries
 
 
-def test_chapter_6_sizes_are_the_registry_table() -> None:
-    """The page's parameters cell and the registry (read by the CLI) agree: sizes, batch budget."""
-    text = (Path(__file__).resolve().parents[2] / "book" / "06_transformers.md").read_text()
-    cell = re.search(r"SIZES = \{.*?\n\}", text, flags=re.S)
-    assert cell is not None
-    sizes = {name: dict(spec.sizes) for name, spec in MODELS.items()}
-    assert ast.literal_eval(cell.group(0).split("=", 1)[1].strip()) == sizes
-    max_tokens = re.search(r"^MAX_TOKENS = (\{.*?\})", text, flags=re.M)
-    assert max_tokens is not None
-    assert ast.literal_eval(max_tokens.group(1)) == {n: s.max_tokens for n, s in MODELS.items()}
-    batch = re.search(r"^BATCH = (\d+)", text, flags=re.M)
-    assert batch is not None and {s.batch_size for s in MODELS.values()} == {int(batch.group(1))}
-    with pytest.warns(DeprecationWarning, match="registry"):
+def _page_protocol() -> tuple[Chapter6Protocol, list[str]]:
+    """Run chapter 6's parameters cell as the page does; return its PROTOCOL and MODELS."""
+    nb = jupytext.read(Path(__file__).resolve().parents[2] / "book" / "06_transformers.md")
+    (cell,) = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    scope: dict[str, object] = {"Chapter6Protocol": Chapter6Protocol}  # the setup cell's import
+    exec(cell.source, scope)  # assignments only
+    proto, models = scope["PROTOCOL"], scope["MODELS"]
+    assert isinstance(proto, Chapter6Protocol) and isinstance(models, list)
+    return proto, models
+
+
+def test_the_command_line_defaults_are_the_pages_protocol() -> None:
+    """One protocol: the page's parameters cell, the CLI's defaults and the library's agree."""
+    proto, models = _page_protocol()
+    cli = protocol_from_args(build_parser().parse_args([]))
+    assert cli == proto == Chapter6Protocol()
+    # the values the three homes had drifted on (batch 16 vs 64, max_tokens None vs 512)
+    assert cli.batch_size == 64 and cli.tokens("smollm2-135m") == 512
+    assert cli.tokens("gemma3-270m") == 512 and cli.tokens("llama-3-8b") is None
+    assert set(models) <= set(proto.sizes) and set(proto.sizes) == set(MODELS)
+    # an option moves the protocol away from the page's, and the comparison sees it
+    moved = protocol_from_args(build_parser().parse_args(["--batch-size", "16", "--n-test", "9"]))
+    assert moved != proto and moved.batch_size == 16
+    assert {s[2] for by_task in moved.sizes.values() for s in by_task.values()} == {9}
+    with pytest.warns(DeprecationWarning, match="protocol"):
         from assocmem.llm.experiments import SIZES  # the old home, for one release
-    assert sizes == SIZES
+    assert SIZES == {m: dict(s) for m, s in proto.sizes.items()}
+
+
+def test_protocol_is_frozen_and_checks_its_values() -> None:
+    proto = Chapter6Protocol()
+    with pytest.raises(dataclasses.FrozenInstanceError, match="cannot assign"):
+        proto.n_sets = 4  # type: ignore[misc]
+    with pytest.raises(TypeError, match="does not support item assignment"):
+        proto.shots["sst2"] = 2  # type: ignore[index]
+    with pytest.raises(ValueError, match="collapse_mass must lie in"):
+        proto.replace(collapse_mass=1.5)
+    with pytest.raises(ValueError, match="shots must give k for every task"):
+        proto.replace(tasks=("sst2", "mnli"))
+    with pytest.raises(KeyError, match="no sizes for model 'gpt'"):
+        proto.split_sizes("gpt", "sst2")
+    assert proto.layers(32) == [20, 24, 28, 32] and proto.lama_layers(9) == [0, 3, 6, 9]
+    assert proto.lambdas[0] == pytest.approx(0.01) and proto.lambdas[-1] == pytest.approx(10.0)
+    assert len(proto.lambdas) == 13 and proto.pool("trec") == 48
 
 
 #: Module paths inside a loaded transformers model: only the registry spells them out.
@@ -235,7 +274,7 @@ def test_registry_components_are_the_models_modules(tiny: LanguageModel) -> None
     assert tiny.embedding is base.embed_tokens and tiny.blocks is base.layers
     assert tiny.final_norm is base.norm and tiny.unembedding is tiny.model.lm_head.weight
     for name, spec in MODELS.items():
-        assert spec.name == name and set(spec.sizes) == {"sst2", "ag_news", "trec"}
+        assert spec.name == name
         assert spec.architecture in ARCHITECTURES.values()
     assert isinstance(MODELS[STANDIN].source, GGUFPackage) and not MODELS[STANDIN].needs_cuda
     assert isinstance(MODELS[PAPER_MODEL].source, HubRepo) and MODELS[PAPER_MODEL].add_bos
@@ -457,7 +496,7 @@ def test_tiny_llama_runs_whole_path(tiny: LanguageModel) -> None:
 
 
 def test_default_layers_are_the_papers_for_32() -> None:
-    assert default_layers(32) == [20, 24, 28, 32]
+    assert default_layers(32) == [20, 24, 28, 32]  # assocmem.llm.protocol
     assert default_layers(30)[-1] == 30 and len(default_layers(30)) == 4
 
 
@@ -520,16 +559,24 @@ def test_standin_prompt_ids_do_not_depend_on_the_transformers_version(
     assert standin.label_ids(load_task("trec", source="examples").label_words).shape == (6,)
 
 
-def test_gated_llama_falls_back_to_the_standin_with_one_line(
+def test_a_gated_llama_raises_unless_a_fallback_is_asked_for(
     tiny: LanguageModel, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """A model is what it says it is: no silent stand-in; with ``fallback`` the stand-in's name."""
+
     def loader(name: str, device: str, dtype: str | None):  # type: ignore[no-untyped-def]
         if name == "llama-3-8b":
             raise OSError("You are trying to access a gated repo. 403 Client Error")
         return tiny.model, tiny.tokenizer, "test:tiny"
 
-    lm = load_model("llama-3-8b", loader=loader, verbose=False)
-    assert lm.name == "smollm2-135m" and lm.add_bos is False
+    with pytest.raises(ModelUnavailableError, match=r"meta-llama/Meta-Llama-3-8B.*HF_TOKEN"):
+        load_model("llama-3-8b", loader=loader, verbose=False)
+    with pytest.raises(ModelUnavailableError, match="fallback=True"):
+        load_model("llama-3-8b", loader=loader, verbose=False)
+    capsys.readouterr()
+    lm = load_model("llama-3-8b", loader=loader, verbose=False, fallback=True)
+    assert lm.name == "smollm2-135m" and lm.add_bos is False  # the model that runs
+    assert "Llama-3-8B requested" in lm.reason
     out = capsys.readouterr().out.strip().splitlines()
     assert len(out) == 1 and "falling back to the stand-in" in out[0]
 
@@ -537,7 +584,7 @@ def test_gated_llama_falls_back_to_the_standin_with_one_line(
         raise OSError("disk full")
 
     with pytest.raises(OSError, match="disk full"):  # other errors are not hidden
-        load_model("llama-3-8b", loader=broken, verbose=False)
+        load_model("llama-3-8b", loader=broken, verbose=False, fallback=True)
 
 
 def test_layer_profile_matches_effective_number(tiny) -> None:

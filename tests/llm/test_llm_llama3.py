@@ -15,10 +15,11 @@ import numpy as np
 import pytest
 import torch
 from assocmem.llm.data import load_task
-from assocmem.llm.experiments import default_layers, run_classification, run_lama
+from assocmem.llm.experiments import run_classification, run_lama
 from assocmem.llm.models import LanguageModel, load_model
 from assocmem.llm.probes import decode, final_norm
 from assocmem.llm.prompts import encode, make_split
+from assocmem.llm.protocol import default_layers
 from assocmem.llm.states import prompt_states
 
 TOK_DIR = Path(

@@ -9,15 +9,19 @@ out by hand here, or computed independently (scipy's Wilson interval, the bootst
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import re
 
 import numpy as np
 import pytest
+from assocmem.llm.claims import ClassificationClaims, share_verdict, share_words
 from assocmem.llm.evaluation import PairedComparison, paired_comparison
-from assocmem.llm.experiments import LamaResult, ProbeResult, TaskResult
-from assocmem.llm.plots import verdict_table
+from assocmem.llm.plots import claim_lines, verdict_table
 from assocmem.llm.probes import LamaEffect
 from assocmem.llm.prompts import Split
-from assocmem.stats import Estimate
+from assocmem.llm.protocol import Chapter6Protocol
+from assocmem.llm.results import LamaResult, ProbeResult, TaskResult
+from assocmem.stats import Estimate, Verdict, verdict
 from scipy import stats
 
 A = np.array([1, 1, 1, 0, 0, 1, 0, 1, 1, 1], dtype=bool)  # 7 right
@@ -56,16 +60,17 @@ def test_paired_comparison_verdict_and_text() -> None:
     def comp(low: float, high: float) -> PairedComparison:
         return PairedComparison(Estimate(0.05, low, high, 400, "bootstrap"), 30, 10, 0.0021)
 
-    assert comp(0.01, 0.09).verdict == "above"
-    assert comp(-0.09, -0.01).verdict == "below"
-    assert comp(-0.01, 0.09).verdict == "not distinguishable from"
+    assert comp(0.01, 0.09).verdict is Verdict.ABOVE
+    assert comp(-0.09, -0.01).verdict is Verdict.BELOW
+    assert comp(-0.01, 0.09).verdict is Verdict.UNRESOLVED
+    assert comp(0.0, 0.09).verdict is Verdict.UNRESOLVED  # an end on 0 resolves nothing
     assert str(comp(0.02, 0.08)) == "+0.050 [+0.020, +0.080], McNemar p = 0.0021"
     s = comp(0.02, 0.08).summary()
     assert s["verdict"] == "above" and s["p"] == 0.0021 and (s["only_a"], s["only_b"]) == (30, 10)
     assert s["diff"].value == 0.05
     # no discordant pair: the McNemar p-value is 1
     same = paired_comparison(A, A)  # no discordant pair: p = 1 and the exact bound, not [0, 0]
-    assert same.p_mcnemar == 1.0 and same.verdict == "not distinguishable from"
+    assert same.p_mcnemar == 1.0 and same.verdict is Verdict.UNRESOLVED
     assert same.difference.high == pytest.approx(1 - 0.025 ** (1 / len(A)))
 
 
@@ -132,7 +137,7 @@ def _task_result() -> TaskResult:
 
 def test_task_summary_without_sets_gives_wilson_rates() -> None:
     """A result without a set assignment (a hand-made one) still summarises, with Wilson."""
-    s = _task_result().summary(tol=0.05)
+    s = _task_result().summary(protocol=Chapter6Protocol(reach_tol=0.05))
     assert s["n"] == 20 and s["k"] == 4
     assert s["neff_zero"] == 3.5 and s["neff_icl"] == 1.75
     for key, k in (("zero", 10), ("icl", 14), ("add", 18)):
@@ -177,29 +182,35 @@ def _controls_result(zero: int, icl: int, add: int, wrong: int) -> TaskResult:
 def test_claims_with_sets_give_the_known_differences_and_verdicts() -> None:
     r = _controls_result(zero=4, icl=28, add=16, wrong=8)
     c = r.claims()
-    assert c["gain_zero"].value == pytest.approx(24 / 32) and c["v_gain_zero"] == "ICL helps"
-    assert c["labels"].value == pytest.approx(20 / 32) and c["v_labels"] == "labels matter"
-    assert c["mass_gain"].value == pytest.approx(0.6) and c["v_mass_gain"] == "collapse"
+    v = c.verdicts()
+    assert c.gain_zero.value == pytest.approx(24 / 32) and v["gain_zero"] is Verdict.ABOVE
+    assert c.labels.value == pytest.approx(20 / 32) and v["labels"] is Verdict.ABOVE
+    assert c.mass_gain.value == pytest.approx(0.6) and v["mass_gain"] is Verdict.ABOVE
+    assert c.collapsed and c.collapse is Verdict.ABOVE
     # mass 0.5 .. 0.9 (mean 0.7): a collapse above 0.5, not above 0.8
-    assert r.claims(collapse=0.8)["v_mass_gain"] == "rises, no collapse"
-    assert c["add_cal"].value == pytest.approx(12 / 32)  # calibrated = zero-shot here
-    rec = c["recovered"]  # (add - zero) / (icl - zero) = 12 / 24
+    assert not r.claims(collapse_mass=0.8).collapsed
+    assert c.add_cal.value == pytest.approx(12 / 32)  # calibrated = zero-shot here
+    rec = c.recovered  # (add - zero) / (icl - zero) = 12 / 24
     assert isinstance(rec, Estimate) and rec.value == pytest.approx(0.5)
-    assert c["v_recovered"] == "part, not all" and 0 < rec.low < 0.5 < rec.high < 1
-    assert "two-stage" in c["gain_zero"].method and c["gain_zero"].n == 32
+    assert 0 < rec.low < 0.5 < rec.high < 1
+    assert c.share == (Verdict.ABOVE, Verdict.BELOW)
+    assert c.summary()["v_recovered"] == "above 0, below 1"
+    assert "two-stage" in c.gain_zero.method and c.gain_zero.n == 32
     s = r.summary()
     assert s["zero"].method == "Wilson" and "two-stage" in s["icl"].method  # set-free: Wilson
     assert s["sets"] == 4 and s["icl_sets"].count(",") == 3
     assert [e.value for e in r.per_set()] == [7 / 8] * 4  # 28 correct: the first 28 queries
     # no gain, nothing to recover: the claim is not tested, and says so
     flat = _controls_result(zero=16, icl=16, add=20, wrong=8).claims()
-    assert flat["recovered"] == "not testable" and flat["v_recovered"] == "not testable"
-    assert flat["v_gain_zero"] == "unresolved"
+    assert flat.recovered is None and flat.summary()["v_recovered"] == "not testable"
+    assert "recovered" not in flat.summary()
+    assert flat.verdicts()["gain_zero"] is Verdict.UNRESOLVED
     worse = _controls_result(zero=28, icl=4, add=20, wrong=8).claims()
-    assert worse["v_gain_zero"] == "ICL hurts"
+    assert worse.verdicts()["gain_zero"] is Verdict.BELOW
     # the verdict table fits the page's output box (82 columns at 1280 px; test_html)
     table = verdict_table({"a-model": [r, _controls_result(zero=16, icl=16, add=20, wrong=8)]})
-    assert max(map(len, table.splitlines())) <= 80 and "unresolved" in table
+    assert max(map(len, table.splitlines())) <= 80 and "not resolved vs 0" in table
+    assert table.splitlines()[0] == "m"  # headed by the model that ran, not the mapping's key
 
 
 def test_methods_that_agree_on_every_query_get_an_interval_not_a_point() -> None:
@@ -209,16 +220,16 @@ def test_methods_that_agree_on_every_query_get_an_interval_not_a_point() -> None
     the gain's lower end."""
     c = _controls_result(zero=4, icl=28, add=4, wrong=8).claims()
     u = 1 - 0.025 ** (1 / 32)
-    add_zero = c["add_zero"]
+    add_zero = c.add_zero
     assert (add_zero.value, add_zero.low, add_zero.high) == pytest.approx((0.0, -u, u))
     assert add_zero.n == 32 and "no discordant" in add_zero.method
-    assert c["v_add_zero"] == "not distinguishable from"
-    rec, gain = c["recovered"], c["gain_zero"]
+    assert c.verdicts()["add_zero"] is Verdict.UNRESOLVED
+    rec, gain = c.recovered, c.gain_zero
     assert isinstance(rec, Estimate) and rec.value == 0.0 and rec.level == 0.95
     assert rec.high == pytest.approx(u / gain.low) and rec.low == -rec.high
-    assert c["v_recovered"] == "unresolved"
+    assert c.share == (Verdict.UNRESOLVED, Verdict.BELOW)
     # methods that differ somewhere keep the two-stage bootstrap
-    assert "two-stage" in c["add_icl"].method and c["add_icl"].low < c["add_icl"].high
+    assert "two-stage" in c.add_icl.method and c.add_icl.low < c.add_icl.high
 
 
 def _lama() -> LamaResult:
@@ -240,7 +251,7 @@ def test_lama_summary_and_report() -> None:
     s = lama.summary()
     assert (s["n"], s["queries"], s["capitals"]) == (10, 10, 8)
     assert (s["zero"].value, s["plus"].value, s["minus"].value) == (0.5, 0.7, 0.2)
-    assert s["p0"] == 0.12 and s["pplus"] == pytest.approx(0.27) and s["sep"] == "above"
+    assert s["p0"] == 0.12 and s["pplus"] == pytest.approx(0.27)
     assert s["late"] == "24, 27, 30"  # layers 0 .. 30 in steps of 3, late: >= 22.5
     lo, hi = _wilson(5, 10)
     lines = str(lama).splitlines()
@@ -249,3 +260,69 @@ def test_lama_summary_and_report() -> None:
     assert lines[3] == "  queries                    10"
     with pytest.raises(ValueError, match="top"):
         lama.late_prob(0.0)
+
+
+#: Made-up intervals of a difference: wholly below, ends exactly on 0, across 0, wholly above.
+_DIFFS = [(-0.2, -0.05), (-0.1, 0.0), (0.0, 0.281), (-0.1, 0.1), (0.05, 0.3)]
+#: Made-up intervals of the share: ends exactly on 0 and on 1, inside, across, beyond.
+_SHARES = [(1.0, 4.01), (0.0, 1.0), (0.2, 0.9), (1.1, 2.0), (-0.5, 0.5), (0.0, 0.5), (-0.4, -0.1)]
+_LINE = re.compile(r"^  .{8} (?P<label>.{22}) (?P<text>\S+(?: \[\S+, \S+\])?)?\s+(?P<words>.+)$")
+
+
+def _est(low: float, high: float) -> Estimate:
+    return Estimate((low + high) / 2, low, high, 32, "made up")
+
+
+def _words_of(text: str, words: str) -> Verdict | None:
+    """The verdict the printed interval allows against the reference its words name."""
+    m = re.fullmatch(r"\S+ \[(\S+), (\S+)\]", text or "")
+    ref = float(words.split()[-1])
+    if m is None:
+        return None
+    return verdict(Estimate(0.0, float(m.group(1)), float(m.group(2)), 2, "printed"), ref)
+
+
+def test_no_row_of_the_verdict_table_calls_one_piece_of_evidence_two_ways() -> None:
+    """Every combination of made-up intervals (ends exactly on 0 and on 1 included): each line's
+    words are the strict verdict of its own printed interval, and the share's two verdicts are
+    those of additive - zero-shot and additive - ICL. Regression: the share 1.53 [1.00, 4.01] was
+    "all, or more" beside additive - ICL +0.125 [+0.000, +0.281] "not distinguishable"."""
+    checked = 0
+    for gain, add_zero, add_icl, share, mass in itertools.product(
+        _DIFFS, _DIFFS, _DIFFS, _SHARES, [(0.4, 0.5), (0.5, 0.7), (0.55, 0.9)]
+    ):
+        c = ClassificationClaims(
+            mass_gain=_est(*add_zero), mass_icl=_est(*mass), gain_zero=_est(*gain),
+            gain_cal=_est(*gain), labels=_est(*add_icl), add_zero=_est(*add_zero),
+            add_cal=_est(*add_icl), add_icl=_est(*add_icl), recovered=_est(*share),
+            collapse_mass=0.5,
+        )  # fmt: skip
+        lines = claim_lines("SST-2", c.rows())
+        parsed = [_LINE.match(line) for line in lines]
+        assert all(parsed), lines
+        by_label = {m["label"].strip(): m for m in parsed if m["label"].strip()}
+        for m in parsed:  # a line's words never contradict its own printed interval
+            if m["words"] == "not testable":
+                continue
+            own = _words_of(m["text"], m["words"])
+            if own is not None:
+                assert m["words"].startswith(own.value), (m["text"], m["words"])
+        share_lines = [m for m in parsed if m["label"].strip() in ("share of ICL's gain", "")]
+        if verdict(_est(*gain)) is not Verdict.ABOVE:
+            assert [m["words"] for m in share_lines] == ["not testable"]
+            continue
+        vs_zero, vs_one = (m["words"] for m in share_lines)
+        # the share against 0 is additive - zero-shot against 0; against 1, additive - ICL
+        assert vs_zero == by_label["additive - zero-shot"]["words"]
+        assert vs_one.rsplit(" ", 1)[0] == by_label["additive - ICL"]["words"].rsplit(" ", 1)[0]
+        assert vs_one.endswith(" 1") and vs_zero.endswith(" 0")
+        assert c.summary()["v_recovered"] == f"{vs_zero}, {vs_one}"
+        checked += 1
+    assert checked == 1 * 5 * 5 * 7 * 3  # every combination with a gain above 0 was checked
+    # the regression case: the share's end on 1 and additive - ICL's end on 0 agree
+    assert share_words(share_verdict(_est(0.05, 0.3), _est(0.1, 0.4), _est(0.0, 0.281))) == (
+        "above 0, not resolved vs 1"
+    )
+    assert share_words(share_verdict(_est(0.0, 0.3), _est(0.1, 0.4), _est(0.0, 0.281))) == (
+        "not testable"  # a gain with its end on 0 is not above 0
+    )

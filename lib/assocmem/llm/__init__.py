@@ -2,7 +2,8 @@
 
 Import from the modules (the package re-exports nothing). They import downward only:
 
-- :mod:`.registry` -- the models, each described once: components, BOS rule, sizes, source.
+- :mod:`.registry` -- the models, each described once: components, BOS rule, source.
+- :mod:`.protocol` -- chapter 6's protocol, one frozen object: tasks, shots, sizes, thresholds.
 - :mod:`.loaders` -- weights and tokenizer from a registry source (GGUF in a package, the hub).
 - :mod:`.models` -- the wrapper the probes read (:class:`~.models.LanguageModel`), ``load_model``.
 - :mod:`.examples` -- small example sets written for this project (no data, no hub).
@@ -12,7 +13,9 @@ Import from the modules (the package re-exports nothing). They import downward o
 - :mod:`.evaluation` -- paired comparisons (an :class:`~assocmem.stats.Estimate` of the
   difference) and the linear probe.
 - :mod:`.probes` -- logit lens, N_eff, context vectors, additive score, LAMA.
-- :mod:`.experiments` -- one driver per task: every number and curve the page shows.
+- :mod:`.claims` -- the paper's claims as typed estimates, each verdict from the one rule.
+- :mod:`.results` -- the typed result of each experiment (task, probe, LAMA) and its summary.
+- :mod:`.experiments` -- the drivers: one call per experiment returns its typed result.
 - :mod:`.plots` -- the figures and the table.
 - :mod:`.__main__` -- ``python -m assocmem.llm``: every experiment on a chosen model.
 

@@ -9,14 +9,17 @@ Models: ``--help`` lists them (:data:`assocmem.llm.registry.MODELS`: the paper's
 offline stand-in).
 
 Data: ``$ASSOCMEM_DATA_DIR`` (see ``../shared/data/SOURCES.md``), else the hub, else the built-in
-examples. Sizes: chapter 6's per-model sizes from the registry (``--n-test`` overrides the test
-size). Expected time: measured at Llama-3-8B's size (random weights of its exact architecture in
-bf16, ``benchmarks/llm_llama3_gpu.py``) on one H200, the whole run takes about 4 minutes (240 s;
-peak 31 GiB; measured with version 0.3.0, whose CPU-side linear probe was about five times
-slower than 0.4.0's); the model's download comes on top. An A100
-should take about twice as long, an L4 three to four times, a T4 with 4-bit weights about ten
-times (estimates from the GPUs' bf16 throughput, not measured). The stand-in on 2 CPU cores: see
-chapter 6's build time.
+examples. Protocol: chapter 6's, :class:`assocmem.llm.protocol.Chapter6Protocol` (tasks, shots,
+sets, sizes per model, batching, layers, thresholds); the options' defaults are its values
+(``--n-test`` overrides the test size, ``--lama-layer-step 1`` suits a GPU). A model that cannot
+be loaded stops the run with the reason, unless ``--fallback`` lets the stand-in run in its place
+(the results then carry the stand-in's name).
+
+Expected time: measured at Llama-3-8B's size (random weights of its exact architecture in bf16,
+``benchmarks/llm_llama3_gpu.py``) on one H200, chapter 6's earlier protocol (1- and 4-shot, four
+sets, no controls; version 0.3.0) took about 4 minutes (240 s, peak 31 GiB); the present
+protocol runs more prompts and has not been timed on a GPU. The model's download comes on top.
+The stand-in on 2 CPU cores: see chapter 6's build time.
 """
 
 from __future__ import annotations
@@ -30,16 +33,17 @@ import numpy as np
 
 from ..stats import Estimate
 from .data import load_task
-from .experiments import default_layers, run_classification, run_lama
+from .experiments import run_classification, run_lama
 from .models import load_model
 from .plots import plot_accuracies, plot_additive, plot_lama, plot_neff, plot_probe
 from .prompts import make_split
+from .protocol import Chapter6Protocol
 from .registry import MODELS, PAPER_MODEL, STANDIN
 
-__all__ = ["main"]
+__all__ = ["main", "build_parser", "protocol_from_args"]
 
-K = {"sst2": 4, "ag_news": 4, "trec": 6}  # shots per task, as chapter 6 (balanced)
-N_SETS = 8  # demonstration sets, as chapter 6
+#: The page's protocol: the options' defaults.
+_PAGE = Chapter6Protocol()
 
 
 def _jsonable(x: object) -> object:
@@ -59,6 +63,52 @@ def _jsonable(x: object) -> object:
     return x
 
 
+def build_parser() -> argparse.ArgumentParser:
+    """Return the command line's parser; its defaults are the page's protocol."""
+    models = "\n".join(f"  {name:14s} {spec.description}" for name, spec in MODELS.items())
+    ap = argparse.ArgumentParser(
+        prog="python -m assocmem.llm",
+        description=(__doc__ or "").split("\n")[0],
+        epilog=f"models:\n{models}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ap.add_argument("--model", default="auto", choices=["auto", *MODELS],
+                    help=f"auto: {PAPER_MODEL} with a CUDA GPU, a token and the hub, "
+                         f"else {STANDIN}")  # fmt: skip
+    ap.add_argument("--fallback", action="store_true",
+                    help=f"run the stand-in {STANDIN} when the model cannot be loaded "
+                         "(default: stop with the reason)")  # fmt: skip
+    ap.add_argument("--out", default="llm_results")
+    ap.add_argument("--device", default=None, help="GGUF models only: cpu, cuda, ...")
+    ap.add_argument("--seed", type=int, default=_PAGE.seed)
+    ap.add_argument("--n-test", type=int, default=None, help="test queries per task "
+                    "(default: the protocol's size for the model)")  # fmt: skip
+    ap.add_argument("--n-sets", type=int, default=_PAGE.n_sets)
+    ap.add_argument("--batch-size", type=int, default=_PAGE.batch_size)
+    ap.add_argument("--max-tokens", type=int, default=None,
+                    help="most query tokens per forward pass (default: the protocol's budget "
+                         "for the model; a budget suits a CPU)")  # fmt: skip
+    ap.add_argument("--lama-layer-step", type=int, default=_PAGE.lama_layer_step)
+    return ap
+
+
+def protocol_from_args(args: argparse.Namespace) -> Chapter6Protocol:
+    """Return the page's protocol with the options that differ from its defaults applied.
+
+    ``--n-test`` replaces the test size of every task of every model, ``--max-tokens`` the
+    budget of every model.
+    """
+    proto = _PAGE.replace(seed=args.seed, n_sets=args.n_sets, batch_size=args.batch_size,
+                          lama_layer_step=args.lama_layer_step)  # fmt: skip
+    if args.n_test is not None:
+        sizes = {m: {t: (c, s, args.n_test) for t, (c, s, _) in by_task.items()}
+                 for m, by_task in proto.sizes.items()}  # fmt: skip
+        proto = proto.replace(sizes=sizes)
+    if args.max_tokens is not None:
+        proto = proto.replace(max_tokens={m: args.max_tokens for m in proto.max_tokens})
+    return proto
+
+
 def main(argv: list[str] | None = None) -> dict[str, object]:
     """Run the experiments and write ``results.json`` and PNG figures under ``--out``.
 
@@ -70,46 +120,34 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     Returns
     -------
     dict
-        The summary written to ``results.json`` (rates with their intervals, the per-set ICL
-        accuracies, the claims with verdicts, paired comparisons, chosen (layer, lambda), LAMA
-        counts, rates and paired comparisons).
+        The summary written to ``results.json``: the model that ran (its registry name and
+        identity), the protocol, and per task the rates with their intervals, the per-set ICL
+        accuracies, the claims with verdicts, paired comparisons, chosen (layer, lambda); LAMA
+        counts, rates and paired comparisons.
     """
-    models = "\n".join(f"  {name:14s} {spec.description}" for name, spec in MODELS.items())
-    ap = argparse.ArgumentParser(
-        prog="python -m assocmem.llm",
-        description=__doc__.split("\n")[0],
-        epilog=f"models:\n{models}",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    ap.add_argument("--model", default="auto", choices=["auto", *MODELS],
-                    help=f"auto: {PAPER_MODEL} with a CUDA GPU, a token and the hub, "
-                         f"else {STANDIN}")  # fmt: skip
-    ap.add_argument("--out", default="llm_results")
-    ap.add_argument("--device", default=None, help="GGUF models only: cpu, cuda, ...")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--n-test", type=int, default=None)
-    ap.add_argument("--batch-size", type=int, default=16)
-    ap.add_argument("--max-tokens", type=int, default=None,
-                    help="most query tokens per forward pass; chapter 6 uses the model's "
-                         "registry max_tokens (a budget suits a CPU)")  # fmt: skip
-    args = ap.parse_args(argv)
+    args = build_parser().parse_args(argv)
+    proto = protocol_from_args(args)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    lm = load_model(args.model, device=args.device)
-    layers = default_layers(lm.n_layers)
-    lambdas = np.logspace(-2, 1, 13)
-    summary: dict[str, object] = {"model": lm.name, "identity": lm.identity, "layers": layers}
+    lm = load_model(args.model, device=args.device, fallback=args.fallback)
+    layers = proto.layers(lm.n_layers)
+    summary: dict[str, object] = {"model": lm.name, "requested": args.model,
+                                  "identity": lm.identity, "layers": layers,
+                                  "protocol": proto.as_dict()}  # fmt: skip
     results = []
-    for name, (n_ctx, n_sel, n_test) in MODELS[lm.name].sizes.items():
+    for name in proto.tasks:
+        n_ctx, n_sel, n_test = proto.split_sizes(lm.name, name)
         task = load_task(name)
-        per_class = N_SETS * K[name] // len(task.label_words)
-        split = make_split(task, n_ctx=n_ctx, n_sel=n_sel, n_test=args.n_test or n_test,
-                           n_pool=N_SETS * K[name], pool_per_class=per_class, seed=args.seed,
+        k = proto.shots[name]
+        per_class = proto.pool(name) // len(task.label_words)
+        split = make_split(task, n_ctx=n_ctx, n_sel=n_sel, n_test=n_test,
+                           n_pool=proto.pool(name), pool_per_class=per_class, seed=proto.seed,
                            stratify=name == "ag_news")  # fmt: skip
-        res = run_classification(lm, task, split, ks=(K[name],), n_prefixes=N_SETS,
-                                 lambdas=lambdas, layers=layers, chat=MODELS[lm.name].instruct,
-                                 seed=args.seed, batch_size=args.batch_size,
-                                 max_tokens=args.max_tokens)  # fmt: skip
+        res = run_classification(lm, task, split, ks=(k,), n_prefixes=proto.n_sets,
+                                 lambdas=proto.lambdas, layers=layers,
+                                 chat=MODELS[lm.name].instruct, n_chat=proto.n_chat,
+                                 seed=proto.seed, batch_size=proto.batch_size,
+                                 max_tokens=proto.tokens(lm.name))  # fmt: skip
         results.append(res)
         summary[name] = {
             "data": Path(task.source).name,
@@ -121,7 +159,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
             },
             "rates": _jsonable(res.rates()),
             "icl_per_set": _jsonable(res.per_set()),
-            "claims": _jsonable(res.claims()),
+            "claims": _jsonable(res.claims(proto.collapse_mass).summary()),
             "comparisons": _jsonable(res.comparisons()),
             "chosen": _jsonable(res.chosen),
             "acc_sel": _jsonable(res.acc_sel),
@@ -130,13 +168,14 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
             "alignment": _jsonable(res.probe.alignment_mean_ci[0]) if res.probe else None,
         }
         print(name, {k: str(v) for k, v in res.rates().items()})
-    lama = run_lama(lm, load_task("lama_p36"), k=4, lambdas=[1.0, 1.5, 2.0],
-                    n_prefixes=N_SETS, batch_size=args.batch_size, max_tokens=args.max_tokens,
-                    seed=args.seed)  # fmt: skip
+    lama = run_lama(lm, load_task("lama_p36"), k=proto.lama_k, lambdas=proto.lama_lambdas,
+                    layers=proto.lama_layers(lm.n_layers), n_prefixes=proto.n_sets,
+                    n_queries=proto.lama_n, batch_size=proto.batch_size,
+                    max_tokens=proto.tokens(lm.name), seed=proto.seed)  # fmt: skip
     summary["lama_p36"] = {
         "counts": lama.counts,
         "rates": _jsonable(lama.rates()),
-        "paired": _jsonable(lama.paired()),
+        "paired": _jsonable(lama.paired(proto.late).summary()),
         "effect": _jsonable(lama.effect),
     }
     (out / "results.json").write_text(json.dumps(summary, indent=1))
@@ -149,7 +188,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     }
     for fname, fig in figures.items():
         fig.savefig(out / f"{fname}.png", dpi=100)
-    print(f"wrote {out / 'results.json'} and {len(figures)} figures")
+    print(f"wrote {out / 'results.json'} and {len(figures)} figures ({lm.name})")
     return summary
 
 

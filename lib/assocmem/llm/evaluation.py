@@ -21,7 +21,15 @@ from scipy import optimize, stats
 from threadpoolctl import threadpool_limits
 
 from assocmem._validate import check_int
-from assocmem.stats import Estimate, bootstrap_interval, concordant_difference, from_draws
+from assocmem.stats import (
+    Estimate,
+    Verdict,
+    bootstrap_interval,
+    concordant_difference,
+    from_draws,
+    render,
+    verdict,
+)
 
 __all__ = [
     "PairedComparison",
@@ -57,18 +65,11 @@ class PairedComparison:
     p_mcnemar: float
 
     @property
-    def verdict(self) -> str:
-        """``"above"``, ``"below"`` or ``"not distinguishable from"``: a against b.
+    def verdict(self) -> Verdict:
+        """Return a against b: :func:`assocmem.stats.verdict` of the difference against 0."""
+        return verdict(self.difference)
 
-        Above when the interval of the difference lies wholly above 0, below when wholly below.
-        """
-        if self.difference.low > 0:
-            return "above"
-        if self.difference.high < 0:
-            return "below"
-        return "not distinguishable from"
-
-    def summary(self) -> dict[str, Estimate | float | int | str]:
+    def summary(self) -> dict[str, Estimate | Verdict | float | int]:
         """Return the numbers a sentence about the comparison quotes, by label.
 
         Returns
@@ -82,8 +83,7 @@ class PairedComparison:
 
     def __str__(self) -> str:
         """Return ``+0.050 [+0.020, +0.080], McNemar p = 0.003``."""
-        d = self.difference
-        return f"{d.value:+.3f} [{d.low:+.3f}, {d.high:+.3f}], McNemar p = {self.p_mcnemar:.2g}"
+        return f"{render(self.difference, '+.3f')}, McNemar p = {self.p_mcnemar:.2g}"
 
 
 def paired_comparison(

@@ -1,40 +1,29 @@
-"""Chapter-6 drivers: one call per task returns every number and curve the page shows.
+"""Chapter-6 drivers: one call per experiment returns its typed result (:mod:`.results`).
 
-Protocol (issues 14 and 26): per task, disjoint query sets build c-bar^(l) (``ctx``), select
-the additive score's (layer, lambda) and the calibration (``sel``) and are reported (``test``);
-zero-shot, calibrated zero-shot, k-shot ICL (correct and wrong demonstration labels), the additive
-score, whole-vocabulary scoring and (instruction-tuned models) the chat template are measured on
-the same test queries. Test query i sees demonstration set i mod P (P >= 8 class-balanced sets,
-key/value cache of each computed once), and every pooled number that depends on the sets carries
-a two-stage bootstrap interval over sets and queries (:class:`.evaluation.SetBootstrap`);
-:meth:`TaskResult.claims` turns them into the paper's claims with a verdict each.
+Protocol (issues 14 and 26; its numbers: :class:`.protocol.Chapter6Protocol`): per task,
+disjoint query sets build c-bar^(l) (``ctx``), select the additive score's (layer, lambda) and
+the calibration (``sel``) and are reported (``test``); zero-shot, calibrated zero-shot, k-shot
+ICL (correct and wrong demonstration labels), the additive score, whole-vocabulary scoring and
+(instruction-tuned models) the chat template are measured on the same test queries. Test query i
+sees demonstration set i mod P (P >= 8 class-balanced sets, key/value cache of each computed
+once). :func:`run_classification` returns a :class:`.results.TaskResult`, :func:`run_lama` a
+:class:`.results.LamaResult`.
 """
 
 from __future__ import annotations
 
-import functools
 import warnings
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import torch
 
-from .._validate import check_int, check_real
-from ..stats import Estimate, bootstrap_interval, rate
+from .._validate import check_int
 from .data import Task
-from .evaluation import (
-    PairedComparison,
-    SetBootstrap,
-    label_alignment,
-    paired_comparison,
-    probe_accuracy,
-    set_bootstrap,
-)
+from .evaluation import label_alignment, probe_accuracy
 from .models import LanguageModel, weights_digest
 from .probes import (
-    LamaEffect,
     additive_accuracy,
     additive_logits,
     context_vector,
@@ -45,75 +34,32 @@ from .probes import (
     log_partition,
 )
 from .prompts import DemoPrefixes, Split, chat_text, demo_prefixes, prompt_ids
-from .registry import MODELS
+from .protocol import Chapter6Protocol, default_layers
+from .results import LamaResult, ProbeResult, TaskResult
 from .states import PromptStates, prompt_states, uses_cache
 
 __all__ = [
-    "TaskResult",
-    "LamaResult",
-    "ProbeResult",
     "run_classification",
     "run_lama",
-    "default_layers",
     "select_additive",
     "calibrated_predict",
     "lama_target_stats",
-    "REACH_TOL",
-    "ALIGN_FRAC",
-    "COLLAPSE_MASS",
 ]
 
-#: "The probe reaches its best accuracy": within this much of it (chapter 6's probe sentence).
-REACH_TOL = 0.02
-#: "The alignment has set in": the mean margin stays at or above this fraction of its maximum.
-ALIGN_FRAC = 0.5
-#: "Collapse onto the label set": the ICL label mass's interval lies above this (claims).
-COLLAPSE_MASS = 0.5
+_PAGE = Chapter6Protocol()
 
 
 def __getattr__(name: str) -> object:
-    """Serve ``SIZES`` (deprecated): chapter 6's sizes live in :data:`.registry.MODELS` now."""
+    """Serve ``SIZES`` (deprecated): chapter 6's sizes live in the protocol now."""
     if name == "SIZES":
         warnings.warn(
             "assocmem.llm.experiments.SIZES is deprecated; use "
-            "assocmem.llm.registry.MODELS[name].sizes",
+            "assocmem.llm.protocol.Chapter6Protocol().sizes",
             DeprecationWarning,
             stacklevel=2,
         )
-        return {key: dict(spec.sizes) for key, spec in MODELS.items()}
+        return {m: dict(s) for m, s in _PAGE.sizes.items()}
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def default_layers(n_layers: int, count: int = 4, start: float = 5 / 8) -> list[int]:
-    """``count`` context layers evenly spaced from ``start * L`` to L (the paper's 20, 24, 28, 32).
-
-    Parameters
-    ----------
-    n_layers : int
-        Number of decoder blocks L (>= 1).
-    count : int
-        Number of layers wanted, >= 1.
-    start : float
-        Where the window begins, as a fraction of L, in [0, 1].
-
-    Returns
-    -------
-    list of int
-        Sorted distinct layers in [round(start L), L]; for L = 32, count = 4 and the default
-        start exactly [20, 24, 28, 32], the context layers of the paper's Fig. 5 (§4, digest
-        §6.4).
-
-    Raises
-    ------
-    ValueError
-        If ``count`` < 1, ``n_layers`` < 1 or ``start`` is outside [0, 1].
-    """
-    if count < 1 or n_layers < 1:
-        raise ValueError(f"count and n_layers must be >= 1, got {count}, {n_layers}")
-    start = check_real("start", start, low=0.0)
-    if start > 1:
-        raise ValueError(f"start must lie in [0, 1], got {start}")
-    return sorted({int(round(x)) for x in np.linspace(start * n_layers, n_layers, count)})
 
 
 def select_additive(
@@ -134,433 +80,6 @@ def select_additive(
     """
     i, j = np.unravel_index(int(np.argmax(acc_sel)), acc_sel.shape)
     return int(layers[int(i)]), float(lambdas[int(j)])
-
-
-@dataclass(frozen=True)
-class ProbeResult:
-    """Linear-probe separability and unembedding alignment per layer (App. D.4, Fig. 7).
-
-    Attributes
-    ----------
-    k : int
-        Demonstrations in the prompts whose states are probed.
-    correct : numpy.ndarray, bool, shape (L + 1, n)
-        Held-out probe correctness per layer and query.
-    alignment : numpy.ndarray, shape (L + 1, n)
-        Cosine margin towards the label's unembedding row (:func:`label_alignment`).
-    """
-
-    k: int
-    correct: np.ndarray
-    alignment: np.ndarray
-
-    @property
-    def accuracy(self) -> list[Estimate]:
-        """Probe accuracy with its Wilson interval (:func:`assocmem.stats.rate`), per layer."""
-        return [rate(c) for c in self.correct]
-
-    @property
-    def alignment_mean_ci(self) -> tuple[np.ndarray, np.ndarray]:
-        """Mean cosine margin per layer and the half-width of its 95 % interval (1.96 SE)."""
-        a = self.alignment
-        return a.mean(1), 1.96 * a.std(1, ddof=1) / np.sqrt(a.shape[1])
-
-    def peak_layer(self) -> int:
-        """Layer of the best held-out probe accuracy (the first, if tied)."""
-        return int(np.argmax([e.value for e in self.accuracy]))
-
-    def reach_layer(self, tol: float = REACH_TOL) -> int:
-        """First layer whose probe accuracy is within ``tol`` (>= 0) of the best one.
-
-        Raises
-        ------
-        ValueError
-            If ``tol`` is negative.
-        """
-        tol = check_real("tol", tol, low=0.0)
-        acc = np.array([e.value for e in self.accuracy])
-        return int(np.argmax(acc >= acc.max() - tol))
-
-    def alignment_onset(self, frac: float = ALIGN_FRAC) -> int:
-        """First layer from which the mean alignment margin stays at or above ``frac`` of its max.
-
-        0 when every layer is; ``L + 1`` when none is (a negative maximum).
-
-        Raises
-        ------
-        ValueError
-            If ``frac`` is outside (0, 1].
-        """
-        frac = check_real("frac", frac, low=0.0, strict=True)
-        if frac > 1:
-            raise ValueError(f"frac must lie in (0, 1], got {frac}")
-        align = self.alignment_mean_ci[0]
-        above = align >= frac * align.max()
-        return int(len(above) - np.argmin(above[::-1])) if not above.all() else 0
-
-    def summary(
-        self, tol: float = REACH_TOL, frac: float = ALIGN_FRAC
-    ) -> dict[str, Estimate | float | int | str]:
-        """Return the probe's numbers by the labels chapter 6 quotes.
-
-        Parameters
-        ----------
-        tol : float
-            Tolerance of :meth:`reach_layer` (>= 0).
-        frac : float
-            Fraction of :meth:`alignment_onset`, in (0, 1].
-
-        Returns
-        -------
-        dict
-            ``probe_peak`` (:meth:`peak_layer`), ``probe_best`` (its accuracy, an Estimate),
-            ``probe_reach`` (:meth:`reach_layer`), ``align_half`` (:meth:`alignment_onset`) and
-            ``order``: ``"before"`` when separability is reached before the alignment sets in,
-            else ``"not before"``.
-        """
-        peak, reach, half = self.peak_layer(), self.reach_layer(tol), self.alignment_onset(frac)
-        order = "before" if reach < half else "not before"
-        return {"probe_peak": peak, "probe_reach": reach, "probe_best": self.accuracy[peak],
-                "align_half": half, "order": order}  # fmt: skip
-
-
-def _direction(est: Estimate, up: str, down: str, none: str = "unresolved") -> str:
-    """``up`` when the interval lies above 0, ``down`` when below, else ``none``."""
-    if est.low > 0:
-        return up
-    if est.high < 0:
-        return down
-    return none
-
-
-def _share_verdict(share: Estimate | str) -> str:
-    """Say what the interval of the recovered share of ICL's gain allows (1 = all of it)."""
-    if isinstance(share, str):
-        return "not testable"
-    if share.low >= 1:
-        return "all, or more"
-    if share.low > 0:
-        return "part, not all" if share.high < 1 else "consistent with all"
-    return "negative" if share.high < 0 else "unresolved"
-
-
-@dataclass(frozen=True)
-class TaskResult:
-    """Everything measured on one classification task.
-
-    Attributes
-    ----------
-    task, source, model : str
-    split : Split
-    ks : tuple of int
-        Demonstration counts (e.g. (4,)).
-    n_prefixes : int
-        Demonstration sets per k.
-    label_words : tuple of str
-    layers : list of int
-        Context layers of the additive score.
-    lambdas : numpy.ndarray, shape (m,)
-    correct_zero : numpy.ndarray, bool, shape (n_test,)
-    correct_icl, correct_add : dict of k to numpy.ndarray, bool, shape (n_test,)
-        k-shot ICL, and the additive score at the selected (layer, lambda) with c-bar from k shots.
-    acc_sel, acc_test : dict of k to numpy.ndarray, shape (len(layers), m)
-        Additive accuracy grid on the selection queries (used to choose) and on the test queries
-        (exploration only; never used to choose).
-    chosen : dict of k to (int, float)
-    profile_zero, profile_icl : dict of numpy arrays, shape (n_profile, L + 1)
-        Logit-lens statistics of the first n_profile test queries (ICL: the largest k).
-    probe : ProbeResult or None
-    seed : int
-    sets : numpy.ndarray, int64, shape (n_test,) or None
-        Demonstration set of each test query (largest k).
-    correct_cal : numpy.ndarray, bool, shape (n_test,) or None
-        Calibrated zero-shot (:func:`calibrated_predict`, bias from the ``sel`` queries).
-    correct_wrong : numpy.ndarray, bool, shape (n_test,) or None
-        Largest-k ICL with every demonstration label wrong (same sets).
-    vocab_zero, vocab_icl : numpy.ndarray, bool, shape (n_test,) or None
-        Correct over the whole vocabulary: the label token is the argmax of all V tokens.
-    mass_zero, mass_icl : numpy.ndarray, float64, shape (n_test,) or None
-        Probability mass on the label tokens at the last layer, per test query.
-    chat : dict of str to numpy.ndarray, bool, shape (n_chat,)
-        ``"zero"`` and ``"icl"`` through the chat template, on the first ``n_chat <= n_test``
-        test queries (which cycle through the demonstration sets); empty: not run.
-    """
-
-    task: str
-    source: str
-    model: str
-    split: Split
-    ks: tuple[int, ...]
-    n_prefixes: int
-    label_words: tuple[str, ...]
-    layers: list[int]
-    lambdas: np.ndarray
-    correct_zero: np.ndarray
-    correct_icl: dict[int, np.ndarray]
-    correct_add: dict[int, np.ndarray]
-    acc_sel: dict[int, np.ndarray]
-    acc_test: dict[int, np.ndarray]
-    chosen: dict[int, tuple[int, float]]
-    profile_zero: dict[str, np.ndarray]
-    profile_icl: dict[str, np.ndarray]
-    probe: ProbeResult | None = None
-    seed: int = 0
-    sets: np.ndarray | None = None
-    correct_cal: np.ndarray | None = None
-    correct_wrong: np.ndarray | None = None
-    vocab_zero: np.ndarray | None = None
-    vocab_icl: np.ndarray | None = None
-    mass_zero: np.ndarray | None = None
-    mass_icl: np.ndarray | None = None
-    chat: dict[str, np.ndarray] = field(default_factory=dict)
-    extra: dict[str, object] = field(default_factory=dict)
-
-    @property
-    def n_test(self) -> int:
-        """Number of test queries."""
-        return len(self.correct_zero)
-
-    @property
-    def k(self) -> int:
-        """The largest k (used for the profiles, the probe and the controls)."""
-        return max(self.ks)
-
-    def columns(self) -> dict[str, np.ndarray]:
-        """Per-test-query outcomes of every method measured, by short name.
-
-        ``zero``, ``cal``, ``icl`` (largest k), ``add`` (additive with the largest k's c-bar),
-        ``wrong``, ``vocab_zero``, ``vocab_icl``, ``mass_zero``, ``mass_icl`` (those that were
-        run); the chat-template runs, on a prefix of the test queries, are in :attr:`chat`.
-        """
-        k = self.k
-        cols: dict[str, np.ndarray | None] = {
-            "zero": self.correct_zero, "cal": self.correct_cal, "icl": self.correct_icl[k],
-            "add": self.correct_add[k], "wrong": self.correct_wrong,
-            "vocab_zero": self.vocab_zero, "vocab_icl": self.vocab_icl,
-            "mass_zero": self.mass_zero, "mass_icl": self.mass_icl,
-        }  # fmt: skip
-        return {name: np.asarray(v, float) for name, v in cols.items() if v is not None}
-
-    @functools.cached_property
-    def bootstrap(self) -> SetBootstrap:
-        """Two-stage bootstrap of :meth:`columns` over demonstration sets and their queries.
-
-        Raises
-        ------
-        ValueError
-            If the result has no set assignment (``sets`` None) or fewer than 2 sets.
-        """
-        if self.sets is None:
-            raise ValueError("this result has no demonstration-set assignment (sets is None)")
-        return set_bootstrap(self.columns(), self.sets, seed=self.seed)
-
-    def per_set(self) -> list[Estimate]:
-        """ICL accuracy (largest k) of the test queries of each demonstration set (Wilson)."""
-        assert self.sets is not None
-        icl = self.correct_icl[self.k]
-        return [rate(icl[self.sets == s]) for s in np.unique(self.sets)]
-
-    #: Columns that do not depend on the demonstration sets (Wilson intervals over queries).
-    SET_FREE = ("zero", "cal", "vocab_zero", "mass_zero")
-
-    def rates(self) -> dict[str, Estimate]:
-        """Test accuracy of every method, pooled over the demonstration sets.
-
-        Methods that see no demonstrations (zero-shot, calibrated, whole-vocabulary and chat
-        zero-shot) carry Wilson intervals over the queries; those that do (ICL, wrong labels,
-        the additive score, whole-vocabulary and chat ICL) the bootstrap over sets
-        (:attr:`bootstrap`), which includes the set-to-set spread. Without a set assignment:
-        Wilson intervals throughout.
-        """
-        names = {"zero": "zero-shot", "cal": "calibrated zero-shot", "icl": f"{self.k}-shot ICL",
-                 "wrong": f"{self.k}-shot, wrong labels", "add": f"additive ({self.k}-shot c)",
-                 "vocab_zero": "zero-shot, whole vocab", "vocab_icl": "ICL, whole vocab",
-                 "chat_zero": "zero-shot, chat", "chat_icl": "ICL, chat"}  # fmt: skip
-        cols = self.columns()
-        out = {names[c]: self._rate(c, cols[c]) for c in names if c in cols}
-        out.update({names[f"chat_{t}"]: e for t, e in self.chat_rates().items()})
-        return out
-
-    def chat_rates(self) -> dict[str, Estimate]:
-        """Accuracy through the chat template (``zero``, ``icl``) on its n_chat test queries.
-
-        Zero-shot: Wilson; ICL: the two-stage bootstrap over the sets of those queries (Wilson
-        without a set assignment). Empty when the chat template was not run.
-        """
-        out: dict[str, Estimate] = {}
-        for tag, col in self.chat.items():
-            m = len(col)
-            if tag == "zero" or self.sets is None:
-                out[tag] = rate(np.asarray(col, bool))
-            else:
-                sub = set_bootstrap({tag: col}, self.sets[:m], seed=self.seed)
-                out[tag] = sub.mean(tag)
-        return out
-
-    def _rate(self, name: str, column: np.ndarray) -> Estimate:
-        if self.sets is None or name in self.SET_FREE:
-            return rate(column.astype(bool))
-        return self.bootstrap.mean(name)
-
-    def comparisons(self, k: int | None = None) -> dict[str, PairedComparison]:
-        """Paired comparisons of the additive score (c-bar from k shots) with zero-shot and ICL."""
-        k = self.k if k is None else k
-        add = self.correct_add[k]
-        return {
-            "additive - zero-shot": paired_comparison(add, self.correct_zero, seed=self.seed),
-            f"additive - {k}-shot ICL": paired_comparison(add, self.correct_icl[k], seed=self.seed),
-        }
-
-    def claims(self, collapse: float = COLLAPSE_MASS) -> dict[str, Estimate | str]:
-        """Return the paper's claims tested on this task: set-aware intervals, a verdict each.
-
-        Returns
-        -------
-        dict
-            Estimates (bootstrap over sets, :attr:`bootstrap`; a difference of two methods that
-            agree on every query gets the exact bound of :meth:`SetBootstrap.difference`, and
-            the share recovered then the ratio of the two bounds): ``mass_gain``
-            (label mass at the last layer, ICL minus zero-shot: the collapse onto the label
-            set), ``gain_zero``
-            (ICL minus zero-shot accuracy), ``gain_cal`` (ICL minus calibrated zero-shot),
-            ``labels`` (ICL with correct minus with wrong demonstration labels), ``add_zero``
-            and ``add_icl`` (additive minus zero-shot, minus ICL) and ``recovered`` (the
-            fraction ``(add - zero) / (icl - zero)`` of ICL's gain that the additive score
-            recovers), the last only where the gain's interval lies above 0 (else the text
-            ``"not testable"``), ``add_cal`` (additive minus calibrated zero-shot); and a
-            verdict per claim, ``v_<name>``: for a difference ``"unresolved"`` when its
-            interval contains 0 (for the additive score's ``"above"``/``"below"``: ``"not
-            distinguishable from"``); for ``mass_gain`` ``"collapse"`` when the mass rises and the
-            ICL mass's interval lies above ``collapse``, else ``"rises, no collapse"``; for
-            ``recovered`` ``"part, not all"`` when its interval lies in (0, 1),
-            ``"consistent with all"`` when it starts above 0 and reaches 1, ``"all, or more"``
-            when it lies above 1.
-
-        Parameters
-        ----------
-        collapse : float
-            Label mass (at the last layer, mean over test queries) that counts as a collapse
-            onto the label set, in (0, 1].
-
-        Raises
-        ------
-        ValueError
-            If the calibrated or wrong-label runs are missing, or there are no sets.
-        """
-        if self.correct_cal is None or self.correct_wrong is None or self.mass_zero is None:
-            raise ValueError("claims need the calibrated, wrong-label and mass measurements")
-        b = self.bootstrap
-        out: dict[str, Estimate | str] = {
-            "mass_gain": b.estimate(lambda m: m["mass_icl"] - m["mass_zero"], "mass gain"),
-            "gain_zero": b.difference("icl", "zero", "ICL - zero-shot"),
-            "gain_cal": b.difference("icl", "cal", "ICL - calibrated"),
-            "labels": b.difference("icl", "wrong", "correct - wrong labels"),
-            "add_zero": b.difference("add", "zero", "additive - zero-shot"),
-            "add_cal": b.difference("add", "cal", "additive - calibrated"),
-            "add_icl": b.difference("add", "icl", "additive - ICL"),
-        }
-        gain, add_zero = out["gain_zero"], out["add_zero"]
-        assert isinstance(gain, Estimate) and isinstance(add_zero, Estimate)
-
-        def share(m: Mapping[str, np.ndarray]) -> np.ndarray:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                return (m["add"] - m["zero"]) / (m["icl"] - m["zero"])
-
-        if gain.low <= 0:
-            out["recovered"] = "not testable"
-        elif np.array_equal(b.columns["add"], b.columns["zero"]):  # no query discordant
-            # |add - zero| <= add_zero.high and icl - zero >= gain.low each fail with probability
-            # at most about 2.5 % (one end of each 95 % interval is used): jointly about 95 %
-            u = add_zero.high / gain.low
-            how = "exact bound on additive - zero-shot over the lower end of ICL's gain"
-            out["recovered"] = Estimate(0.0, -u, u, add_zero.n, how)
-        else:
-            out["recovered"] = b.estimate(share, "share recovered")
-        collapse = check_real("collapse", collapse, low=0.0, strict=True)
-        same = "not distinguishable from"  # reads "the additive score is ... ICL"
-        for name, up, down, none in (("mass_gain", "rises, no collapse", "falls", "unresolved"),
-                                     ("gain_zero", "ICL helps", "ICL hurts", "unresolved"),
-                                     ("gain_cal", "ICL helps", "ICL hurts", "unresolved"),
-                                     ("labels", "labels matter", "wrong better", "unresolved"),
-                                     ("add_zero", "above", "below", same),
-                                     ("add_cal", "above", "below", same),
-                                     ("add_icl", "above", "below", same)):  # fmt: skip
-            est = out[name]
-            assert isinstance(est, Estimate)
-            out[f"v_{name}"] = _direction(est, up, down, none)
-        if out["v_mass_gain"] == "rises, no collapse" and b.mean("mass_icl").low > collapse:
-            out["v_mass_gain"] = "collapse"
-        out["v_recovered"] = _share_verdict(out["recovered"])
-        return out
-
-    def summary(
-        self,
-        k: int | None = None,
-        *,
-        tol: float = REACH_TOL,
-        frac: float = ALIGN_FRAC,
-        collapse: float = COLLAPSE_MASS,
-    ) -> dict[str, Estimate | float | int | str]:
-        """Return every number chapter 6 quotes about this task, by label.
-
-        Parameters
-        ----------
-        k : int, optional
-            Demonstrations behind the compared additive score (default: the largest).
-        tol : float
-            Tolerance of the probe's :meth:`ProbeResult.reach_layer`.
-        frac : float
-            Fraction of the probe's :meth:`ProbeResult.alignment_onset`.
-        collapse : float
-            Label mass that counts as a collapse (:meth:`claims`).
-
-        Returns
-        -------
-        dict
-            ``n`` (test queries), ``k``, ``sets``; at the last layer, over the profiled
-            queries, the median entropy N_eff ``neff_zero``/``neff_icl``; the pooled accuracies
-            (:meth:`rates`, keys ``zero``, ``cal``, ``icl``, ``wrong``, ``add``, ``vocab_zero``,
-            ``vocab_icl``, ``chat_zero``, ``chat_icl`` where run) and the label masses
-            ``mass_zero``/``mass_icl`` (Estimates); ``icl_sets`` (the per-set ICL accuracies,
-            as text); :meth:`claims` where the controls were run; the McNemar p-values of the
-            additive score against zero-shot and ICL (``diff_zero_p``, ``diff_icl_p``);
-            ``chosen`` (the selected layer and lambda, as text); and, with a probe,
-            :meth:`ProbeResult.summary`.
-
-        Raises
-        ------
-        KeyError
-            If ``k`` is not one of :attr:`ks`.
-        """
-        k = self.k if k is None else k
-        if k not in self.ks:
-            raise KeyError(f"k must be one of {self.ks}, got {k}")
-        out: dict[str, Estimate | float | int | str] = {"n": self.n_test, "k": k}
-        for kind, prof in (("zero", self.profile_zero), ("icl", self.profile_icl)):
-            out[f"neff_{kind}"] = float(np.median(prof["neff_entropy"][:, -1]))
-        if self.sets is not None:
-            out["sets"] = len(np.unique(self.sets))
-            cols = self.columns()
-            out.update({c: self._rate(c, v) for c, v in cols.items() if not c.startswith("mass")})
-            out.update({f"chat_{t}": e for t, e in self.chat_rates().items()})
-            if self.chat:
-                out["n_chat"] = len(next(iter(self.chat.values())))
-            out.update({c: self.bootstrap.mean(c) for c in ("mass_zero", "mass_icl") if c in cols})
-            out["icl_sets"] = ", ".join(f"{e.value:.2f}" for e in self.per_set())
-            if self.correct_cal is not None and self.correct_wrong is not None:
-                out.update(self.claims(collapse))
-        else:
-            out["zero"] = rate(self.correct_zero)
-            out["icl"] = rate(self.correct_icl[k])
-            out["add"] = rate(self.correct_add[k])
-        comps = self.comparisons(k)
-        out["diff_zero_p"] = comps["additive - zero-shot"].p_mcnemar
-        out["diff_icl_p"] = comps[f"additive - {k}-shot ICL"].p_mcnemar
-        ell, lam = self.chosen[k]
-        out["chosen"] = f"ℓ = {ell}, λ = {lam:.3g}"
-        if self.probe is not None:
-            out.update(self.probe.summary(tol, frac))
-        return out
 
 
 def _query_texts(task: Task, items: np.ndarray) -> list[str]:
@@ -662,7 +181,7 @@ def run_classification(
     chat: bool = False,
     n_chat: int | None = None,
     seed: int = 0,
-    batch_size: int = 16,
+    batch_size: int = _PAGE.batch_size,
     max_tokens: int | None = None,
     cache: bool | None = None,
     progress: bool | None = None,
@@ -859,170 +378,6 @@ def lama_target_stats(lm: LanguageModel, task: Task) -> dict[str, int]:
     }
 
 
-@dataclass(frozen=True)
-class LamaResult:
-    """LAMA P36: whole-word top-1 rates and the supportive/adversarial context effect.
-
-    Attributes
-    ----------
-    source, model : str
-    k, n_prefixes, seed : int
-    items : numpy.ndarray, int64, shape (n,)
-        Task indices of the queries scored (all, or the seeded subset).
-    correct_zero, correct_plus, correct_minus : numpy.ndarray, bool, shape (n,)
-        Greedy answer is the whole target capital: zero-shot, after k correct and after k wrong
-        demonstrations, on every query.
-    effect : LamaEffect
-        With c-bar of each query from the other fold (two-fold cross-fitting).
-    counts : dict of str to int
-        :func:`lama_target_stats`.
-    n_layers : int
-        Decoder blocks L of the model (the "top quarter" of :meth:`summary` is relative to it).
-    sets : numpy.ndarray, int64, shape (n,) or None
-        Demonstration set of each query (the same for correct and wrong labels).
-    """
-
-    source: str
-    model: str
-    k: int
-    n_prefixes: int
-    seed: int
-    items: np.ndarray
-    correct_zero: np.ndarray
-    correct_plus: np.ndarray
-    correct_minus: np.ndarray
-    effect: LamaEffect
-    counts: dict[str, int]
-    n_layers: int
-    sets: np.ndarray | None = None
-
-    @property
-    def n(self) -> int:
-        """Number of queries scored."""
-        return len(self.correct_zero)
-
-    def rates(self) -> dict[str, Estimate]:
-        """Whole-word top-1 rates with Wilson intervals (:func:`assocmem.stats.rate`)."""
-        return {
-            "zero-shot": rate(self.correct_zero),
-            f"{self.k} correct demos": rate(self.correct_plus),
-            f"{self.k} wrong demos": rate(self.correct_minus),
-        }
-
-    def late_prob(self, top: float = 0.25) -> tuple[float, float]:
-        """Whole-word target probability, supportive and adversarial, over the late layers.
-
-        Parameters
-        ----------
-        top : float
-            Fraction of the model counted as late, in (0, 1]: context layers
-            ``l >= (1 - top) L``.
-
-        Returns
-        -------
-        (float, float)
-            Mean of :attr:`LamaEffect.prob` over those context layers and every lambda, for the
-            supportive (+) and the adversarial (-) context vector.
-
-        Raises
-        ------
-        ValueError
-            If ``top`` is outside (0, 1] or no context layer of the sweep is late.
-        """
-        eff = self.effect
-        late = self._late(top)
-        return float(eff.prob[0][late].mean()), float(eff.prob[1][late].mean())
-
-    def paired(self, top: float = 0.25) -> dict[str, Estimate | str]:
-        """Supportive against adversarial context, paired query by query, with intervals.
-
-        Parameters
-        ----------
-        top : float
-            Fraction of the model whose context layers count as late (:meth:`late_prob`).
-
-        Returns
-        -------
-        dict
-            ``demos``: whole-word top-1 after k correct minus after k wrong demonstrations (the
-            same items, only the shown capitals differ), with the bootstrap interval over
-            demonstration sets and queries (two-stage; :meth:`SetBootstrap.difference`'s exact
-            bound where the two agree on every query); ``vector``: the whole-word target
-            probability under the supportive minus the adversarial context vector, per query
-            averaged over the late context layers and every lambda, with the percentile
-            bootstrap interval over queries; ``v_demos`` and ``v_vector``: ``"supportive above"``,
-            ``"supportive below"`` or ``"unresolved"``.
-
-        Raises
-        ------
-        ValueError
-            If the result has no set assignment or per-query probabilities, or no late layer.
-        """
-        if self.sets is None or self.effect.prob_query is None:
-            raise ValueError("paired comparisons need the sets and the per-query probabilities")
-        b = set_bootstrap({"plus": self.correct_plus, "minus": self.correct_minus}, self.sets,
-                          seed=self.seed)  # fmt: skip
-        demos = b.difference("plus", "minus", "correct - wrong demonstrations")
-        late = self._late(top)
-        pq = self.effect.prob_query[:, late]  # (2, late layers, m, n)
-        d = pq[0].mean((0, 1)) - pq[1].mean((0, 1))
-        vector = bootstrap_interval(d, n_boot=2000, seed=self.seed, unit="queries (paired)")
-        out: dict[str, Estimate | str] = {"demos": demos, "vector": vector}
-        for name in ("demos", "vector"):
-            est = out[name]
-            assert isinstance(est, Estimate)
-            out[f"v_{name}"] = _direction(est, "supportive above", "supportive below")
-        return out
-
-    def _late(self, top: float) -> np.ndarray:
-        top = check_real("top", top, low=0.0, strict=True)
-        if top > 1:
-            raise ValueError(f"top must lie in (0, 1], got {top}")
-        late = self.effect.layers >= (1 - top) * self.n_layers
-        if not late.any():
-            raise ValueError(f"no context layer >= {(1 - top) * self.n_layers:g} in the sweep")
-        return np.asarray(late)
-
-    def summary(self, top: float = 0.25) -> dict[str, Estimate | float | int | str]:
-        """Return every number chapter 6 quotes about LAMA, by label.
-
-        Returns
-        -------
-        dict
-            ``n`` (queries scored), the counts of :func:`lama_target_stats`; the whole-word top-1
-            rates (Estimates, Wilson) ``zero``, ``plus`` (k correct demonstrations) and
-            ``minus`` (k wrong ones); the whole-word target probability zero-shot ``p0`` and,
-            over the top quarter of the layers (:meth:`late_prob`), ``pplus`` and ``pminus``;
-            ``sep``: ``"above"`` when ``pplus > pminus``, else ``"below"``; and, where the sets
-            and per-query probabilities were kept, :meth:`paired` (keys ``demos``, ``vector``,
-            ``v_demos``, ``v_vector``); ``late``: the late context layers, as text.
-
-        Parameters
-        ----------
-        top : float
-            Fraction of the model whose context layers count as late.
-        """
-        rates = self.rates()
-        p_plus, p_minus = self.late_prob(top)
-        out: dict[str, Estimate | float | int | str] = {
-            "n": self.n, **self.counts, "zero": rates["zero-shot"],
-            "plus": rates[f"{self.k} correct demos"], "minus": rates[f"{self.k} wrong demos"],
-            "p0": float(self.effect.prob0), "pplus": p_plus,
-            "pminus": p_minus, "sep": "above" if p_plus > p_minus else "below",
-        }  # fmt: skip
-        out["late"] = ", ".join(str(int(ell)) for ell in self.effect.layers[self._late(top)])
-        if self.sets is not None and self.effect.prob_query is not None:
-            out.update(self.paired(top))
-        return out
-
-    def __str__(self) -> str:
-        """Return the whole-word top-1 rates (95 % Wilson) and the target counts, one a line."""
-        rows = [f"whole-word top-1, {name:16s} {e.value:.3f} [{e.low:.3f}, {e.high:.3f}]"
-                f"  (n = {e.n})" for name, e in self.rates().items()]  # fmt: skip
-        rows += [f"  {key:24s} {val:4d}" for key, val in self.counts.items()]
-        return "\n".join(rows)
-
-
 def run_lama(
     lm: LanguageModel,
     task: Task,
@@ -1033,7 +388,7 @@ def run_lama(
     n_prefixes: int = 4,
     seed: int = 0,
     n_queries: int | None = None,
-    batch_size: int = 16,
+    batch_size: int = _PAGE.batch_size,
     max_tokens: int | None = None,
     cache: bool | None = None,
     progress: bool | None = None,

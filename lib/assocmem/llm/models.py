@@ -2,8 +2,10 @@
 
 :func:`load_model` resolves a request (``"auto"`` or a registry name, :func:`resolve_model`),
 loads the weights (:func:`~.loaders.load_weights`, or an injected loader) and wraps them with the
-registry entry's BOS rule and architecture; a refused download of a gated hub model (no access
-with this token) falls back to the offline stand-in with one line.
+registry entry's BOS rule and architecture. A model is what it says it is: a refused download of
+a gated hub model raises :class:`ModelUnavailableError` naming what is missing and how to get
+it, unless the caller asks for the offline stand-in in its place (``fallback=True``); the
+returned model then carries the stand-in's name, and so does every result computed with it.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from .registry import (
 
 __all__ = [
     "LanguageModel",
+    "ModelUnavailableError",
     "load_model",
     "wrap_model",
     "weights_digest",
@@ -391,6 +394,14 @@ def _access_error(exc: BaseException) -> bool:
     return any(w in text for w in ("gated", "401", "403", "unauthorized", "access", "token"))
 
 
+class ModelUnavailableError(RuntimeError):
+    """The requested model cannot be loaded here.
+
+    The message says what is missing and how to get it, and that ``fallback=True`` runs the
+    offline stand-in instead.
+    """
+
+
 def load_model(
     name: str = "auto",
     *,
@@ -398,6 +409,7 @@ def load_model(
     dtype: str | None = None,
     verbose: bool = True,
     loader: Loader | None = None,
+    fallback: bool = False,
 ) -> LanguageModel:
     """Load a registry model once per process (cached) and set it up for the probes.
 
@@ -416,6 +428,10 @@ def load_model(
         ``loader(name, device, dtype) -> (model, tokenizer, identity)`` in place of the download
         (tests inject a small random model of the same architecture here); everything after the
         loading (BOS policy, label checks, layers) is the same code path.
+    fallback : bool
+        When the hub refuses the requested model (gated repository, no or wrong token), load
+        the offline stand-in instead, with one line saying so; the returned model's ``name`` is
+        the stand-in's and its ``reason`` says what was requested. Default: raise.
 
     Returns
     -------
@@ -427,11 +443,9 @@ def load_model(
         Unknown model name or dtype, or a model that needs CUDA requested without a CUDA GPU.
     ImportError
         transformers, the stand-in package or (for 4-bit) bitsandbytes missing, with the command.
-
-    Notes
-    -----
-    A hub access error (gated repository, no or wrong token) falls back to the stand-in with a
-    one-line explanation.
+    ModelUnavailableError
+        The hub refused the model (gated repository, no or wrong token) and ``fallback`` is
+        False: the message names the repository, the licence to accept and the token to set.
     """
     resolved, reason = resolve_model(name)
     require_transformers()
@@ -445,11 +459,18 @@ def load_model(
         spec = MODELS[resolved]
         if not isinstance(spec.source, HubRepo) or not _access_error(exc):
             raise
-        print(
-            f"{spec.title} not loaded ({type(exc).__name__}: no access to {spec.source.repo} with "
-            f"this token; accept the licence on the hub); falling back to the stand-in {STANDIN}"
+        missing = (
+            f"{spec.title} not loaded ({type(exc).__name__}): no access to "
+            f"{spec.source.repo} with this token. Accept the licence on "
+            f"https://huggingface.co/{spec.source.repo} and set HF_TOKEN to a token of that "
+            f"account (huggingface-cli login)"
         )
-        resolved, reason = STANDIN, f"fallback: no access to {spec.title}"
+        if not fallback:
+            raise ModelUnavailableError(
+                f"{missing}; or pass fallback=True to run the stand-in {STANDIN} instead"
+            ) from exc
+        print(f"{missing}; falling back to the stand-in {STANDIN}, whose name the results carry")
+        resolved, reason = STANDIN, f"fallback: {spec.title} requested, no access"
         model, tok, identity = load(resolved, str(dev), dtype)
     spec = MODELS[resolved]
     lm = wrap_model(model, tok, name=resolved, reason=reason, identity=identity,

