@@ -183,8 +183,12 @@ UNREFERENCED: dict[str, dict[str, str]] = {
         "the prose compares the widths at the larger one",
         "exact1_*_z": "distances from the prediction at the smaller exact-LP size: the table "
         "shows them, the prose quotes the larger size's",
-        "n_pairs_above": "pairs with the OP above the DP: all of them (the hidden check asserts "
+        "gap_*_above": "sizes with the OP above the DP: all of them (the hidden check asserts "
         "it), so the prose says 'in all n_pairs pairs'",
+        "gap_*_sizes": "sizes per method: the prose quotes their sum (n_pairs) and lists them",
+        "gap_tr_min": "the trained gaps' range: the table shows it, the prose the exact LP's",
+        "gap_tr_max": "the trained gaps' range: the table shows it, the prose the exact LP's",
+        "gap_tr_icpt": "the trained line's intercept: the prose quotes the exact LP's",
     },
     "03_hebbian_vs_optimal": {
         "ab_0_f*": "the cost curves at the load below capacity: the figure draws them, the prose "

@@ -127,6 +127,21 @@ class OpDpGaps:
         """Number of sizes at which the OP transition lies above the DP one."""
         return int((self.gaps["gap"] > 0).sum())
 
+    def summary(self) -> dict[str, Estimate | float | int]:
+        """Return the numbers a sentence about the gaps quotes, by label.
+
+        Returns
+        -------
+        dict
+            ``mean``, ``slope``, ``icpt`` (Estimates: weighted mean gap, slope and intercept of
+            the line against :attr:`x`), ``min``/``max`` (smallest and largest gap over the
+            sizes), ``sizes`` (number of sizes) and ``above`` (:attr:`n_positive`).
+        """
+        gap = self.gaps["gap"]
+        return {"mean": self.mean, "slope": self.slope, "icpt": self.intercept,
+                "min": float(gap.min()), "max": float(gap.max()), "sizes": len(gap),
+                "above": self.n_positive}  # fmt: skip
+
 
 def _wls(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Fit ``y`` (shape (B, k)) on ``x`` (k,) by WLS: intercepts, slopes, weighted means (B,)."""

@@ -28,7 +28,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._validate import check_real
-from ..stats import Estimate, Verdict, verdict
+from ..stats import Estimate, Verdict, render, verdict
 from .evaluation import SetBootstrap
 
 __all__ = [
@@ -213,16 +213,20 @@ class ClassificationClaims:
         dict
             Each difference (Estimate) and ``v_<name>`` (its Verdict); ``mass_icl``,
             ``v_collapse`` (the ICL mass against ``collapse_mass``), ``collapse_mass``;
-            ``recovered`` (:attr:`shown_share`, only where testable and shown) and
-            ``v_recovered`` (:func:`share_words`).
+            ``recovered`` (:attr:`shown_share`, only where testable and shown),
+            ``v_recovered`` (:func:`share_words`) and ``share_text``, the sentence's words for
+            the share: ``"1.53 [1.10, 4.01] (<words>)"`` where shown, else the words.
         """
         out: dict[str, Estimate | Verdict | str | float] = dict(self.differences())
         out.update({f"v_{name}": v for name, v in self.verdicts().items()})
         out.update({"mass_icl": self.mass_icl, "v_collapse": self.collapse,
                     "collapse_mass": self.collapse_mass,
                     "v_recovered": share_words(self.share)})  # fmt: skip
+        words = str(share_words(self.share))
+        out["share_text"] = words
         if self.shown_share is not None:
             out["recovered"] = self.shown_share
+            out["share_text"] = f"{render(self.shown_share, '.2f')} ({words})"
         return out
 
 

@@ -378,6 +378,23 @@ class TaskResult:
         return out
 
 
+#: Format specs of the signed differences and the share in :meth:`TaskResult.summary`, for
+#: :func:`assocmem.pages.glue_all` (everything else: ``".3f"``).
+SIGNED = ("mass_gain", "gain_zero", "gain_cal", "labels", "add_zero", "add_cal", "add_icl")
+
+
+def summary_specs(summary: dict[str, object]) -> dict[str, str]:
+    """Return label -> format spec for the estimates of a summary that are not ``".3f"``.
+
+    The signed differences (:data:`SIGNED`) are written ``"+.3f"``, the share ``".2f"``; only
+    labels the summary has are returned (what ``glue_all(summary, spec=...)`` accepts).
+    """
+    specs = {key: "+.3f" for key in SIGNED if key in summary}
+    if "recovered" in summary:
+        specs["recovered"] = ".2f"
+    return specs
+
+
 @dataclass(frozen=True)
 class LamaResult:
     """LAMA P36: whole-word top-1 rates and the supportive/adversarial context effect.
