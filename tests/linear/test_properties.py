@@ -666,7 +666,7 @@ CASES: list[Case] = [
     # exact max-margin spectra
     Case(
         max_margin_spectra.max_margin_spectra,
-        lambda: ((3, 4), {"seeds_op": [0, 1], "seeds_dp": [2, 3], "n_perm": 50}),
+        lambda: ((3, 4), {"seeds": [0, 1], "n_perm": 50}),
         {"p": "p", "d": "size", "n_perm": "size", "seed": "count0"},
     ),  # fmt: skip
     Case(
