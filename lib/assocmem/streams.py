@@ -10,6 +10,8 @@ in which order they run:
   ``SeedSequence(root, spawn_key=(k1, k2, ...))``. This is exactly the child that ``spawn`` hands
   out: ``child(s, i)`` equals ``SeedSequence(s).spawn(i + 1)[i]`` and ``child(s, i, j)`` equals
   ``SeedSequence(s).spawn(i + 1)[i].spawn(j + 1)[j]`` (the same state, hence the same numbers).
+  A key may also be a name (a ``str``: one purpose of a root, e.g. ``child(seed, "split")``),
+  which stands for the integer ``2**32 + crc32(name)`` (:func:`key_of`), above every position.
 - :func:`streams` — ``SeedSequence(root).spawn(n)``, without changing the root (a
   ``SeedSequence`` passed in is not advanced, so the same root always gives the same children).
 - :func:`numpy_rng` and :func:`torch_generator` — a numpy ``Generator`` or a CPU
@@ -22,6 +24,8 @@ Source: NumPy, "Parallel random number generation" (``SeedSequence``, ``spawn_ke
 """
 
 from __future__ import annotations
+
+import zlib
 
 import numpy as np
 import torch
@@ -62,15 +66,31 @@ def as_seed_sequence(seed: object, name: str = "seed") -> np.random.SeedSequence
     return np.random.SeedSequence(check_int(name, seed, 0))
 
 
-def child(seed: Seed, *key: int, name: str = "seed") -> np.random.SeedSequence:
+def key_of(key: object, name: str = "key") -> int:
+    """Return the spawn-key integer of ``key``: an int >= 0 as is, a name ``2**32 + crc32(name)``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``key`` is neither an integer >= 0 nor a non-empty string.
+    """
+    if isinstance(key, str):
+        if not key:
+            raise ValueError(f"{name} must be an integer >= 0 or a non-empty name, got ''")
+        return 2**32 + zlib.crc32(key.encode("utf-8"))
+    return check_int(name, key, 0)
+
+
+def child(seed: Seed, *key: int | str, name: str = "seed") -> np.random.SeedSequence:
     """Return the child stream of ``seed`` with key ``key`` (``spawn``'s child, see the module).
 
     Parameters
     ----------
     seed : int or numpy.random.SeedSequence
         The root (or a stream, whose key is extended).
-    *key : int
-        The child's place, each >= 0, e.g. ``(i_load, i_instance)`` in a sweep's grid.
+    *key : int or str
+        The child's place, each an int >= 0 (e.g. ``(i_load, i_instance)`` in a sweep's grid)
+        or a name of a purpose (:func:`key_of`).
     name : str
         The argument's name, for the error message.
 
@@ -82,10 +102,11 @@ def child(seed: Seed, *key: int, name: str = "seed") -> np.random.SeedSequence:
     Raises
     ------
     TypeError, ValueError
-        If ``seed`` is not a seed (:func:`as_seed_sequence`) or a key is not an integer >= 0.
+        If ``seed`` is not a seed (:func:`as_seed_sequence`) or a key is neither an integer >= 0
+        nor a name.
     """
     root = as_seed_sequence(seed, name)
-    keys = tuple(check_int(f"key[{i}]", k, 0) for i, k in enumerate(key))
+    keys = tuple(key_of(k, f"key[{i}]") for i, k in enumerate(key))
     return np.random.SeedSequence(
         root.entropy, spawn_key=tuple(root.spawn_key) + keys, pool_size=root.pool_size
     )

@@ -231,7 +231,16 @@ CASES: list[Case] = [
         lambda: ((P, D), {"seed": 0, "decoupled": True}),
         {"p": "p", "d": "size", "seed": "count0"},
     ),  # fmt: skip
-    Case(sample_problems, lambda: ((P, D, 2), {}), {"p": "p", "d": "size", "seeds": "size"}),
+    Case(
+        sample_problems,
+        lambda: ((P, D, 2), {"seed": 1}),
+        {"p": "p", "d": "size", "seeds": "size", "seed": "count0"},
+    ),  # fmt: skip
+    Case(
+        sampling.instance_stream,
+        lambda: ((0, P, D, 1), {}),
+        {"seed": "count0", "p": "p", "d": "size", "instance": "count0"},
+    ),  # fmt: skip
     Case(
         sampling.dp_memory_bytes, lambda: ((P, D), {}), {"p": "p", "d": "size", "batch": "size"}
     ),  # fmt: skip
@@ -320,6 +329,7 @@ CASES: list[Case] = [
             "seed": "count0",
             "n_boot": "size",
         },
+        nan_ok="z_p1 is NaN when every instance has the same accuracy (no standard error)",
     ),  # fmt: skip
     Case(scores.score_statistics, lambda: ((_w(), _op()), {}), {"W": "array"}),
     Case(

@@ -21,6 +21,7 @@ from assocmem.linear.sweeps import capacity_sweep
 from assocmem.streams import (
     as_seed_sequence,
     child,
+    key_of,
     numpy_rng,
     streams,
     torch_generator,
@@ -159,3 +160,16 @@ def test_theory_tables_do_not_depend_on_the_order_of_their_grid() -> None:
     r = finite_size_table([9, 6], n_samples=200, seed=1)
     for key, col in t.items():
         np.testing.assert_array_equal(col, r[key][::-1], err_msg=key)
+
+
+def test_named_purposes_are_keys_apart_from_positions() -> None:
+    names = ["split", "split reserve", "prefixes", "label shift", "balanced sets",
+             "set label shift", "probe folds", "set bootstrap", "subset"]  # fmt: skip
+    keys = [key_of(n) for n in names]
+    assert len(set(keys)) == len(names) and min(keys) >= 2**32
+    assert child(0, "split").spawn_key == (key_of("split"),)
+    assert key_of(7) == 7
+    with pytest.raises(ValueError, match="non-empty name"):
+        key_of("")
+    with pytest.raises(TypeError, match="key"):
+        key_of(1.0)
