@@ -2,9 +2,9 @@
 
 The book's one rule for randomness (DESIGN.md, conventions): an experiment takes one root
 ``seed`` (an int >= 0 or a :class:`numpy.random.SeedSequence`) and draws each of its instances
-from its own child stream, never from arithmetic on the seed (``seed + i``). A child is keyed by
-the instance's place in the experiment, so it does not depend on how the instances are batched or
-in which order they run:
+from its own child stream, never from arithmetic on the seed (adding an index to it). A child is
+keyed by the instance's place in the experiment, so it does not depend on how the instances are
+batched or in which order they run:
 
 - :func:`child` — the child with key ``(k1, k2, ...)``:
   ``SeedSequence(root, spawn_key=(k1, k2, ...))``. This is exactly the child that ``spawn`` hands

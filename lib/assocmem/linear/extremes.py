@@ -320,7 +320,7 @@ def sample_top_order_statistics(
     n_samples : int
         Number of independent draws, ``>= 1``.
     seed : int, numpy.random.SeedSequence or numpy.random.Generator
-        Seed (same seed -> same numbers).
+        Seed (the same seed gives the same numbers).
 
     Returns
     -------

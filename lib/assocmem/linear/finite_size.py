@@ -63,7 +63,7 @@ def finite_size_capacity_estimate(
         further draws needed for a relative standard error ``rel_error`` (capped at 10^6 draws
         in all; about 2000-60000 draws, < 1 s, for any p since the cost does not grow with p).
     seed : int, numpy.random.SeedSequence or numpy.random.Generator
-        Seed (same seed -> same numbers).
+        Seed (the same seed gives the same numbers).
     margin : float
         Margin kappa_0 >= 0.
     rel_error : float

@@ -48,7 +48,7 @@ def optimal_mechanism(
     n_samples : int
         Number of draws, ``>= 2``.
     seed : int, numpy.random.SeedSequence or numpy.random.Generator
-        Seed (same seed -> same numbers).
+        Seed (the same seed gives the same numbers).
 
     Returns
     -------

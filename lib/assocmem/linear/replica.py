@@ -296,7 +296,7 @@ def expected_cost(
     n_samples : int
         Number of draws of ``t``, ``>= 2``.
     seed : int, numpy.random.SeedSequence or numpy.random.Generator
-        Seed (same seed -> same numbers).
+        Seed (the same seed gives the same numbers).
     margin : float
         Margin kappa_0 >= 0.
     method : {"order_statistics", "full"}
