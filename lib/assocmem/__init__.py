@@ -9,6 +9,7 @@ Import from the modules themselves (packages re-export nothing). One subpackage 
 Shared by both parts (they import no part):
 
 - :mod:`.plotting` — the one figure style: sizes, colours, theory lines, simulation markers.
+- :mod:`.streams` — random streams: one root seed per experiment, independent keyed children.
 - :mod:`.stats` — crossings of measured curves, 95 % intervals, permutation tests.
 - :mod:`.widgets` — explorers: sliders in a live kernel, the default figure in the HTML.
 - :mod:`.device` — device and thread selection for the torch computations.

@@ -172,12 +172,12 @@ def check_frame(name: str, value: object, columns: Sequence[str], source: str) -
 # --- assocmem.linear's property checks (issue 29, item 3) ---------------------------------------
 
 
-def check_seed(name: str, value: object) -> int | np.random.Generator:
-    """Return a seed: a numpy ``Generator`` as is, else an integer >= 0 (:func:`check_int`).
+def check_seed(name: str, value: object) -> int | np.random.Generator | np.random.SeedSequence:
+    """Return a seed: a numpy ``Generator`` or ``SeedSequence`` as is, else an int >= 0.
 
     A bool, float or string is refused (``np.random.default_rng`` would take ``False``).
     """
-    if isinstance(value, np.random.Generator):
+    if isinstance(value, (np.random.Generator, np.random.SeedSequence)):
         return value
     return check_int(name, value, 0)
 

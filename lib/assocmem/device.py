@@ -34,7 +34,7 @@ import time
 import numpy as np
 import torch
 
-from assocmem._validate import check_int
+from assocmem.streams import torch_generator
 
 __all__ = [
     "get_device",
@@ -249,7 +249,7 @@ def describe_device(device: str | torch.device | None = None) -> str:
     return str(dev)
 
 
-def make_generator(seed: int | torch.Generator) -> torch.Generator:
+def make_generator(seed: int | np.random.SeedSequence | torch.Generator) -> torch.Generator:
     """Return a CPU :class:`torch.Generator` for ``seed``, or ``seed`` itself if it is one.
 
     The book's one way to turn a ``seed`` argument into a torch random stream: the same seed gives
@@ -258,8 +258,9 @@ def make_generator(seed: int | torch.Generator) -> torch.Generator:
 
     Parameters
     ----------
-    seed : int or torch.Generator
-        An integer >= 0 (``torch.Generator().manual_seed(seed)``) or an existing generator.
+    seed : int, numpy.random.SeedSequence or torch.Generator
+        A root seed >= 0 or a stream (seeded by :func:`assocmem.streams.torch_generator`), or an
+        existing generator.
 
     Returns
     -------
@@ -270,12 +271,16 @@ def make_generator(seed: int | torch.Generator) -> torch.Generator:
     Raises
     ------
     TypeError
-        If ``seed`` is neither an integer (a bool is refused) nor a :class:`torch.Generator`.
+        If ``seed`` is neither an integer (a bool is refused), a ``SeedSequence`` nor a
+        :class:`torch.Generator`.
     ValueError
         If ``seed`` is a negative integer.
     """
     if isinstance(seed, torch.Generator):
         return seed
-    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
-        raise TypeError(f"seed must be an int >= 0 or a torch.Generator, got {type(seed).__name__}")
-    return torch.Generator().manual_seed(check_int("seed", seed, 0))
+    if not isinstance(seed, (int, np.integer, np.random.SeedSequence)) or isinstance(seed, bool):
+        raise TypeError(
+            "seed must be an int >= 0, a numpy.random.SeedSequence or a torch.Generator, "
+            f"got {type(seed).__name__}"
+        )
+    return torch_generator(seed)

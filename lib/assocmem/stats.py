@@ -33,6 +33,7 @@ from scipy.stats import binomtest, norm
 from scipy.stats import t as student_t
 
 from assocmem._validate import as_float_array, check_int, check_real
+from assocmem.streams import Seed, numpy_rng
 
 __all__ = [
     "Estimate",
@@ -359,7 +360,7 @@ def crossing(
     start: str = "nan",
     n_boot: int = 2000,
     ci: float = 0.95,
-    seed: int = 0,
+    seed: Seed = 0,
 ) -> Estimate:
     """Where the mean of sampled curves first crosses ``level``, with a 95 % interval.
 
@@ -399,7 +400,7 @@ def crossing(
         Resamples, >= 10.
     ci : float
         Coverage of the interval, in (0, 1).
-    seed : int
+    seed : int or numpy.random.SeedSequence
         Seed of the resampling.
 
     Returns
@@ -451,7 +452,7 @@ def crossing(
     cv = check_real("ci", ci, low=0.0, strict=True)
     if cv >= 1:
         raise ValueError(f"ci must lie in (0, 1), got {ci!r}")
-    rng = np.random.default_rng(check_int("seed", seed, 0))
+    rng = numpy_rng(seed)
     n_units = ya.shape[0]
     if interval == "bootstrap":
         if not np.all(np.isfinite(ya)):
@@ -658,7 +659,7 @@ def bootstrap_interval(
     stat: Callable[[NDArray[np.float64]], NDArray[np.float64]] | None = None,
     n_boot: int = 1000,
     level: float = 0.95,
-    seed: int = 0,
+    seed: Seed = 0,
     unit: str = "samples",
 ) -> Estimate:
     """Percentile bootstrap interval of a statistic of independent samples.
@@ -674,7 +675,7 @@ def bootstrap_interval(
         Bootstrap resamples (>= 100).
     level : float
         Coverage in (0, 1).
-    seed : int
+    seed : int or numpy.random.SeedSequence
         Seed of the resampling.
     unit : str
         Name of the samples, for :attr:`Estimate.method` (e.g. ``"memory sets"``).
@@ -708,7 +709,7 @@ def bootstrap_interval(
     if lv >= 1:
         raise ValueError(f"level must lie in (0, 1), got {level!r}")
     f = stat if stat is not None else (lambda a: a.mean(axis=1))
-    rng = np.random.default_rng(check_int("seed", seed, 0))
+    rng = numpy_rng(seed)
     idx = rng.integers(0, x.shape[0], size=(nb, x.shape[0]))
     boots = np.asarray(f(x[idx]), dtype=np.float64)
     est = float(np.asarray(f(x[None]), dtype=np.float64).reshape(-1)[0])
@@ -861,7 +862,7 @@ def t_interval(
 
 
 def permutation_test(
-    x: ArrayLike, y: ArrayLike, *, n_perm: int = 20000, seed: int = 0
+    x: ArrayLike, y: ArrayLike, *, n_perm: int = 20000, seed: Seed = 0
 ) -> tuple[float, float]:
     """Two-sided permutation test of equal means for two groups of independent instances.
 
@@ -873,7 +874,7 @@ def permutation_test(
     n_perm : int
         If the number of distinct relabellings ``C(n_x + n_y, n_x)`` is at most this, all are
         enumerated (exact p-value); otherwise ``n_perm`` random relabellings are drawn.
-    seed : int
+    seed : int or numpy.random.SeedSequence
         Seed of the random relabellings.
 
     Returns
@@ -897,7 +898,6 @@ def permutation_test(
     """
     a = as_float_array(x, "x").ravel()
     b = as_float_array(y, "y").ravel()
-    seed = check_int("seed", seed, 0)
     if a.size < 1 or b.size < 1 or not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
         raise ValueError("x and y must be non-empty arrays of finite values")
     if isinstance(n_perm, bool) or not isinstance(n_perm, (int, np.integer)) or n_perm < 1:
@@ -919,7 +919,7 @@ def permutation_pvalue(
     statistic: Callable[[NDArray[np.float64], NDArray[np.bool_]], NDArray[np.float64]],
     *,
     n_perm: int = 20000,
-    seed: int = 0,
+    seed: Seed = 0,
 ) -> tuple[float, float]:
     """Permutation p-value of a two-group statistic: the one relabelling engine.
 
@@ -935,7 +935,7 @@ def permutation_pvalue(
     n_perm : int
         If the distinct relabellings ``C(n, n_x)`` number at most this, all are enumerated
         (exact p-value); otherwise ``n_perm`` random relabellings are drawn (blocks of 2000), >= 1.
-    seed : int
+    seed : int or numpy.random.SeedSequence
         Seed of the random relabellings.
 
     Returns
@@ -970,7 +970,7 @@ def permutation_pvalue(
         labels = np.zeros((len(groups), n), dtype=bool)
         labels[np.arange(len(groups))[:, None], groups] = True
         return obs, float(np.mean(np.asarray(statistic(units, labels)) >= obs - tol))
-    rng = np.random.default_rng(check_int("seed", seed, 0))
+    rng = numpy_rng(seed)
     count = 0
     for start in range(0, n_perm, 2000):  # blocks of (2000, n) labels; one stream as one draw
         m = min(2000, n_perm - start)

@@ -141,7 +141,16 @@ def test_parts_do_not_import_each_other_and_only_plots_draw() -> None:
 
 def test_top_level_holds_only_shared_modules() -> None:
     top = sorted(f.stem for f in LIB.glob("*.py"))
-    assert top == ["__init__", "_validate", "device", "pages", "plotting", "stats", "widgets"]
+    assert top == [
+        "__init__",
+        "_validate",
+        "device",
+        "pages",
+        "plotting",
+        "stats",
+        "streams",
+        "widgets",
+    ]
 
 
 # --------------------------------------------------------------- chapter 5: one home per equation

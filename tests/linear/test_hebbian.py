@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from assocmem.linear.hebbian import recall_probability, score_densities, score_moments, threshold
 from assocmem.linear.scores import simulate_scores
+from assocmem.streams import child
 
 
 @pytest.mark.parametrize("embedding", ["gaussian", "spherical"])
@@ -53,13 +54,17 @@ def test_sigma_w_matches_expectation() -> None:
 
 
 def test_recall_theory_against_simulation() -> None:
+    # "all" = P_1^p treats the inputs as independent: at p = 60, d = 64 it says 0.711 where 2000
+    # instances give 0.622 +- 0.011 (chapter 3 measures this gap); with 400 instances (standard
+    # error 0.024) the tolerance is that bias plus 2.5 standard errors, and the sign is checked
     d = 64
-    for p, tol_typ, tol_all in [(60, 0.01, 0.12), (200, 0.03, 0.01)]:
-        sim = simulate_scores(p, d, n_instances=60, seed=5)
+    for p, tol_typ, tol_all in [(60, 0.01, 0.15), (200, 0.03, 0.01)]:
+        sim = simulate_scores(p, d, n_instances=400, seed=5)
         ok = sim["target"] > sim["nontarget"].max(-1).values
         acc, perfect = ok.double().mean().item(), ok.all(-1).double().mean().item()
         assert recall_probability(p, d, criterion="typical") == pytest.approx(acc, abs=tol_typ)
         assert recall_probability(p, d, criterion="all") == pytest.approx(perfect, abs=tol_all)
+        assert recall_probability(p, d, criterion="all") >= perfect
 
 
 def test_recall_probability_monotone_in_p_and_criteria_ordered() -> None:
@@ -146,7 +151,7 @@ def test_recall_check_matches_a_direct_recount() -> None:
 
     d, p, n = 12, 30, 40
     row = hebbian_recall_check(d, [p], n_instances=n, seed=3, n_boot=200).iloc[0]
-    sim = simulate_scores(p, d, n_instances=n, seed=3)
+    sim = simulate_scores(p, d, n_instances=n, seed=child(3, p, 0))  # the row's own stream
     t, c = sim["target"].numpy(), sim["nontarget"].numpy()
     fails, pairs, n_all = 0, 0, 0
     recalled = np.zeros((n, p), dtype=bool)

@@ -91,9 +91,9 @@ def test_same_seed_same_instance_in_any_batch(
     size: tuple[int, int], decoupled: bool, seed: int
 ) -> None:
     p, d = size
-    a = sample_problem(p, d, decoupled=decoupled, seed=seed)
+    a = sample_problem(p, d, decoupled=decoupled, seed=seed)  # instance 0 of the root seed
     b = sample_problem(p, d, decoupled=decoupled, seed=seed)
-    batch = sample_problems(p, d, [seed + 1, seed], decoupled=decoupled)[1]
+    batch = sample_problems(p, d, [1, 0], seed=seed, decoupled=decoupled)[1]
     for x in (b, batch):
         assert torch.equal(a.inputs, x.inputs) and torch.equal(a.targets, x.targets)
         if decoupled:
@@ -104,8 +104,8 @@ def test_training_is_reproducible_and_independent_of_its_batch() -> None:
     """One instance trained alone, twice, and inside a batch of others: the same W."""
     d, p, seeds = 6, 14, [3, 5, 8]
     for rank in (None, 3):
-        alone = [train_memory(sample_problem(p, d, seed=s), rank=rank, steps=60) for s in seeds]
-        again = train_memory(sample_problem(p, d, seed=seeds[0]), rank=rank, steps=60)
+        alone = [train_memory(sample_problems(p, d, [s])[0], rank=rank, steps=60) for s in seeds]
+        again = train_memory(sample_problems(p, d, [seeds[0]])[0], rank=rank, steps=60)
         torch.testing.assert_close(again.weights, alone[0].weights, rtol=0, atol=0)
         batch = train_memory(sample_problems(p, d, seeds), rank=rank, steps=60)
         for i, res in enumerate(alone):

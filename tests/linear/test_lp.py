@@ -108,7 +108,7 @@ def test_certificates_are_checked_on_every_constraint(decoupled: bool) -> None:
 
 def test_feasible_certificate_in_exact_arithmetic() -> None:
     # near capacity: the smallest margins of the certifying W, recomputed with fractions
-    prob = sample_problem(pairs_for_load(1.1, 10), 10, decoupled=True, seed=2)
+    prob = sample_problem(pairs_for_load(1.1, 10), 10, decoupled=True, seed=0)  # a feasible one
     r = lp_decide(prob)
     assert r.feasible and r.weights is not None
     e = prob.inputs.double().numpy()
@@ -211,7 +211,8 @@ def test_cg_agrees_with_dense_lp_across_seeds_near_capacity(decoupled: bool) -> 
 def test_dense_reference_on_a_badly_scaled_feasible_instance() -> None:
     # the best margin at |W_ij| <= 1 is ~3e-4: the unbounded LP "A w >= 1" then needs |W| ~ 4e3
     # and HiGHS's interior-point method called it infeasible; the bounded dense LP and cg agree
-    prob = sample_problem(pairs_for_load(1.1, 6), 6, seed=16)
+    # (root 228: the first of 400 instances at this size with a dense margin below 3e-4)
+    prob = sample_problem(pairs_for_load(1.1, 6), 6, seed=228)
     r, dense = lp_decide(prob), lp_decide(prob, method="dense")
     assert r.feasible and dense.feasible and 1e-5 < dense.margin < 1e-3
     assert r.weights is not None and _brute_force_margins(r.weights, prob).min() > 0

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from assocmem.linear.implicit_bias import l2_max_margin
 from assocmem.linear.lp import max_margin_linf
 from assocmem.linear.max_margin_spectra import max_margin_spectra, spectrum_permutation_test
 from assocmem.linear.measured_spectra import fourth_moment_ratio
-from assocmem.linear.sampling import sample_problem
+from assocmem.linear.sampling import sample_problems
+from assocmem.streams import child
 from scipy.stats import ks_2samp
 
 
@@ -46,18 +48,18 @@ def test_inputs_are_checked() -> None:
         spectrum_permutation_test(np.ones((2, 3)), np.ones((2, 4)))
     with pytest.raises(ValueError, match=r"a must be a finite 2-D array"):
         spectrum_permutation_test(np.array([[np.nan, 1.0]]), np.ones((1, 2)))
-    with pytest.raises(ValueError, match=r"seeds_op and seeds_dp must be disjoint"):
-        max_margin_spectra(10, 6, seeds_op=[0, 1], seeds_dp=[1, 2])
+    with pytest.raises(ValueError, match="repeat"):
+        max_margin_spectra(10, 6, seeds=[0, 1, 1])
 
 
 def test_max_margin_spectra_matches_the_solvers_instance_by_instance() -> None:
-    res = max_margin_spectra(10, 6, seeds_op=[0, 1, 2], seeds_dp=[10, 11, 12], n_perm=100)
+    res = max_margin_spectra(10, 6, seeds=3, n_perm=100)
     s = res.summary()
     assert s["n_op"] + s["skipped_op"] == 3 and s["n_dp"] + s["skipped_dp"] == 3
     assert s["n_tests"] == 4 and 0 < s["min_p"] <= 1
-    inst = sample_problem(10, 6, seed=0)
+    inst = sample_problems(10, 6, [0], seed=child(0, 0))[0]  # OP instance 0 under root 0
     t_star, _ = max_margin_linf(inst)
-    assert t_star > 0  # seed 0 is storable at this small load, so it is the first OP memory
+    assert t_star > 0  # instance 0 is storable at this small load, so it is the first OP memory
     W2 = l2_max_margin(inst).weights
     np.testing.assert_allclose(res.weights["l2", "op"][0], W2, atol=1e-9)
     assert res.m4["l2", "op"][0] == pytest.approx(fourth_moment_ratio(W2))
@@ -68,17 +70,19 @@ def test_max_margin_spectra_matches_the_solvers_instance_by_instance() -> None:
 
 
 def test_one_norm_alone_gives_the_same_memories_and_skips_what_cannot_be_stored() -> None:
-    both = max_margin_spectra(10, 6, seeds_op=[0, 1, 2], seeds_dp=[10, 11, 12], n_perm=100)
-    l2 = max_margin_spectra(10, 6, seeds_op=[0, 1, 2], seeds_dp=[10, 11, 12], norms=("l2",),
-                            n_perm=100)  # fmt: skip
+    both = max_margin_spectra(10, 6, seeds=3, n_perm=100)
+    l2 = max_margin_spectra(10, 6, seeds=3, norms=("l2",), n_perm=100)
     np.testing.assert_allclose(l2.weights["l2", "dp"], both.weights["l2", "dp"], atol=1e-9)
+    # the tests of one norm draw from that norm's own streams: the same p-values alone
+    only_l2 = both.tests[both.tests["norm"] == "l2"].reset_index(drop=True)
+    pd.testing.assert_frame_equal(l2.tests.reset_index(drop=True), only_l2)
     s = l2.summary()
     assert s["n_tests"] == 2 and "m4_linf_op" not in s and s["skipped_op"] == 0
     # near capacity (d = 4, p = 8) some instances cannot be stored: the SVM skips exactly
     # those that the exact LP refuses
-    kw = {"seeds_op": range(8), "seeds_dp": range(8, 16), "n_perm": 10}
+    kw = {"seeds": range(8), "n_perm": 10}
     by_lp = max_margin_spectra(8, 4, **kw)
     by_svm = max_margin_spectra(8, 4, norms=("l2",), **kw)
     assert by_lp.skipped == by_svm.skipped and sum(by_lp.skipped.values()) > 0
     with pytest.raises(ValueError, match=r"norms must be a non-empty subset of .*, got \('l1',\)"):
-        max_margin_spectra(10, 6, seeds_op=[0, 1], seeds_dp=[2, 3], norms=("l1",))
+        max_margin_spectra(10, 6, seeds=[0, 1], norms=("l1",))

@@ -16,7 +16,13 @@ from assocmem.linear.problems import (
     score_matrix,
     stack_problems,
 )
-from assocmem.linear.sampling import check_memory, dp_memory_bytes, sample_problem, sample_problems
+from assocmem.linear.sampling import (
+    check_memory,
+    dp_memory_bytes,
+    instance_stream,
+    sample_problem,
+    sample_problems,
+)
 from assocmem.linear.scores import score_statistics
 
 
@@ -126,12 +132,20 @@ def test_sampling_is_seeded_and_shapes() -> None:
     # OP and DP with the same seed share inputs and targets
     assert torch.equal(a.inputs, dp.inputs) and torch.equal(a.targets, dp.targets)
     assert (a.p, a.d, a.decoupled, dp.decoupled, a.batched) == (7, 5, False, True, False)
-    batch = sample_problems(7, 5, [3, 4], decoupled=True)
-    assert batch.batched and batch.batch_size == 2 and batch.seed == (3, 4)
+    # a single problem is instance 0 of its root; a batch's problem i is instance seeds[i]
+    batch = sample_problems(7, 5, [0, 1], seed=3, decoupled=True)
+    assert batch.batched and batch.batch_size == 2
+    assert [(s.entropy, s.spawn_key) for s in batch.stream] == [(3, (5, 7, 0)), (3, (5, 7, 1))]
     assert torch.equal(batch[0].competitors, dp.competitors)
-    assert torch.equal(batch[1].inputs, c.inputs)
+    assert not torch.equal(batch[1].inputs, c.inputs)  # instance 1 of root 3 is not root 4's
+    assert torch.equal(sample_problems(7, 5, [0], seed=4)[0].inputs, c.inputs)
     # the seeds rule: an int n means range(n)
-    assert sample_problems(7, 5, 3).seed == (0, 1, 2)
+    keys = [s.spawn_key for s in sample_problems(7, 5, 3).stream]
+    assert (
+        keys
+        == [instance_stream(0, 7, 5, i).spawn_key for i in range(3)]
+        == [(5, 7, 0), (5, 7, 1), (5, 7, 2)]
+    )
 
 
 def test_embedding_law_is_n_0_identity_over_d() -> None:
@@ -243,8 +257,10 @@ def test_newcomer_bad_inputs() -> None:
         sample_problems(4, 8, 5.0)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="repeat"):
         sample_problems(4, 8, [3, 3])
-    with pytest.raises(ValueError, match="2\\*\\*63"):
-        sample_problem(4, 8, seed=2**64)
+    with pytest.raises(ValueError, match="seed"):
+        sample_problem(4, 8, seed=-1)
+    with pytest.raises(TypeError, match="seed must be an int >= 0 or a numpy.random.SeedSequence"):
+        sample_problem(4, 8, seed=1.5)  # type: ignore[arg-type]
     with pytest.raises(MemoryError, match="inputs and targets"):
         sample_problem(10**6, 10**5)
 

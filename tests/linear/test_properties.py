@@ -233,7 +233,16 @@ CASES: list[Case] = [
         lambda: ((P, D), {"seed": 0, "decoupled": True}),
         {"p": "p", "d": "size", "seed": "count0"},
     ),  # fmt: skip
-    Case(sample_problems, lambda: ((P, D, 2), {}), {"p": "p", "d": "size", "seeds": "size"}),
+    Case(
+        sample_problems,
+        lambda: ((P, D, 2), {"seed": 1}),
+        {"p": "p", "d": "size", "seeds": "size", "seed": "count0"},
+    ),  # fmt: skip
+    Case(
+        sampling.instance_stream,
+        lambda: ((0, P, D, 1), {}),
+        {"seed": "count0", "p": "p", "d": "size", "instance": "count0"},
+    ),  # fmt: skip
     Case(
         sampling.dp_memory_bytes, lambda: ((P, D), {}), {"p": "p", "d": "size", "batch": "size"}
     ),  # fmt: skip
@@ -326,6 +335,7 @@ CASES: list[Case] = [
             "seed": "count0",
             "n_boot": "size",
         },
+        nan_ok="z_p1 is NaN when every instance has the same accuracy (no standard error)",
     ),  # fmt: skip
     Case(scores.score_statistics, lambda: ((_w(), _op()), {}), {"W": "array"}),
     Case(
@@ -672,7 +682,7 @@ CASES: list[Case] = [
     # exact max-margin spectra
     Case(
         max_margin_spectra.max_margin_spectra,
-        lambda: ((3, 4), {"seeds_op": [0, 1], "seeds_dp": [2, 3], "n_perm": 50}),
+        lambda: ((3, 4), {"seeds": [0, 1], "n_perm": 50}),
         {"p": "p", "d": "size", "n_perm": "size", "seed": "count0"},
     ),  # fmt: skip
     Case(

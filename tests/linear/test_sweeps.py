@@ -13,7 +13,7 @@ from assocmem.linear.finite_size import predicted_transition
 from assocmem.linear.load import load_for_pairs, pairs_for_load
 from assocmem.linear.measured_spectra import singular_values, stored_spectra
 from assocmem.linear.problems import all_recalled
-from assocmem.linear.sampling import sample_problem, sample_problems
+from assocmem.linear.sampling import sample_problems
 from assocmem.linear.scores import mechanism_scores
 from assocmem.linear.sweeps import COLUMNS, capacity_sweep, truncated_hebbian_sweep
 from assocmem.linear.tables import (
@@ -120,9 +120,9 @@ def test_trained_sweep_is_tidy_and_uses_the_seeding_rule() -> None:
     assert t["recalled_all"].tolist() == [True, True, False, False]
     assert t["accuracy"].iloc[2] < 0.6
     assert 0.4 < transition_load(t).value < 2.5
-    # the instance at (alpha, seed) is sample_problem(p, d, seed=seed)
+    # the instance at (alpha, label s) of the root 0 is sample_problems(p, d, [s], seed=0)[0]
     p = pairs_for_load(0.4, 16)
-    r = train_memory(sample_problem(p, 16, seed=1), steps=1500, patience=300)
+    r = train_memory(sample_problems(p, 16, [1], seed=0)[0], steps=1500, patience=300)
     assert t.loc[(t["alpha"] == 0.4) & (t["seed"] == 1), "steps"].item() == r.perfect_step
 
 
@@ -130,7 +130,7 @@ def test_hebbian_and_lp_sweeps() -> None:
     h = capacity_sweep(24, [0.02, 3.0], seeds=[0, 1], method="hebbian", keep_weights=True,
                        progress=False)  # fmt: skip
     assert h["recalled_all"].tolist() == [True, True, False, False]
-    W = hebbian_memory(sample_problem(pairs_for_load(3.0, 24), 24, seed=1)).numpy()
+    W = hebbian_memory(sample_problems(pairs_for_load(3.0, 24), 24, [1])[0]).numpy()
     np.testing.assert_array_equal(h["weights"].iloc[3], W)
     lp = capacity_sweep(10, [0.5, 1.8], seeds=[0], method="lp", decoupled=True, progress=False)
     assert lp["recalled_all"].tolist() == [True, False] and set(lp["problem"]) == {"dp"}

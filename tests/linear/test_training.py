@@ -18,6 +18,7 @@ from assocmem.linear.training import (
     train_memory,
     training_flops,
 )
+from assocmem.streams import child, torch_generator
 
 
 @pytest.fixture(params=["fused", "foreach"])
@@ -102,7 +103,7 @@ def test_factored_engine_follows_torch_adam_on_autograd(adam_kind: str) -> None:
     # rank = m: Adam on Q and R with the chain rule written out, against autograd on Q R^T
     d, m, p = 8, 3, 20
     prob = sample_problem(p, d, seed=1)
-    g = torch.Generator().manual_seed(5 + 1)  # the engine draws the factors from seed + own seed
+    g = torch_generator(child(prob.stream, 0, 5))  # the factors: a child of the instance's stream
     Q = (torch.randn(d, m, generator=g) * (0.1 / d**0.5)).requires_grad_(True)
     R = (torch.randn(d, m, generator=g) * (0.1 / d**0.5)).requires_grad_(True)
     opt = torch.optim.Adam([Q, R], lr=0.5)
@@ -190,7 +191,7 @@ def test_hebbian_equals_explicit_sum() -> None:
     W = hebbian_memory(prob)
     ref = sum(torch.outer(prob.targets[m], prob.inputs[m]) for m in range(9))
     torch.testing.assert_close(W, ref)
-    batch = sample_problems(9, 5, [2, 3])
+    batch = sample_problems(9, 5, [0, 3], seed=2)  # instance 0 of root 2 is sample_problem's
     torch.testing.assert_close(hebbian_memory(batch)[0], W)
     with pytest.raises(TypeError, match=r"problem must be a MemoryProblem, got Tensor"):
         hebbian_memory(W)
@@ -232,7 +233,8 @@ def test_batched_equals_one_at_a_time() -> None:
     batch = sample_problems(p, d, seeds, decoupled=True)
     rb = train_memory(batch, steps=400, check_every=20)
     for i, s in enumerate(seeds):
-        r1 = train_memory(sample_problem(p, d, decoupled=True, seed=s), steps=400, check_every=20)
+        one = sample_problems(p, d, [s], decoupled=True)[0]
+        r1 = train_memory(one, steps=400, check_every=20)
         assert r1.perfect_step == rb.perfect_step[i]
         assert r1.steps == rb.steps[i]
         torch.testing.assert_close(r1.weights, rb.weights[i], rtol=1e-3, atol=1e-3)

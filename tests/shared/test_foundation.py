@@ -13,6 +13,7 @@ import pytest
 import torch
 from assocmem import device as dev
 from assocmem import plotting, widgets
+from assocmem.streams import torch_generator, torch_seed
 from matplotlib.figure import Figure
 
 # --- plotting ---
@@ -279,10 +280,13 @@ def test_bad_inputs_found_by_a_newcomer_are_refused():
 
 def test_make_generator_is_the_one_seed_to_generator_rule():
     a = torch.randn(5, generator=dev.make_generator(3))
-    assert torch.equal(a, torch.randn(5, generator=torch.Generator().manual_seed(3)))
+    assert torch.equal(a, torch.randn(5, generator=torch_generator(3)))  # via the stream
+    assert not torch.equal(a, torch.randn(5, generator=torch.Generator().manual_seed(3)))
     g = torch.Generator().manual_seed(1)
     assert dev.make_generator(g) is g  # a generator is passed through, keeping its stream
-    assert dev.make_generator(np.int64(2)).initial_seed() == 2
+    assert dev.make_generator(np.int64(2)).initial_seed() == torch_seed(2)
+    ss = np.random.SeedSequence(5, spawn_key=(1,))
+    assert dev.make_generator(ss).initial_seed() == torch_seed(ss)
     with pytest.raises(TypeError, match="seed"):
         dev.make_generator(1.0)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="seed"):

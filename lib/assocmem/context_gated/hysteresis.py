@@ -25,6 +25,7 @@ from assocmem.context_gated.theory import (
 )
 from assocmem.device import make_generator
 from assocmem.stats import Estimate, bootstrap_interval
+from assocmem.streams import Seed, as_seed_sequence, child
 
 __all__ = ["fixed_point_energy", "map_jacobian_radius", "HysteresisResult", "hysteresis_sweep"]
 
@@ -204,15 +205,16 @@ class HysteresisResult:
         first = np.argmax(hit, axis=1)
         return np.where(hit.any(axis=1), self.alphas[first], np.nan)
 
-    def jump_intervals(self, level: float = 0.5, *, seed: int = 0) -> dict[str, list[Estimate]]:
+    def jump_intervals(self, level: float = 0.5, *, seed: Seed = 0) -> dict[str, list[Estimate]]:
         """Mean jump points over the memory sets, with bootstrap 95 % intervals.
 
         Parameters
         ----------
         level : float
             Winner-state level of :meth:`jump_up` and :meth:`jump_down`.
-        seed : int
-            Seed of the resampling of memory sets.
+        seed : int or numpy.random.SeedSequence
+            Root of the resampling of memory sets: jump ``j`` (0 up, 1 down) at the ``l``-th λ
+            from ``child(seed, j, l)`` (:func:`assocmem.streams.child`).
 
         Returns
         -------
@@ -224,12 +226,15 @@ class HysteresisResult:
         """
         method = "percentile bootstrap over memory sets"
         out: dict[str, list[Estimate]] = {}
-        for name, pts in (("up", self.jump_up(level)), ("down", self.jump_down(level))):
+        as_seed_sequence(seed)
+        for j, (name, pts) in enumerate((("up", self.jump_up(level)),
+                                         ("down", self.jump_down(level)))):  # fmt: skip
             out[name] = []
-            for v in pts:
+            for li, v in enumerate(pts):
                 ok = v[np.isfinite(v)]
                 if ok.size >= 2:
-                    out[name].append(bootstrap_interval(ok, seed=seed, unit="memory sets"))
+                    out[name].append(bootstrap_interval(ok, seed=child(seed, j, li),
+                                                        unit="memory sets"))  # fmt: skip
                 else:
                     val = float(ok[0]) if ok.size else math.nan
                     out[name].append(Estimate(val, math.nan, math.nan, int(ok.size), method))
@@ -314,15 +319,17 @@ class HysteresisResult:
             gain[li] = float(np.mean(self.gain_formula[li, last]))
         return {"radius": rad, "gain": gain}
 
-    def summary(self, level: float = 0.5, *, seed: int = 0) -> dict[str, Estimate | float | int]:
+    def summary(self, level: float = 0.5, *, seed: Seed = 0) -> dict[str, Estimate | float | int]:
         """Return the numbers the chapter's prose quotes about the sweeps, labelled.
 
         Parameters
         ----------
         level : float
             Winner-state level (max_μ p*_μ >= level).
-        seed : int
-            Seed of the bootstrap resampling of memory sets.
+        seed : int or numpy.random.SeedSequence
+            Root of the bootstrap resampling of memory sets: the jumps from ``child(seed, 0)``
+            (:meth:`jump_intervals`), the Maxwell point at the ``l``-th λ from
+            ``child(seed, 1, l)``.
 
         Returns
         -------
@@ -339,7 +346,7 @@ class HysteresisResult:
             as the upward sweep), ``"conv"`` (smallest converged fraction per (λ, α)), ``"T"``
             (memory sets).
         """
-        jumps = self.jump_intervals(level, seed=seed)
+        jumps = self.jump_intervals(level, seed=child(seed, 0))
         before = self.before_jump(level)
         out: dict[str, Estimate | float | int] = {}
         for li, lam in enumerate(self.lambdas):
@@ -357,7 +364,8 @@ class HysteresisResult:
                 out[f"maxwell_sets_{tag}"] = int(ok.size)
                 out[f"winner_lower_{tag}"] = int(lower[li].sum())
                 if ok.size >= 2:
-                    out[f"maxwell_{tag}"] = bootstrap_interval(ok, seed=seed, unit="memory sets")
+                    out[f"maxwell_{tag}"] = bootstrap_interval(ok, seed=child(seed, 1, li),
+                                                               unit="memory sets")  # fmt: skip
         out["same"] = float(((self.fresh >= level) == (self.up >= level)).mean())
         out["conv"] = float(self.converged.min())
         out["T"] = int(self.up.shape[2])

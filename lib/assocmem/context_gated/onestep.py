@@ -34,6 +34,7 @@ from assocmem.context_gated.experiments import (
 from assocmem.context_gated.theory import first_order_scores, gate_fixed_point, gate_matrix
 from assocmem.device import make_generator
 from assocmem.stats import Estimate, bootstrap_interval
+from assocmem.streams import Seed, as_seed_sequence, child
 
 __all__ = [
     "top_gap",
@@ -347,7 +348,7 @@ def binned_quantile(
     q: float = 0.5,
     min_count: int = 20,
     n_boot: int = 500,
-    seed: int = 0,
+    seed: Seed = 0,
 ) -> dict[str, NDArray[np.float64]]:
     """Quantile of y in bins of x, with a bootstrap 95 % interval per bin.
 
@@ -363,8 +364,9 @@ def binned_quantile(
         Bins with fewer samples are returned as NaN.
     n_boot : int
         Bootstrap resamples per bin.
-    seed : int
-        Seed of the resampling.
+    seed : int or numpy.random.SeedSequence
+        Root of the resampling; bin ``k`` resamples from its own stream ``child(seed, k)``
+        (:func:`assocmem.streams.child`).
 
     Returns
     -------
@@ -389,7 +391,7 @@ def binned_quantile(
         raise ValueError(f"q must lie in (0, 1), got {q!r}")
     min_count = check_int("min_count", min_count, 1)
     n_boot = check_int("n_boot", n_boot, 1)
-    seed = check_int("seed", seed, 0)
+    as_seed_sequence(seed)
     K = e.size - 1
     res = {k: np.full(K, np.nan) for k in ("centre", "value", "low", "high")}
     res["count"] = np.zeros(K)
@@ -402,7 +404,7 @@ def binned_quantile(
             continue
         res["centre"][k] = float(xa[sel].mean())
         est, lo, hi = bootstrap_interval(
-            ya[sel], stat=lambda a: np.quantile(a, qq, axis=1), n_boot=n_boot, seed=seed + k
+            ya[sel], stat=lambda a: np.quantile(a, qq, axis=1), n_boot=n_boot, seed=child(seed, k)
         )
         res["value"][k], res["low"][k], res["high"][k] = est, lo, hi
     return res
@@ -410,7 +412,7 @@ def binned_quantile(
 
 def tail_slope(
     x: ArrayLike, y: ArrayLike, *, x_min: float, y_min: float = 1e-13, n_boot: int = 500,
-    seed: int = 0,
+    seed: Seed = 0,
 ) -> Estimate:  # fmt: skip
     """Least-squares slope of ln y against x for x >= x_min, with a bootstrap 95 % interval.
 
@@ -424,7 +426,7 @@ def tail_slope(
         Samples with y < y_min (round-off floor) are left out.
     n_boot : int
         Bootstrap resamples of the pairs.
-    seed : int
+    seed : int or numpy.random.SeedSequence
         Seed of the resampling.
 
     Returns
@@ -446,7 +448,7 @@ def tail_slope(
     x_min = check_real("x_min", x_min)
     y_min = check_real("y_min", y_min, low=0.0)
     n_boot = check_int("n_boot", n_boot, 1)
-    seed = check_int("seed", seed, 0)
+    as_seed_sequence(seed)
     sel = (xa >= x_min) & (ya >= y_min) & np.isfinite(xa) & np.isfinite(ya)
     if int(sel.sum()) < 10:
         method = "percentile bootstrap over pairs"
@@ -546,7 +548,7 @@ def summarize_one_step(
     edges: Sequence[float] | np.ndarray | None = None,
     sigma_index: int = 1,
     x_min: float = 6.0,
-    seed: int = 0,
+    seed: Seed = 0,
 ) -> OneStepSummary:
     """Binned median errors, mean gaps and the tail slope, with bootstrap intervals (Cor. 3.2).
 
@@ -560,8 +562,10 @@ def summarize_one_step(
         Index of the σ_q level whose gaps are summarised against λ.
     x_min : float
         Lower end in βΔ of the exponential tail whose slope is fitted (:func:`tail_slope`).
-    seed : int
-        Seed of the bootstrap resampling.
+    seed : int or numpy.random.SeedSequence
+        Root of the bootstrap resampling: the bins from ``child(seed, 0)``, the gap at the
+        ``j``-th λ from ``child(seed, 1, k, j)`` (``k`` 0 for the full gap, 1 for the paper's),
+        the tail slope from ``child(seed, 2)``.
 
     Returns
     -------
@@ -583,13 +587,16 @@ def summarize_one_step(
     x = beta * result.delta_full.ravel()
     e = np.arange(-4.0, x.max() + 2.0, 2.0) if edges is None else np.asarray(edges, np.float64)
     xm = check_real("x_min", x_min)
-    seed = check_int("seed", seed, 0)
+    as_seed_sequence(seed)
     err = result.error.ravel()
-    binned = binned_quantile(x, err, e, seed=seed)
+    binned = binned_quantile(x, err, e, seed=child(seed, 0))
     si = int(sigma_index)
     gaps = {
-        key: [bootstrap_interval(v, seed=seed, unit="trials") for v in getattr(result, key)[:, si]]
-        for key in ("delta_full", "delta_paper")
+        key: [
+            bootstrap_interval(v, seed=child(seed, 1, k, j), unit="trials")
+            for j, v in enumerate(getattr(result, key)[:, si])
+        ]
+        for k, key in enumerate(("delta_full", "delta_paper"))
     }
     N = int(result.params["N"])
     return OneStepSummary(
@@ -600,7 +607,7 @@ def summarize_one_step(
         gap_full=gaps["delta_full"],
         gap_paper=gaps["delta_paper"],
         paper_mean=result.delta_paper[:, si].mean(axis=-1),
-        slope=tail_slope(x, err, x_min=xm, seed=seed),
+        slope=tail_slope(x, err, x_min=xm, seed=child(seed, 2)),
         x_min=xm,
         n_tail=int((x >= xm).sum()),
         n=int(err.size),

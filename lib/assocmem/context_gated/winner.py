@@ -21,6 +21,7 @@ from assocmem.context_gated.experiments import grid_index, grid_label, sample_cl
 from assocmem.context_gated.theory import as_memories, gate_matrix, gram, retrieval_threshold
 from assocmem.device import make_generator
 from assocmem.stats import Estimate, bootstrap_interval, crossing
+from assocmem.streams import Seed, child
 
 __all__ = [
     "winner_fraction_crossing",
@@ -214,13 +215,13 @@ class WinnerTimeResult:
     winner_match: np.ndarray
     params: dict = field(default_factory=dict)
 
-    def median_times(self, *, seed: int = 0) -> list[Estimate]:
+    def median_times(self, *, seed: Seed = 0) -> list[Estimate]:
         """Median measured t* per α over the memory sets, with a bootstrap 95 % interval.
 
         Parameters
         ----------
-        seed : int
-            Seed of the resampling of memory sets.
+        seed : int or numpy.random.SeedSequence
+            Root of the resampling of memory sets (the ``i``-th α from ``child(seed, i)``).
 
         Returns
         -------
@@ -231,10 +232,10 @@ class WinnerTimeResult:
         """
         T = self.t_measured.shape[1]
         out = []
-        for row in self.t_measured:
+        for i, row in enumerate(self.t_measured):
             if np.all(np.isfinite(row)) and T >= 2:
-                out.append(bootstrap_interval(row, stat=lambda v: np.median(v, axis=1), seed=seed,
-                                              unit="memory sets"))  # fmt: skip
+                out.append(bootstrap_interval(row, stat=lambda v: np.median(v, axis=1),
+                                              seed=child(seed, i), unit="memory sets"))  # fmt: skip
             else:
                 out.append(Estimate(math.nan, math.nan, math.nan, T,
                                     "percentile bootstrap over memory sets"))  # fmt: skip
@@ -249,7 +250,7 @@ class WinnerTimeResult:
         alphas: Sequence[float] = (),
         horizons: Sequence[float] = (),
         *,
-        seed: int = 0,
+        seed: Seed = 0,
     ) -> dict[str, Estimate | float | int]:
         """Return what the prose quotes about t*(α) and the λ = 0 transition, labelled.
 
@@ -259,8 +260,10 @@ class WinnerTimeResult:
             α values (on the grid) whose median times are reported.
         horizons : sequence of float
             Horizons t_h whose transition point (:func:`winner_fraction_crossing`) is reported.
-        seed : int
-            Seed of the bootstrap resampling of memory sets.
+        seed : int or numpy.random.SeedSequence
+            Root of the bootstrap resampling of memory sets: the medians from ``child(seed, 0)``
+            (:meth:`median_times`), the crossing of the ``k``-th horizon from
+            ``child(seed, 1, k)``.
 
         Returns
         -------
@@ -289,14 +292,16 @@ class WinnerTimeResult:
             "below": int(fin[self.alphas < 1].sum()),
             "n_below": int(fin[self.alphas < 1].size),
         }
-        medians = self.median_times(seed=seed) if len(alphas) else []
+        medians = self.median_times(seed=child(seed, 0)) if len(alphas) else []
         for a in alphas:
             i, tag = self.index(a), grid_label(a)
             out[f"meas_{tag}"] = medians[i]
             out[f"pred_{tag}"] = float(np.median(self.t_predicted[i]))
             out[f"eq47_{tag}"] = float(np.median(self.t_eq47[i]))
-        for th in horizons:
-            out[f"cross_{grid_label(th)}"] = winner_fraction_crossing(self, th, seed=seed)
+        for k, th in enumerate(horizons):
+            out[f"cross_{grid_label(th)}"] = winner_fraction_crossing(
+                self, th, seed=child(seed, 1, k)
+            )
         return out
 
 
@@ -409,7 +414,7 @@ def winner_time_experiment(
 
 
 def winner_fraction_crossing(
-    result: WinnerTimeResult, horizon: float, *, n_boot: int = 500, seed: int = 0
+    result: WinnerTimeResult, horizon: float, *, n_boot: int = 500, seed: Seed = 0
 ) -> Estimate:
     """α where the fraction of memory sets with t* <= t_h first reaches 1/2, with a 95 % interval.
 
@@ -421,7 +426,7 @@ def winner_fraction_crossing(
         The horizon t_h (> 0).
     n_boot : int
         Bootstrap resamples of the memory sets.
-    seed : int
+    seed : int or numpy.random.SeedSequence
         Seed of the resampling.
 
     Returns

@@ -26,6 +26,7 @@ from assocmem.linear.sweeps import GROUP_COLUMNS
 from assocmem.linear.tables import check_table
 from assocmem.linear.transitions import bootstrap_transitions, transition_load
 from assocmem.stats import Estimate, from_draws
+from assocmem.streams import Seed, child
 
 __all__ = ["transition_comparison", "OpDpGaps", "op_dp_gaps"]
 
@@ -160,17 +161,18 @@ def op_dp_gaps(
     relative: bool = True,
     weighted: bool = True,
     n_boot: int = 2000,
-    seed: int = 0,
+    seed: Seed = 0,
 ) -> OpDpGaps:
     """OP-minus-DP transition gap per ``d`` from paired sweeps, and a test of its trend with ``d``.
 
     For every ``d`` at which ``tables`` holds an OP and a DP sweep of ``method`` (the same seeds
     and loads), both crossings of 1/2 are bootstrapped together (:func:`bootstrap_transitions`:
     one draw of seeds for both, since the OP and DP instance of a seed share inputs and targets),
-    and the gap is formed draw by draw. The sizes are independent (their own instances; seed
-    ``seed + i`` for the i-th ``d``). The trend is the weighted least-squares line of the gap
-    against ``x`` (weights ``1 / stderr^2``); its interval refits the line on every joint draw
-    (draws in which some crossing leaves its grid are left out) and takes percentiles.
+    and the gap is formed draw by draw. The sizes are independent (their own instances; the
+    bootstrap at size ``d`` draws from the stream ``child(seed, d)``). The trend is the weighted
+    least-squares line of the gap against ``x`` (weights ``1 / stderr^2``); its interval refits
+    the line on every joint draw (draws in which some crossing leaves its grid are left out) and
+    takes percentiles.
 
     Parameters
     ----------
@@ -227,12 +229,12 @@ def op_dp_gaps(
             continue
         by_d.setdefault(int(t["d"].iloc[0]), {})[str(t["problem"].iloc[0])] = t
     rows, draws = [], []
-    for i, d in enumerate(sorted(by_d)):
+    for d in sorted(by_d):
         pair = by_d[d]
         if set(pair) != {"op", "dp"}:
             continue
         boot = bootstrap_transitions(pd.concat([pair["op"], pair["dp"]], ignore_index=True),
-                                     n_boot=nb, seed=seed + i)  # fmt: skip
+                                     n_boot=nb, seed=child(seed, d))  # fmt: skip
         prob = list(boot.summary["problem"])
         op, dp = boot.estimates[prob.index("op")], boot.estimates[prob.index("dp")]
         if not (math.isfinite(op.value) and math.isfinite(dp.value)):

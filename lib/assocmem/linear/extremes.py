@@ -20,6 +20,7 @@ from numpy.typing import NDArray
 from scipy import integrate, special
 
 from assocmem._validate import check_finite_array, check_int, check_real, check_seed
+from assocmem.streams import Seed
 
 EULER_GAMMA = 0.5772156649015329
 
@@ -302,7 +303,7 @@ def _gaussians_from_spacings(
 
 
 def sample_top_order_statistics(
-    n: int, k: int, n_samples: int, *, seed: int | np.random.Generator = 0
+    n: int, k: int, n_samples: int, *, seed: Seed | np.random.Generator = 0
 ) -> NDArray[np.float64]:
     """Exact sample of the ``k`` largest of ``n`` i.i.d. standard Gaussians.
 
@@ -318,8 +319,8 @@ def sample_top_order_statistics(
         Number of top order statistics, ``1 <= k <= n``.
     n_samples : int
         Number of independent draws, ``>= 1``.
-    seed : int or numpy.random.Generator
-        Seed (same seed -> same numbers).
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator
+        Seed (the same seed gives the same numbers).
 
     Returns
     -------
@@ -344,7 +345,7 @@ def sample_top_order_statistics(
 
 
 def sample_max(
-    n: int, n_samples: int, *, seed: int | np.random.Generator = 0
+    n: int, n_samples: int, *, seed: Seed | np.random.Generator = 0
 ) -> NDArray[np.float64]:
     """Exact samples of the maximum of ``n`` i.i.d. standard Gaussians.
 
@@ -354,7 +355,7 @@ def sample_max(
         Number of Gaussians, ``n >= 1``.
     n_samples : int
         Number of draws, ``>= 1``.
-    seed : int or numpy.random.Generator
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator
         Seed.
 
     Returns

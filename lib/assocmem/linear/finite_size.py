@@ -37,6 +37,7 @@ from assocmem.linear.load import pairs_for_load
 from assocmem.linear.replica import expected_cost, sample_cost_solutions
 from assocmem.linear.spectra import critical_load
 from assocmem.stats import Estimate
+from assocmem.streams import Seed, as_seed_sequence, child
 
 #: Smallest p of the large-p expansion of ``E[C_p]`` (:func:`expected_cost_expansion`): its
 #: ``a_p^2 = 2 log p - log(4 pi log p)`` is negative below p = 4.2715 (its log undefined).
@@ -47,7 +48,7 @@ def finite_size_capacity_estimate(
     p: int,
     *,
     n_samples: int | None = None,
-    seed: int | np.random.Generator = 0,
+    seed: Seed | np.random.Generator = 0,
     margin: float = 0.0,
     rel_error: float = 0.005,
 ) -> tuple[float, float]:
@@ -61,8 +62,8 @@ def finite_size_capacity_estimate(
         Monte Carlo draws. Default (None): adaptive, a pilot of 2000 draws sets the number of
         further draws needed for a relative standard error ``rel_error`` (capped at 10^6 draws
         in all; about 2000-60000 draws, < 1 s, for any p since the cost does not grow with p).
-    seed : int or numpy.random.Generator
-        Seed (same seed -> same numbers).
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator
+        Seed (the same seed gives the same numbers).
     margin : float
         Margin kappa_0 >= 0.
     rel_error : float
@@ -109,7 +110,7 @@ def finite_size_capacity(
     p: int,
     *,
     n_samples: int | None = None,
-    seed: int | np.random.Generator = 0,
+    seed: Seed | np.random.Generator = 0,
     margin: float = 0.0,
 ) -> float:
     """Finite-size capacity ``alpha_c(p) = log p / E[C_p]`` of the decoupled problem.
@@ -124,7 +125,7 @@ def finite_size_capacity(
         Number of associations, ``p >= 2``.
     n_samples : int, optional
         Monte Carlo draws (default: adaptive, 0.5 % relative standard error).
-    seed : int or numpy.random.Generator
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator
         Seed.
     margin : float
         Margin kappa_0 >= 0.
@@ -147,7 +148,7 @@ def finite_size_capacity(
 
 
 def finite_size_capacity_curve(
-    p_values: ArrayLike, *, n_samples: int | None = None, seed: int = 0, margin: float = 0.0
+    p_values: ArrayLike, *, n_samples: int | None = None, seed: Seed = 0, margin: float = 0.0
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """``alpha_c(p)`` and its standard error on a grid of p.
 
@@ -187,7 +188,7 @@ def finite_size_capacity_curve(
 
 
 def predicted_transition(
-    d: int, *, seed: int = 0, margin: float = 0.0, rel_error: float = 0.005
+    d: int, *, seed: Seed = 0, margin: float = 0.0, rel_error: float = 0.005
 ) -> tuple[float, int, float]:
     """RS prediction of the perfect-storage transition at embedding dimension d.
 
@@ -238,7 +239,7 @@ def predicted_transition(
 
 
 def finite_size_table(
-    p_values: ArrayLike, *, seed: int = 1, n_samples: int = 20_000
+    p_values: ArrayLike, *, seed: Seed = 1, n_samples: int = 20_000
 ) -> dict[str, NDArray[np.float64]]:
     """Monte Carlo ``E[C_p]`` and ``alpha_c(p)`` next to their expansions and the shortcut.
 
@@ -247,8 +248,10 @@ def finite_size_table(
     p_values : array_like of int, shape (m,)
         Values of p, each an integer >= 5 (the expansion's domain, see
         :func:`expected_cost_expansion`).
-    seed : int
-        Seed (draws for the i-th p use ``seed + i``).
+    seed : int or numpy.random.SeedSequence
+        Root; the draws for a ``p`` come from its own stream ``child(seed, p)``
+        (:func:`assocmem.streams.child`), so a row does not depend on the other ``p`` or their
+        order.
     n_samples : int
         Draws for ``E[C_p]``; ``alpha_c(p)`` uses the adaptive default (0.5 % error).
 
@@ -278,12 +281,13 @@ def finite_size_table(
             f"got {p_values!r}"
         )
     ps = raw.astype(np.int64)
-    check_int("seed", seed, 0)
+    as_seed_sequence(seed)
     check_samples(n_samples)
     rows = []
-    for i, p in enumerate(ps):
-        mean, err = expected_cost(int(p), n_samples=n_samples, seed=seed + i)
-        alpha, a_err = finite_size_capacity_estimate(int(p), seed=seed + i)
+    for p in ps:
+        stream = child(seed, int(p))
+        mean, err = expected_cost(int(p), n_samples=n_samples, seed=stream)
+        alpha, a_err = finite_size_capacity_estimate(int(p), seed=stream)
         rows.append((p, mean, err, alpha, a_err))
     arr = np.array(rows, dtype=np.float64).reshape(-1, 5)
     return {

@@ -15,19 +15,20 @@ chapter 1); permutation tests over exchangeable units (e.g. Good, *Permutation T
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from assocmem._validate import check_int
+from assocmem._validate import check_int, seed_list
 from assocmem.linear.implicit_bias import l2_max_margin
 from assocmem.linear.lp import DENSE_THRESHOLD, max_margin_linf
 from assocmem.linear.measured_spectra import fourth_moment_ratio, singular_values
-from assocmem.linear.sampling import sample_problem
+from assocmem.linear.sampling import sample_problems
 from assocmem.stats import Estimate, mean_interval, permutation_pvalue, permutation_test
+from assocmem.streams import Seed, as_seed_sequence, child
 
 #: The two max-margin norms: label used in keys -> name used in prose.
 NORMS = {"l2": "Frobenius", "linf": "entrywise max"}
@@ -48,7 +49,7 @@ def _ks_curves(z: NDArray[np.float64], labels: NDArray[np.bool_], k: int) -> NDA
 
 
 def spectrum_permutation_test(
-    a: ArrayLike, b: ArrayLike, *, n_perm: int = 20000, seed: int = 0
+    a: ArrayLike, b: ArrayLike, *, n_perm: int = 20000, seed: Seed = 0
 ) -> tuple[float, float]:
     """Two-sample test of equal singular-value laws: KS distance, matrices relabelled.
 
@@ -60,8 +61,8 @@ def spectrum_permutation_test(
     n_perm : int
         If the relabellings ``C(n_a + n_b, n_a)`` number at most this, all are enumerated (exact
         p-value); otherwise ``n_perm`` random relabellings are drawn, >= 1.
-    seed : int
-        Seed of the random relabellings, >= 0.
+    seed : int or numpy.random.SeedSequence
+        Stream of the random relabellings (an int >= 0 or a ``SeedSequence``).
 
     Returns
     -------
@@ -95,7 +96,6 @@ def spectrum_permutation_test(
         raise ValueError(f"a and b must have the same number of columns, got {x.shape[1]} and "
                          f"{y.shape[1]}")  # fmt: skip
     n_perm = check_int("n_perm", n_perm, 1)
-    seed = check_int("seed", seed, 0)
     z = np.concatenate([x, y])
     k = z.shape[1]
     return permutation_pvalue(z, x.shape[0], lambda u, labels: _ks_curves(u, labels, k),
@@ -170,16 +170,17 @@ def max_margin_spectra(
     p: int,
     d: int,
     *,
-    seeds_op: Sequence[int],
-    seeds_dp: Sequence[int],
+    seeds: int | Iterable[int],
     norms: Sequence[str] = ("l2", "linf"),
     n_perm: int = 20000,
-    seed: int = 0,
+    seed: Seed = 0,
 ) -> MaxMarginSpectra:
     """Exact max-margin memories of independent OP and DP instances and their spectral tests.
 
-    For each seed, samples one instance (:func:`assocmem.linear.sampling.sample_problem`, OP
-    with ``seeds_op``, DP with ``seeds_dp``) and computes its entrywise-max (the maximiser of the
+    For each instance label, samples one OP and one independent DP instance
+    (:func:`assocmem.linear.sampling.sample_problems`, the OP under the root ``child(seed, 0)``,
+    the DP under ``child(seed, 1)``, so the two groups share no stream) and computes each one's
+    entrywise-max (the maximiser of the
     exact LP, :func:`assocmem.linear.lp.max_margin_linf`) and Frobenius
     (:func:`assocmem.linear.implicit_bias.l2_max_margin`) max-margin memories. An instance that
     cannot be stored is skipped: with ``"linf"`` among the norms, when the LP finds
@@ -193,13 +194,17 @@ def max_margin_spectra(
     p, d : int
         Associations (>= 2) and dimension (>= 2); small enough for the dense LP and the NNLS of
         the SVM (d = 12: about 0.3 s per instance for both norms; d = 16: about 3 s).
-    seeds_op, seeds_dp : sequence of int
-        Instance seeds per problem. Use disjoint sets: an OP and a DP instance with the same seed
-        share their inputs and targets, and the tests assume independent groups.
+    seeds : int or iterable of int
+        Instance labels, the same for both problems (an int ``n`` means ``range(n)``; distinct,
+        each >= 0).
     norms : sequence of {"l2", "linf"}
         The max-margin memories to compute (the SVM costs about a tenth of the LP at d = 12).
-    n_perm, seed : int
-        Random relabellings per test and their seed (:func:`spectrum_permutation_test`).
+    n_perm : int
+        Random relabellings per test (:func:`spectrum_permutation_test`).
+    seed : int or numpy.random.SeedSequence
+        The root: instances as above; the relabellings of the tests of norm ``n`` from
+        ``child(seed, 2, i_n, 0)`` (m4) and ``child(seed, 2, i_n, 1)`` (KS), ``i_n`` the norm's
+        place in :data:`NORMS` (so one norm alone gives the same p-values).
 
     Returns
     -------
@@ -208,8 +213,8 @@ def max_margin_spectra(
     Raises
     ------
     ValueError
-        If a size is out of range, ``norms`` is empty or names an unknown norm, the seed sets
-        overlap, or fewer than two instances of a problem can be stored.
+        If a size is out of range, ``norms`` is empty or names an unknown norm, a label repeats,
+        or fewer than two instances of a problem can be stored.
     RuntimeError
         If a solver fails (the LP, or the KKT check of the SVM).
 
@@ -220,10 +225,8 @@ def max_margin_spectra(
     """
     p = check_int("p", p, 2)
     d = check_int("d", d, 2)
-    s_op = [check_int("seeds_op", s, 0) for s in seeds_op]
-    s_dp = [check_int("seeds_dp", s, 0) for s in seeds_dp]
-    if set(s_op) & set(s_dp):
-        raise ValueError("seeds_op and seeds_dp must be disjoint (independent instances)")
+    labels = seed_list(seeds)
+    as_seed_sequence(seed)
     use = [n for n in NORMS if n in tuple(norms)]
     if not use or any(n not in NORMS for n in norms):
         raise ValueError(f"norms must be a non-empty subset of {tuple(NORMS)}, got {norms!r}")
@@ -231,9 +234,9 @@ def max_margin_spectra(
         (n, pr): [] for n in use for pr in ("op", "dp")
     }
     skipped = {"op": 0, "dp": 0}
-    for prob, seeds in (("op", s_op), ("dp", s_dp)):
-        for s in seeds:
-            inst = sample_problem(p, d, decoupled=prob == "dp", seed=s)
+    for k, prob in enumerate(("op", "dp")):
+        for s in labels:
+            inst = sample_problems(p, d, [s], seed=child(seed, k), decoupled=prob == "dp")[0]
             found: dict[str, NDArray[np.float64]] = {}
             if "linf" in use:
                 t_star, W_inf = max_margin_linf(inst)
@@ -257,10 +260,12 @@ def max_margin_spectra(
     m4 = {key: np.asarray(fourth_moment_ratio(v), dtype=np.float64) for key, v in W.items()}
     rows = []
     for norm in use:
-        diff, pv = permutation_test(m4[norm, "op"], m4[norm, "dp"], n_perm=n_perm, seed=seed)
+        tests = child(seed, 2, list(NORMS).index(norm))
+        diff, pv = permutation_test(m4[norm, "op"], m4[norm, "dp"], n_perm=n_perm,
+                                    seed=child(tests, 0))  # fmt: skip
         rows.append({"norm": norm, "statistic": "m4", "value": diff, "p": pv})
         ks, pk = spectrum_permutation_test(singular_values(W[norm, "op"]),
                                            singular_values(W[norm, "dp"]),
-                                           n_perm=n_perm, seed=seed)  # fmt: skip
+                                           n_perm=n_perm, seed=child(tests, 1))  # fmt: skip
         rows.append({"norm": norm, "statistic": "ks", "value": ks, "p": pk})
     return MaxMarginSpectra(W, m4, pd.DataFrame(rows), skipped, d, p)

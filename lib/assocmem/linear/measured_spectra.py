@@ -39,13 +39,14 @@ from assocmem._validate import (
 )
 from assocmem.linear.load import pairs_for_load
 from assocmem.linear.max_margin import train_max_margin, truncate_rank
-from assocmem.linear.problems import MemoryProblem, normalised_margins
+from assocmem.linear.problems import MemoryProblem, normalised_margins, recalled, stack_problems
 from assocmem.linear.sampling import sample_problems
 from assocmem.linear.spectra import truncated_quarter_circle_cdf
 from assocmem.linear.sweeps import GROUP_COLUMNS
 from assocmem.linear.tables import check_table
 from assocmem.linear.training import hebbian_memory, train_memory
 from assocmem.stats import Estimate, mean_interval, permutation_test
+from assocmem.streams import Seed, child
 
 __all__ = [
     "stored_spectra",
@@ -154,11 +155,12 @@ def spectrum_causes(
     large_d: int | None = None,
     large_alpha: float | None = None,
     load: float | None = None,
+    seed: Seed = 0,
     device: str | torch.device | None = None,
 ) -> pd.DataFrame:
     """Test causes of a broad trained spectrum on the instances of one rank-``m`` sweep group.
 
-    On the stored memories at one load of the group (``load``, first ``n_memories`` seeds),
+    On the stored memories at one load of the group (``load``, first ``n_memories`` instances),
     compare with the truncated quarter circle the singular values of: the trained ``Q R^T``
     (stopped at first perfect recall); the same instances trained ``long_steps`` steps without
     early stop (longer training); the trained memories continued by
@@ -185,6 +187,11 @@ def spectrum_causes(
     load : float, optional
         Actual load (a value of the table's ``load`` column) whose stored memories are used;
         default the load :func:`assocmem.linear.measured_spectra.stored_spectra` picks.
+    seed : int or numpy.random.SeedSequence
+        The root the sweep ran with: its instances are drawn again from their streams
+        (:func:`assocmem.linear.sampling.instance_stream`, labels from the ``seed`` column) and
+        checked against the stored weights; the larger-``d`` instances are instances
+        ``0, 1, ...`` of the root ``child(seed, 1)``.
     device : str, torch.device or None
         Where to train.
 
@@ -198,7 +205,8 @@ def spectrum_causes(
     TypeError
         If ``table`` is not a DataFrame or a size or rate is not a number.
     ValueError
-        If the table is not one rank-constrained group with weights, nothing was stored,
+        If the table is not one rank-constrained group with weights, nothing was stored, the
+        stored weights do not recall the instances drawn from ``seed`` (another root),
         ``large_d`` comes without ``large_alpha``, a step count is < 1 or a rate or ``beta`` is
         not a finite positive number.
     """
@@ -220,8 +228,11 @@ def spectrum_causes(
         raise ValueError("no memory of this group stored every association")
     sel = sel.iloc[:n_memories]
     p = int(sel["p"].iloc[0])
-    batch = sample_problems(p, d, [int(s) for s in sel["seed"]], device=device)
+    batch = sample_problems(p, d, [int(s) for s in sel["seed"]], seed=seed, device=device)
     W0 = torch.as_tensor(np.stack(sel["weights"].to_list()), device=batch.device)
+    if not bool(recalled(W0, batch).all()):
+        raise ValueError("the table's stored weights do not recall the instances of this seed: "
+                         "pass the root seed the sweep ran with")  # fmt: skip
     rows = [spectrum_summary("trained QR^T, first perfect step", W0, batch, m)]
     longer = train_memory(batch, rank=m, steps=long_steps, lr=lr, early_stop=False)
     rows.append(spectrum_summary(f"trained QR^T, {long_steps} steps", longer.weights, batch, m))
@@ -235,12 +246,11 @@ def spectrum_causes(
         dl = check_int("large_d", large_d, 2)
         ml = max(1, round(m / d * dl))
         pl = pairs_for_load(check_real("large_alpha", large_alpha, low=0.0, strict=True), dl)
-        big = sample_problems(pl, dl, len(sel), device=device)
+        big = sample_problems(pl, dl, len(sel), seed=child(seed, 1), device=device)
         res = train_memory(big, rank=ml, steps=long_steps, lr=lr, patience=400)
         ok = torch.as_tensor(np.asarray(res.perfect), device=big.device)
         if bool(ok.any()):
-            idx = torch.nonzero(ok).ravel().tolist()
-            sub = sample_problems(pl, dl, idx, device=device)
+            sub = stack_problems([big[i] for i in torch.nonzero(ok).ravel().tolist()])
             rows.append(spectrum_summary("trained QR^T, first perfect step",
                                          res.weights[ok], sub, ml))  # fmt: skip
     return pd.DataFrame(rows)

@@ -18,6 +18,7 @@ from scipy.optimize import brentq
 from assocmem._validate import check_p, check_positive, check_real, check_samples, check_seed
 from assocmem.linear.extremes import sample_top_order_statistics
 from assocmem.linear.replica import sample_cost_solutions, solve_sorted_fields
+from assocmem.streams import Seed
 
 
 def optimal_mechanism(
@@ -25,7 +26,7 @@ def optimal_mechanism(
     *,
     margin: float = 0.0,
     n_samples: int = 20_000,
-    seed: int | np.random.Generator = 0,
+    seed: Seed | np.random.Generator = 0,
 ) -> dict[str, NDArray[np.float64]]:
     """Monte Carlo of the RS optimal storage mechanism: target level T* and pushed competitors.
 
@@ -46,8 +47,8 @@ def optimal_mechanism(
         :func:`margin_for_load` for the max-margin solution below capacity).
     n_samples : int
         Number of draws, ``>= 2``.
-    seed : int or numpy.random.Generator
-        Seed (same seed -> same numbers).
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator
+        Seed (the same seed gives the same numbers).
 
     Returns
     -------

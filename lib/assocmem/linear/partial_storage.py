@@ -55,9 +55,10 @@ from assocmem.linear.hebbian import recall_probability
 from assocmem.linear.load import load_for_pairs, pairs_for_load
 from assocmem.linear.problems import MemoryProblem, stack_problems
 from assocmem.linear.replica import sample_cost_solutions
-from assocmem.linear.sampling import sample_problem
+from assocmem.linear.sampling import instance_stream, sample_problems
 from assocmem.linear.training import train_memory
 from assocmem.stats import Estimate, mean_interval, rate, render, t_interval
+from assocmem.streams import Seed, child, numpy_rng
 
 
 def random_subset_fraction(
@@ -146,7 +147,7 @@ def cheapest_subset_fraction(costs: ArrayLike, budget: float) -> float:
     return float((k + min(part, 1.0)) / n)
 
 
-def give_up_fraction(p: int, d: int, *, n_samples: int = 20_000, seed: int = 0) -> float:
+def give_up_fraction(p: int, d: int, *, n_samples: int = 20_000, seed: Seed = 0) -> float:
     """RS storable fraction when the memory gives up its costliest associations.
 
     Parameters
@@ -157,7 +158,7 @@ def give_up_fraction(p: int, d: int, *, n_samples: int = 20_000, seed: int = 0) 
         Embedding dimension, >= 2.
     n_samples : int
         Draws of the q -> 1 cost ``C_p`` (margin 0), >= 2.
-    seed : int
+    seed : int or numpy.random.SeedSequence
         Seed of the draws.
 
     Returns
@@ -177,12 +178,12 @@ def give_up_fraction(p: int, d: int, *, n_samples: int = 20_000, seed: int = 0) 
     """
     p = check_p(p)
     d = check_int("d", d, 2)
-    rng = np.random.default_rng(check_int("seed", seed, 0))
+    rng = numpy_rng(seed)
     costs = sample_cost_solutions(p, check_samples(n_samples), 0.0, rng).cost
     return cheapest_subset_fraction(costs, d**2 / p)
 
 
-def small_problem_fraction(p: ArrayLike, d: int, *, seed: int = 0) -> NDArray[np.float64]:
+def small_problem_fraction(p: ArrayLike, d: int, *, seed: Seed = 0) -> NDArray[np.float64]:
     """Fraction ``f`` solving ``f p log(f p) / d^2 = alpha_c(f p)``: ``min(1, p_c(d) / p)``.
 
     Parameters
@@ -191,7 +192,7 @@ def small_problem_fraction(p: ArrayLike, d: int, *, seed: int = 0) -> NDArray[np
         Numbers of associations, each >= 2.
     d : int
         Embedding dimension, >= 2.
-    seed : int
+    seed : int or numpy.random.SeedSequence
         Seed of the Monte Carlo ``alpha_c``.
 
     Returns
@@ -265,7 +266,7 @@ def accuracy_by_load(table: pd.DataFrame, *, level: float = 0.95) -> pd.DataFram
     return out.drop(columns="sem")
 
 
-def subset_problem(problem: MemoryProblem, n_keep: int, *, seed: int = 0) -> MemoryProblem:
+def subset_problem(problem: MemoryProblem, n_keep: int, *, seed: Seed = 0) -> MemoryProblem:
     """Restrict a problem to ``n_keep`` random inputs, every output still competing.
 
     The other inputs are set to zero: their scores are all 0, so they are never recalled (a tie
@@ -278,8 +279,9 @@ def subset_problem(problem: MemoryProblem, n_keep: int, *, seed: int = 0) -> Mem
         An unbatched original problem (OP), ``inputs`` of shape (p, d).
     n_keep : int
         Number of inputs kept, in ``1..p``.
-    seed : int
-        Seed of the choice of the kept inputs.
+    seed : int or numpy.random.SeedSequence
+        Stream of the choice of the kept inputs (:func:`subset_sweep` passes the child
+        ``child(stream, 1)`` of the instance's own stream).
 
     Returns
     -------
@@ -300,11 +302,11 @@ def subset_problem(problem: MemoryProblem, n_keep: int, *, seed: int = 0) -> Mem
     n_keep = check_int("n_keep", n_keep, 1)
     if n_keep > problem.p:
         raise ValueError(f"n_keep must be <= p = {problem.p}, got {n_keep}")
-    rng = np.random.default_rng(check_int("seed", seed, 0))
+    rng = numpy_rng(seed)
     drop = rng.permutation(problem.p)[n_keep:]
     inputs = problem.inputs.clone()
     inputs[torch.as_tensor(drop, device=inputs.device)] = 0.0
-    return MemoryProblem(inputs, problem.targets, None, problem.seed)
+    return MemoryProblem(inputs, problem.targets, None, problem.stream)
 
 
 def subset_sweep(
@@ -313,15 +315,18 @@ def subset_sweep(
     *,
     share: float = 1.0,
     seeds: Sequence[int] = (0,),
+    seed: Seed = 0,
     steps: int = 300,
     device: str | torch.device | None = None,
 ) -> pd.DataFrame:
     """Train memories on a random subset of the inputs, sized by the random-subset fraction.
 
-    At each load the problem of seed ``s`` (:func:`assocmem.linear.sampling.sample_problem`,
-    the same instances as :func:`assocmem.linear.sweeps.capacity_sweep`) keeps
+    At each load the instance ``s`` of the root ``seed``
+    (:func:`assocmem.linear.sampling.sample_problems`, the same instances as
+    :func:`assocmem.linear.sweeps.capacity_sweep` with that root) keeps
     ``n = round(share * f * p)`` inputs, ``f`` from :func:`random_subset_fraction`; every output
-    stays in the softmax (:func:`subset_problem`). Trained by cross-entropy and Adam at the
+    stays in the softmax (:func:`subset_problem`, the kept inputs drawn from the child
+    ``child(stream, 1)`` of the instance's stream). Trained by cross-entropy and Adam at the
     default rate (:func:`assocmem.linear.training.train_memory`) for the whole ``steps``
     budget (the zeroed inputs are never recalled, so no early stop) and scored on all ``p``.
 
@@ -334,8 +339,10 @@ def subset_sweep(
     share : float
         Share of the random-subset fraction that is kept, in (0, 1].
     seeds : sequence of int
-        Instance seeds (trained together, one batch per load), distinct, each >= 0 (an int
+        Instance labels (trained together, one batch per load), distinct, each >= 0 (an int
         ``n`` means ``range(n)``, the book's rule).
+    seed : int or numpy.random.SeedSequence
+        The sweep's root.
     steps : int
         Adam budget, >= 1.
     device : str, torch.device or None
@@ -372,8 +379,9 @@ def subset_sweep(
         n = round(share * f * p)
         if n < 1:
             raise ValueError(f"no input kept at alpha = {alpha}")
-        probs = [subset_problem(sample_problem(p, d, seed=s, device=device), n, seed=s)
-                 for s in seeds]  # fmt: skip
+        batch = sample_problems(p, d, seeds, seed=seed, device=device)
+        probs = [subset_problem(batch[i], n, seed=child(instance_stream(seed, p, d, s), 1))
+                 for i, s in enumerate(seeds)]  # fmt: skip
         res = train_memory(stack_problems(probs), steps=steps, early_stop=False, device=device)
         acc = np.atleast_1d(np.asarray(res.accuracy, dtype=np.float64))
         for i, s in enumerate(seeds):

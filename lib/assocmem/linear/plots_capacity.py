@@ -49,6 +49,7 @@ from assocmem.plotting import (
     sim_points,
     theory_line,
 )
+from assocmem.streams import Seed, streams
 
 
 def wilson_yerr(curve: pd.DataFrame) -> np.ndarray:
@@ -324,7 +325,7 @@ def plot_finite_size_capacity(
     p_values: ArrayLike | None = None,
     *,
     n_samples: int | None = None,
-    seed: int = 0,
+    seed: Seed = 0,
     measured: pd.DataFrame | None = None,
 ) -> Figure:
     """``alpha_c(p)`` (Monte Carlo of the RS formula) with its expansion and the limit 1/2.
@@ -334,7 +335,8 @@ def plot_finite_size_capacity(
     p_values : array_like, optional
         Grid of p (default: 15 values log-spaced from 10 to 1e8).
     n_samples, seed
-        Monte Carlo settings, as in :func:`assocmem.linear.finite_size.finite_size_capacity`.
+        Monte Carlo settings, as in :func:`assocmem.linear.finite_size.finite_size_capacity`
+        (the full curve and the zoomed one draw from the two streams ``streams(seed, 2)``).
     measured : pandas.DataFrame, optional
         Output of :func:`~.capacity_comparison.transition_comparison`: measured transitions
         drawn as markers with 95 % error bars (``95% low``/``95% high``; +- 1.96 ``measured +-``
@@ -356,7 +358,8 @@ def plot_finite_size_capacity(
     """
     meas = None if measured is None or len(measured) == 0 else measured.to_dict("list")
     ps = np.logspace(1, 8, 15) if p_values is None else np.asarray(p_values, dtype=np.float64)
-    alpha, err = finite_size_capacity_curve(ps, n_samples=n_samples, seed=seed)
+    full, zoom = streams(seed, 2)
+    alpha, err = finite_size_capacity_curve(ps, n_samples=n_samples, seed=full)
     if meas is None:
         fig, ax = new_figure()
         _draw_capacity_curves(ax, ps, alpha, err, None)
@@ -366,7 +369,7 @@ def plot_finite_size_capacity(
     pm = np.asarray(meas["p at measured"], dtype=np.float64)
     lo, hi = max(3.0, 0.4 * np.nanmin(pm)), 2.5 * np.nanmax(pm)
     pz = np.unique(np.rint(np.geomspace(lo, hi, 12)))
-    az, ez = finite_size_capacity_curve(pz, n_samples=n_samples, seed=seed + 100)
+    az, ez = finite_size_capacity_curve(pz, n_samples=n_samples, seed=zoom)
     # one column of panels at the page width; one legend below both, off the data
     fig, axes = new_figure(2, 1, width=7, height=8.5)
     _draw_capacity_curves(axes[0], ps, alpha, err, meas)

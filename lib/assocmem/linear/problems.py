@@ -50,8 +50,11 @@ class MemoryProblem:
         Target embeddings ``u_mu`` (rows).
     competitors : torch.Tensor or None, float32, shape (p, p-1, d) or (B, p, p-1, d)
         DP only: the private competitors ``c_{mu, j}`` of each input; ``None`` for the OP.
-    seed : int or tuple of int or None
-        Seed(s) the problem was sampled with (``None`` when built by hand).
+    stream : numpy.random.SeedSequence or tuple of them or None
+        The random stream(s) the problem was drawn from
+        (:func:`assocmem.linear.sampling.instance_stream`; ``None`` when built by hand). Later
+        steps that need more randomness for this instance (e.g. the initial factors of
+        :func:`assocmem.linear.training.train_memory`) draw from children of it.
 
     Properties ``p``, ``d``, ``decoupled``, ``batched``, ``batch_size``, ``load``.
     """
@@ -59,7 +62,7 @@ class MemoryProblem:
     inputs: torch.Tensor
     targets: torch.Tensor
     competitors: torch.Tensor | None = None
-    seed: int | tuple[int, ...] | None = None
+    stream: np.random.SeedSequence | tuple[np.random.SeedSequence | None, ...] | None = None
 
     def __post_init__(self) -> None:
         """Check shapes, dtypes, devices and finiteness of the tensors.
@@ -154,9 +157,9 @@ class MemoryProblem:
         """Return the ``i``-th problem of a batch (an unbatched view)."""
         if not self.batched:
             raise TypeError("indexing needs a batched MemoryProblem")
-        seed = self.seed[i] if isinstance(self.seed, tuple) else None
+        stream = self.stream[i] if isinstance(self.stream, tuple) else None
         c = None if self.competitors is None else self.competitors[i]
-        return MemoryProblem(self.inputs[i], self.targets[i], c, seed)
+        return MemoryProblem(self.inputs[i], self.targets[i], c, stream)
 
     def __len__(self) -> int:
         """Return the number of problems in the batch."""
@@ -182,7 +185,7 @@ class MemoryProblem:
         """
         dev = get_device(device)
         c = None if self.competitors is None else self.competitors.to(dev)
-        return MemoryProblem(self.inputs.to(dev), self.targets.to(dev), c, self.seed)
+        return MemoryProblem(self.inputs.to(dev), self.targets.to(dev), c, self.stream)
 
 
 def stack_problems(problems: Sequence[MemoryProblem]) -> MemoryProblem:
@@ -196,8 +199,8 @@ def stack_problems(problems: Sequence[MemoryProblem]) -> MemoryProblem:
     Returns
     -------
     MemoryProblem
-        Batched: inputs/targets (B, p, d), competitors (B, p, p-1, d) for the DP; ``seed`` the
-        tuple of the problems' seeds.
+        Batched: inputs/targets (B, p, d), competitors (B, p, p-1, d) for the DP; ``stream`` the
+        tuple of the problems' streams (``None`` for one built by hand).
 
     Raises
     ------
@@ -216,9 +219,10 @@ def stack_problems(problems: Sequence[MemoryProblem]) -> MemoryProblem:
     if any((q.p, q.d, q.decoupled) != (p, d, dec) for q in flat):
         raise ValueError("all problems must share p, d and decoupled to be batched")
     c = torch.stack([q.competitors for q in flat]) if dec else None  # type: ignore[misc]
-    seeds = tuple(q.seed if isinstance(q.seed, int) else -1 for q in flat)
+    streams = tuple(q.stream if isinstance(q.stream, np.random.SeedSequence) else None
+                    for q in flat)  # fmt: skip
     return MemoryProblem(
-        torch.stack([q.inputs for q in flat]), torch.stack([q.targets for q in flat]), c, seeds
+        torch.stack([q.inputs for q in flat]), torch.stack([q.targets for q in flat]), c, streams
     )
 
 

@@ -48,6 +48,7 @@ from assocmem.linear.extremes import (
     sample_top_uniform_spacings,
 )
 from assocmem.stats import Estimate, bootstrap_interval
+from assocmem.streams import Seed
 
 
 class CostSolution(NamedTuple):
@@ -287,7 +288,7 @@ def expected_cost(
     p: int,
     *,
     n_samples: int = 4000,
-    seed: int | np.random.Generator = 0,
+    seed: Seed | np.random.Generator = 0,
     margin: float = 0.0,
     method: str = "order_statistics",
 ) -> tuple[float, float]:
@@ -299,8 +300,8 @@ def expected_cost(
         Number of associations (one target + ``p - 1`` competitors), ``p >= 2``.
     n_samples : int
         Number of draws of ``t``, ``>= 2``.
-    seed : int or numpy.random.Generator
-        Seed (same seed -> same numbers).
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator
+        Seed (the same seed gives the same numbers).
     margin : float
         Margin kappa_0 >= 0.
     method : {"order_statistics", "full"}
@@ -388,7 +389,7 @@ def _log_z(a: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 def quenched_fields(
-    p: int, n_samples: int, seed: int | np.random.Generator = 0
+    p: int, n_samples: int, seed: Seed | np.random.Generator = 0
 ) -> NDArray[np.float64]:
     """Draw the quenched fields ``t`` of :func:`rs_energetic_term` (Monte Carlo, one function).
 
@@ -401,7 +402,7 @@ def quenched_fields(
         Number of associations (target + ``p - 1`` competitors), ``p >= 2``.
     n_samples : int
         Draws, ``>= 2``.
-    seed : int or numpy.random.Generator
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator
         Seed (a Generator is advanced).
 
     Returns
@@ -494,7 +495,7 @@ def rs_energetic_term(
     p: int,
     *,
     n_samples: int = 200,
-    seed: int | np.random.Generator = 0,
+    seed: Seed | np.random.Generator = 0,
     margin: float = 0.0,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Quenched average ``G(q) = E_t log Z(t; q)`` of one association's RS partition function.
@@ -512,7 +513,7 @@ def rs_energetic_term(
         Number of associations, ``p >= 2``.
     n_samples : int
         Monte Carlo draws of the quenched fields t.
-    seed : int or numpy.random.Generator
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator
         Seed.
     margin : float
         Margin kappa_0 in [0, :data:`RS_MARGIN_MAX`] (100; the quadrature of ``log Z`` loses
@@ -567,7 +568,7 @@ def rs_free_entropy(
     p: int,
     *,
     n_samples: int = 200,
-    seed: int | np.random.Generator = 0,
+    seed: Seed | np.random.Generator = 0,
     margin: float = 0.0,
     energetic: ArrayLike | None = None,
 ) -> NDArray[np.float64]:
@@ -623,7 +624,7 @@ def rs_saddle(
     p: int,
     *,
     n_samples: int = 200,
-    seed: int | np.random.Generator = 0,
+    seed: Seed | np.random.Generator = 0,
     margin: float = 0.0,
     n_grid: int = 40,
 ) -> tuple[float, float]:

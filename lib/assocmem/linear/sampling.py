@@ -1,9 +1,15 @@
-"""Sampling linear-memory instances: i.i.d. Gaussian OP/DP problems, one seed each.
+"""Sampling linear-memory instances: i.i.d. Gaussian OP/DP problems, one random stream each.
 
 :func:`sample_problem` draws one instance ``e_mu, u_mu`` (and for the decoupled problem the
 private competitors ``c_{mu, j}``) with i.i.d. ``N(0, I_d / d)`` embeddings; :func:`sample_problems`
-draws a batch, problem ``i`` equal to ``sample_problem(seed=seeds[i])``, so every sweep, engine and
-chapter that names the same ``(p, d, seed)`` sees the same instance. Before allocating, the size
+draws a batch. Seeding rule: instance ``i`` of size ``(p, d)`` under the root ``seed`` is drawn from
+its own stream :func:`instance_stream` ``= child(seed, d, p, i)`` (:mod:`assocmem.streams`), so
+every sweep, engine and chapter that names the same ``(seed, p, d, i)`` sees the same instance,
+whatever the batch or order, while instances at other sizes, other indices or other roots are
+independent (no two loads of a sweep share a stream). Later steps that need more randomness for
+an instance draw from children of its stream: ``child(stream, 0, k)`` the ``k``-th initial
+factors of :func:`assocmem.linear.training.train_memory`, ``child(stream, 1)`` the kept inputs
+of :func:`assocmem.linear.partial_storage.subset_sweep`. Before allocating, the size
 of the tensors is checked against the free memory of the device (:func:`dp_memory_bytes`,
 :func:`check_memory`). The instances are :class:`assocmem.linear.problems.MemoryProblem`.
 
@@ -22,6 +28,7 @@ import torch
 from assocmem._validate import check_int, check_real, seed_list
 from assocmem.device import get_device
 from assocmem.linear.problems import MemoryProblem
+from assocmem.streams import Seed, child, torch_generator
 
 
 def dp_memory_bytes(p: int, d: int, batch: int = 1) -> int:
@@ -94,8 +101,38 @@ def check_memory(
         )
 
 
-def _gen_problem(p: int, d: int, decoupled: bool, seed: int) -> tuple[torch.Tensor, ...]:
-    g = torch.Generator(device="cpu").manual_seed(int(seed))
+def instance_stream(seed: Seed, p: int, d: int, instance: int) -> np.random.SeedSequence:
+    """Return the random stream of instance ``instance`` of size ``(p, d)`` under root ``seed``.
+
+    ``child(seed, d, p, instance)`` (:func:`assocmem.streams.child`): the same arguments give the
+    same stream; another size, index or root gives an independent one.
+
+    Parameters
+    ----------
+    seed : int or numpy.random.SeedSequence
+        The experiment's root.
+    p, d : int
+        Problem size (>= 2 each).
+    instance : int
+        The instance's index (label) in the experiment, >= 0.
+
+    Returns
+    -------
+    numpy.random.SeedSequence
+
+    Raises
+    ------
+    TypeError, ValueError
+        If the root or an index is not valid.
+    """
+    return child(seed, check_int("d", d, 2), check_int("p", p, 2),
+                 check_int("instance", instance, 0))  # fmt: skip
+
+
+def _gen_problem(
+    p: int, d: int, decoupled: bool, stream: np.random.SeedSequence
+) -> tuple[torch.Tensor, ...]:
+    g = torch_generator(stream)
     scale = 1.0 / math.sqrt(d)
     e = torch.randn(p, d, generator=g, dtype=torch.float32).mul_(scale)
     u = torch.randn(p, d, generator=g, dtype=torch.float32).mul_(scale)
@@ -110,10 +147,12 @@ def sample_problem(
     d: int,
     *,
     decoupled: bool = False,
-    seed: int = 0,
+    seed: Seed = 0,
     device: str | torch.device | None = None,
 ) -> MemoryProblem:
     """Sample one OP or DP instance with i.i.d. ``N(0, I_d / d)`` embeddings.
+
+    The instance is instance 0 of the root ``seed``: ``sample_problems(p, d, 1, seed=seed)[0]``.
 
     Parameters
     ----------
@@ -123,10 +162,10 @@ def sample_problem(
         Embedding dimension, >= 2.
     decoupled : bool
         If True also draw the private competitors (DP), shape (p, p-1, d).
-    seed : int
-        Seed; the numbers are drawn on the CPU in float32 (inputs, then targets, then competitors)
-        and then moved, so a seed gives the same problem on every device, and the OP and DP with
-        the same seed share inputs and targets.
+    seed : int or numpy.random.SeedSequence
+        Root of the stream (:func:`instance_stream`); the numbers are drawn on the CPU in float32
+        (inputs, then targets, then competitors) and then moved, so a seed gives the same problem
+        on every device, and the OP and DP with the same seed share inputs and targets.
     device : str, torch.device or None
         Where the tensors live (:func:`assocmem.device.get_device`).
 
@@ -137,7 +176,8 @@ def sample_problem(
     Raises
     ------
     TypeError, ValueError
-        For non-integer or too small ``p``/``d`` or a non-integer seed.
+        For non-integer or too small ``p``/``d`` or a seed that is neither an int >= 0 nor a
+        ``SeedSequence``.
     MemoryError
         DP only: if the competitor tensor (``4 p (p-1) d`` bytes) would exceed 80 % of the free
         memory of the target device (checked before allocating).
@@ -147,9 +187,7 @@ def sample_problem(
     Source: embedding law N(0, I/d) is the digest's convention (factual_recall.md §3.1,
     reconstruction; see chapter 1).
     """
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"seed must be an integer, got {type(seed).__name__}")
-    return sample_problems(p, d, [seed], decoupled=decoupled, device=device)[0]
+    return sample_problems(p, d, [0], seed=seed, decoupled=decoupled, device=device)[0]
 
 
 def sample_problems(
@@ -157,17 +195,23 @@ def sample_problems(
     d: int,
     seeds: int | Iterable[int],
     *,
+    seed: Seed = 0,
     decoupled: bool = False,
     device: str | torch.device | None = None,
 ) -> MemoryProblem:
-    """Sample a batch of problems; problem ``i`` equals ``sample_problem(seed=seeds[i])``.
+    """Sample a batch of problems; problem ``i`` is drawn from its stream, ``instance_stream``.
 
     Parameters
     ----------
     p, d : int
         Problem size (``p >= 2``, ``d >= 2``).
     seeds : int or iterable of int
-        The book's rule: an int ``n`` means ``range(n)``; else one seed per problem (distinct).
+        The instances' indices (labels, not seeds): an int ``n`` means ``range(n)``; else one
+        distinct index >= 0 per problem. Problem ``i`` is drawn from
+        ``instance_stream(seed, p, d, seeds[i])``, so it does not depend on the other indices of
+        the batch nor on their order.
+    seed : int or numpy.random.SeedSequence
+        The experiment's root.
     decoupled : bool
         OP (False) or DP (True).
     device : str, torch.device or None
@@ -176,12 +220,13 @@ def sample_problems(
     Returns
     -------
     MemoryProblem
-        Batched: inputs/targets (B, p, d), competitors (B, p, p-1, d) for the DP.
+        Batched: inputs/targets (B, p, d), competitors (B, p, p-1, d) for the DP; ``stream`` the
+        tuple of the problems' streams.
 
     Raises
     ------
     TypeError, ValueError
-        Bad sizes or seeds.
+        Bad sizes, indices or root seed.
     MemoryError
         If the DP competitors for the whole batch would not fit (see :func:`check_memory`).
     """
@@ -189,21 +234,19 @@ def sample_problems(
     d = check_int("d", d, 2)
     if not isinstance(decoupled, (bool, np.bool_)):
         raise TypeError(f"decoupled must be True or False, got {decoupled!r}")
-    seeds_t = tuple(seed_list(seeds))
-    if any(s >= 2**63 for s in seeds_t):
-        raise ValueError(f"seeds must be < 2**63, got {max(seeds_t)}")
+    streams_t = tuple(instance_stream(seed, p, d, i) for i in seed_list(seeds))
     dev = get_device(device)
-    b = len(seeds_t)
+    b = len(streams_t)
     check_memory(2 * 4 * b * p * d, dev, what=f"inputs and targets (B={b}, p={p}, d={d})")
     if decoupled:
         check_memory(dp_memory_bytes(p, d, b), dev, what=f"DP competitors (B={b}, p={p}, d={d})")
     e = torch.empty(b, p, d, dtype=torch.float32, device=dev)
     u = torch.empty_like(e)
     c = torch.empty(b, p, p - 1, d, dtype=torch.float32, device=dev) if decoupled else None
-    for i, s in enumerate(seeds_t):
+    for i, s in enumerate(streams_t):
         parts = _gen_problem(p, d, decoupled, s)
         e[i].copy_(parts[0])
         u[i].copy_(parts[1])
         if c is not None:
             c[i].copy_(parts[2])
-    return MemoryProblem(e, u, c, seeds_t)
+    return MemoryProblem(e, u, c, streams_t)

@@ -33,6 +33,7 @@ from assocmem.linear.problems import MemoryProblem, target_competitor_scores
 from assocmem.linear.sampling import sample_problems
 from assocmem.linear.training import hebbian_memory, train_memory
 from assocmem.stats import Estimate, bootstrap_interval, mean_interval, rate, render
+from assocmem.streams import Seed, as_seed_sequence, child, torch_generator
 
 
 def score_statistics(W: torch.Tensor | np.ndarray, problem: MemoryProblem) -> dict[str, Any]:
@@ -139,7 +140,7 @@ def simulate_scores(
     *,
     embedding: str = "gaussian",
     n_instances: int = 1,
-    seed: int = 0,
+    seed: Seed = 0,
     device: str | torch.device | None = "cpu",
 ) -> dict[str, torch.Tensor]:
     """Sample Hebbian memories and return their target and non-target scores.
@@ -154,8 +155,9 @@ def simulate_scores(
         Law of the embeddings (``"leading"`` has no sampler).
     n_instances : int
         Independent memories, >= 1.
-    seed : int
-        Seed of the torch generator (same seed -> same scores).
+    seed : int or numpy.random.SeedSequence
+        The stream of the torch generator (:func:`assocmem.streams.torch_generator`; same seed
+        -> same scores).
     device : str, torch.device or None
         Where to compute (see :func:`assocmem.device.get_device`); results are on the CPU.
 
@@ -180,9 +182,8 @@ def simulate_scores(
             raise ValueError(f"{name} must be an integer >= {lo}, got {val!r}")
     if embedding not in ("gaussian", "spherical"):
         raise ValueError(f"embedding must be 'gaussian' or 'spherical', got {embedding!r}")
-    seed = check_int("seed", seed, 0)
+    gen = torch_generator(seed)
     dev = get_device(device)
-    gen = torch.Generator(device="cpu").manual_seed(seed)
     e = torch.randn(n_instances, p, d, generator=gen, dtype=torch.float64).to(dev)
     u = torch.randn(n_instances, p, d, generator=gen, dtype=torch.float64).to(dev)
     if embedding == "gaussian":
@@ -204,7 +205,7 @@ def hebbian_recall_check(
     p_values: Sequence[int],
     *,
     n_instances: int = 600,
-    seed: int = 0,
+    seed: Seed = 0,
     n_boot: int = 1000,
     device: str | torch.device | None = "cpu",
 ) -> pd.DataFrame:
@@ -222,8 +223,10 @@ def hebbian_recall_check(
         Numbers of associations, each >= 2.
     n_instances : int
         Independent memories per ``p``, >= 2 (the resampling units of every interval).
-    seed : int
-        Seed of the first ``p``; ``p_values[i]`` uses ``seed + i``.
+    seed : int or numpy.random.SeedSequence
+        Root; the memories of a ``p`` are drawn from ``child(seed, p, 0)`` and its bootstrap from
+        ``child(seed, p, 1)`` (:func:`assocmem.streams.child`), so a row does not depend on the
+        other ``p`` or their order.
     n_boot : int
         Bootstrap resamples over instances for ``indep_gap``.
     device : str, torch.device or None
@@ -250,7 +253,7 @@ def hebbian_recall_check(
     Raises
     ------
     TypeError
-        If ``p_values`` is not a sequence of integers or ``seed`` not an integer.
+        If ``p_values`` is not a sequence of integers or ``seed`` not a seed.
     ValueError
         If a size is out of range, ``p_values`` is empty or ``seed < 0``.
 
@@ -263,15 +266,15 @@ def hebbian_recall_check(
     for name, val, lo in (("d", d, 2), ("n_instances", n_instances, 2)):
         if isinstance(val, bool) or not isinstance(val, (int, np.integer)) or val < lo:
             raise ValueError(f"{name} must be an integer >= {lo}, got {val!r}")
-    seed = check_int("seed", seed, 0)
+    as_seed_sequence(seed)
     if isinstance(p_values, (str, bytes)) or not isinstance(p_values, Iterable):
         raise TypeError(f"p_values must be a sequence of integers >= 2, got {p_values!r}")
     p_list = [check_int(f"p_values[{i}]", p, 2) for i, p in enumerate(p_values)]
     if not p_list:
         raise ValueError("p_values must hold at least one p")
     rows = []
-    for i, p in enumerate(p_list):
-        sim = simulate_scores(p, d, n_instances=n_instances, seed=seed + i, device=device)
+    for p in p_list:
+        sim = simulate_scores(p, d, n_instances=n_instances, seed=child(seed, p, 0), device=device)
         nont = sim["nontarget"]
         ok = (sim["target"] > nont.max(-1).values).numpy()  # (n, p)
         # the output index of each input's strongest competitor (row mu skips column mu)
@@ -292,8 +295,9 @@ def hebbian_recall_check(
         def gap_stat(a: np.ndarray, p: int = int(p)) -> np.ndarray:  # (B, n, 2): acc, all
             return a[..., 1].mean(1) - a[..., 0].mean(1) ** p
 
-        gap = bootstrap_interval(np.stack([acc, everything.astype(float)], 1), stat=gap_stat,
-                                 n_boot=n_boot, seed=seed + i, unit="instances")  # fmt: skip
+        both = np.stack([acc, everything.astype(float)], 1)
+        gap = bootstrap_interval(both, stat=gap_stat, n_boot=n_boot, seed=child(seed, p, 1),
+                                 unit="instances")  # fmt: skip
         n_fail, n_pair = int(per_inst[:, 0].sum()), int(per_inst[:, 1].sum())
         if n_fail > 0:  # Wilson over the failed inputs (bootstrap degenerates at 0 pairs)
             pair = replace(rate(n_pair, n_fail), method="Wilson over failed inputs")
@@ -376,6 +380,7 @@ def mechanism_scores(
     d: int,
     *,
     seeds: int | Iterable[int] = 1,
+    seed: Seed = 0,
     steps: int = 3000,
     lr: float = 0.05,
     decoupled: bool = False,
@@ -391,7 +396,10 @@ def mechanism_scores(
     p, d : int
         Problem size.
     seeds : int or iterable of int
-        Problems, pooled in the returned statistics (an int n means range(n)).
+        Labels of the problems, pooled in the returned statistics (an int n means range(n)):
+        ``sample_problems(p, d, seeds, seed=seed)``.
+    seed : int or numpy.random.SeedSequence
+        The root of the problems (:func:`assocmem.linear.sampling.instance_stream`).
     steps, lr : int, float
         Training budget and Adam step size.
     decoupled : bool
@@ -414,7 +422,7 @@ def mechanism_scores(
     -----
     Observables of the digest of arXiv:2605.10795, §6 (reconstruction); see chapter 3.
     """
-    batch = sample_problems(p, d, seed_list(seeds), decoupled=decoupled, device=device)
+    batch = sample_problems(p, d, seed_list(seeds), seed=seed, decoupled=decoupled, device=device)
     res = train_memory(batch, steps=steps, lr=lr, early_stop=False, device=device)
     out: dict[str, dict[str, Any]] = {}
     for name, w in (("hebbian", hebbian_memory(batch)), ("trained", res.weights)):

@@ -2,7 +2,7 @@
 
 :func:`capacity_sweep` runs one storage method (cross-entropy training, the Hebbian rule or the
 exact LP) on one problem (OP or DP), with or without a rank constraint, over a grid of loads
-``alpha = p log p / d^2`` and seeds, and returns a tidy ``pandas.DataFrame`` with one row per
+``alpha = p log p / d^2`` and instances, and returns a tidy ``pandas.DataFrame`` with one row per
 instance (columns :data:`COLUMNS`). :func:`truncated_hebbian_sweep` gives the same table for
 the Hebbian memory truncated to its top ``m`` singular values, on the same instances for every
 ``m`` (its transition is predicted at ``alpha_c(kappa) / 4``,
@@ -12,10 +12,15 @@ agreement), :mod:`assocmem.linear.transitions` (the load where the fraction cros
 uncertainty; measured vs finite-size theory) and :mod:`assocmem.linear.measured_spectra`.
 Sweeps draw nothing (figures: the ``assocmem.linear.plots_*`` modules).
 
-Seeding rule (the same for every method): the instance at load ``alpha`` and seed ``s`` is
-``sample_problem(pairs_for_load(alpha, d), d, seed=s)``, so methods and problems are compared on
-the same inputs and targets; a factored ``W = Q R^T`` of seed ``s`` starts from the factors
-drawn with seed ``s`` (:func:`assocmem.linear.training.train_memory`).
+Seeding rule (the same for every method): a sweep takes one root ``seed``; its instance ``s`` at
+load ``alpha`` is ``sample_problems(p, d, [s], seed=seed)[0]`` with ``p = pairs_for_load(alpha,
+d)``, drawn from its own stream ``child(seed, d, p, s)``
+(:func:`assocmem.linear.sampling.instance_stream`). So every instance of a sweep has its own
+stream, the rows do not depend on the order of the loads or on the batching, and methods and
+problems run with the same root are compared on the same inputs and targets; a factored
+``W = Q R^T`` starts from factors drawn from a child of the instance's stream
+(:func:`assocmem.linear.training.train_memory`). The table's ``seed`` column is the instance's
+label ``s`` (not a seed: the data cannot be regenerated from it without the root).
 """
 
 from __future__ import annotations
@@ -34,8 +39,9 @@ from assocmem._validate import check_int, check_loads, seed_list
 from assocmem.linear.load import load_for_pairs, pairs_for_load
 from assocmem.linear.lp import lp_feasible
 from assocmem.linear.problems import all_recalled, recall_accuracy, recalled
-from assocmem.linear.sampling import sample_problem, sample_problems
+from assocmem.linear.sampling import sample_problems
 from assocmem.linear.training import hebbian_memory, train_memory
+from assocmem.streams import Seed
 
 __all__ = [
     "COLUMNS",
@@ -83,6 +89,7 @@ def capacity_sweep(
     method: str = "train",
     rank: int | None = None,
     seeds: int | Iterable[int] = 4,
+    seed: Seed = 0,
     steps: int = 4000,
     lr: float | None = None,
     check_every: int = 25,
@@ -111,7 +118,10 @@ def capacity_sweep(
         ``m`` in ``1..d``: train ``W = Q R^T`` with ``Q, R`` of shape (d, m) (``method="train"``
         only). ``None``: unconstrained ``W`` (recorded as ``rank = d``, ``kappa = 1``).
     seeds : int or iterable of int
-        The book's rule: an int ``n`` means ``range(n)``; else the seeds themselves.
+        The instances' labels (the ``seed`` column): an int ``n`` means ``range(n)``; else the
+        distinct labels >= 0 themselves.
+    seed : int or numpy.random.SeedSequence
+        The sweep's root (the seeding rule of the module).
     steps, lr, check_every, patience
         Training budget, Adam learning rate (``None``: 5 for full rank, 0.5 for ``rank``), check
         interval and stall stop, passed to ``train_memory``; ignored by ``"hebbian"`` and
@@ -131,7 +141,7 @@ def capacity_sweep(
         ``d``, ``rank`` (int), ``kappa`` (= rank / d), ``factored`` (bool: trained as
         ``W = Q R^T``, which with ``rank = d`` is another engine than the unconstrained ``W``),
         ``alpha`` (requested load), ``load``
-        (actual ``p log p / d^2`` of the integer ``p``), ``p``, ``seed`` (int),
+        (actual ``p log p / d^2`` of the integer ``p``), ``p``, ``seed`` (int: the instance label),
         ``recalled_all`` (bool: every association recalled), ``accuracy`` (fraction recalled;
         NaN for the LP, which only decides), ``steps`` (Adam steps run; 0 for Hebbian and LP),
         ``seconds`` (wall time per instance).
@@ -180,7 +190,7 @@ def capacity_sweep(
         base |= {"alpha": alpha, "load": load_for_pairs(p, d), "p": p}
         if method == "train":
             t0 = time.perf_counter()
-            batch = sample_problems(p, d, seeds_, decoupled=decoupled, device=device)
+            batch = sample_problems(p, d, seeds_, seed=seed, decoupled=decoupled, device=device)
             res = train_memory(batch, rank=rank, steps=steps, lr=lr, check_every=check_every,
                                patience=patience, device=device)  # fmt: skip
             sec = (time.perf_counter() - t0) / len(seeds_)
@@ -195,7 +205,7 @@ def capacity_sweep(
             continue
         for s in seeds_:
             t1 = time.perf_counter()
-            inst = sample_problem(p, d, decoupled=decoupled, seed=s, device=device)
+            inst = sample_problems(p, d, [s], seed=seed, decoupled=decoupled, device=device)[0]
             W = hebbian_memory(inst)
             if method == "hebbian":
                 acc_s, ok = float(recall_accuracy(W, inst)), bool(all_recalled(W, inst))
@@ -215,11 +225,13 @@ def truncated_hebbian_sweep(
     ranks: Iterable[int],
     *,
     seeds: int | Iterable[int] = 32,
+    seed: Seed = 0,
     device: str | torch.device | None = None,
 ) -> pd.DataFrame:
     """Perfect recall of the rank-``m`` truncated Hebbian memory against the load.
 
-    At each load the instances are ``sample_problems(pairs_for_load(alpha, d), d, seeds)`` (the
+    At each load the instances are ``sample_problems(pairs_for_load(alpha, d), d, seeds,
+    seed=seed)`` (the
     seeding rule of :func:`assocmem.linear.sweeps.capacity_sweep`); each is stored by the Hebbian
     rule and truncated to every rank of ``ranks`` (one SVD per instance).
 
@@ -232,7 +244,9 @@ def truncated_hebbian_sweep(
     ranks : iterable of int
         Ranks ``m`` in ``1..d``, distinct; ``m = d`` is the plain Hebbian memory.
     seeds : int or iterable of int
-        Instances per load (an int ``n`` means ``range(n)``).
+        Instance labels per load (an int ``n`` means ``range(n)``).
+    seed : int or numpy.random.SeedSequence
+        The sweep's root.
     device : str, torch.device or None
         Where the problems and the SVDs live.
 
@@ -268,7 +282,7 @@ def truncated_hebbian_sweep(
     for alpha in alpha_list:
         p = pairs_for_load(alpha, d)
         t0 = time.perf_counter()
-        batch = sample_problems(p, d, seeds_, device=device)
+        batch = sample_problems(p, d, seeds_, seed=seed, device=device)
         U, S, Vh = torch.linalg.svd(hebbian_memory(batch))
         rec = {}
         for m in rank_list:

@@ -22,6 +22,7 @@ import pandas as pd
 from assocmem._validate import check_frame
 from assocmem.linear.sweeps import COLUMNS, GROUP_COLUMNS, capacity_sweep
 from assocmem.stats import rate, wilson_interval
+from assocmem.streams import Seed
 
 __all__ = ["check_table", "success_by_load", "instance_agreement", "paired_instances", "miss_rates"]
 
@@ -224,6 +225,7 @@ def factored_engine_check(
     steps: int,
     lr: float,
     patience: int | None = None,
+    seed: Seed = 0,
 ) -> dict[str, int]:
     """Compare the factored engine ``W = Q R^T`` (rank d) with the unconstrained one, per instance.
 
@@ -243,6 +245,9 @@ def factored_engine_check(
         ``d``, loads and seeds.
     steps, lr, patience
         Budget, Adam learning rate and stall stop of the retraining (``train_memory``).
+    seed : int or numpy.random.SeedSequence
+        The root seed both sweeps were drawn with (``capacity_sweep(seed=...)``): the instances
+        to retrain are drawn again from it and their labels (the table's ``seed`` column).
 
     Returns
     -------
@@ -273,7 +278,8 @@ def factored_engine_check(
     reached = 0
     for alpha, g in todo.groupby("alpha"):
         again = capacity_sweep(d, [float(alpha)], rank=d, seeds=[int(s) for s in g["seed"]],
-                               steps=steps, lr=lr, patience=patience, progress=False)  # fmt: skip
+                               seed=seed, steps=steps, lr=lr, patience=patience,
+                               progress=False)  # fmt: skip
         reached += int(again["recalled_all"].sum())
     return {"pairs": len(m), "full_only": int((w & ~qr).sum()),
             "factored_only": int((qr & ~w).sum()), "steps": int(steps),

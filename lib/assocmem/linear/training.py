@@ -34,6 +34,7 @@ from tqdm.auto import tqdm
 from assocmem._validate import check_int, check_positive
 from assocmem.device import get_device, share_cores
 from assocmem.linear.problems import MemoryProblem, recall_accuracy, stack_problems
+from assocmem.streams import child, torch_generator
 
 # exp(-80) = 1.8e-35: smallest softmax weight kept; avoids subnormal float32 arithmetic
 _EXP_FLOOR = -80.0
@@ -367,25 +368,24 @@ class _BatchAdam:
 
 
 def _initial_params(
-    problem_seeds: list[int],
+    streams: list[np.random.SeedSequence],
     d: int,
     rank: int | None,
     init_scale: float,
-    seed: int,
     device: torch.device,
 ) -> list[torch.Tensor]:
-    """Return ``[W]`` with ``W = 0`` (full rank) or factors ``[Q, R]`` from ``seed + s_i``.
+    """Return ``[W]`` with ``W = 0`` (full rank) or factors ``[Q, R]`` from the streams.
 
-    ``s_i`` is problem ``i``'s own seed, so a problem starts from the same factors whichever
-    batch it trains in.
+    Problem ``i``'s factors come from ``streams[i]``, its own, so a problem starts from the same
+    factors in any batch.
     """
-    batch = len(problem_seeds)
+    batch = len(streams)
     if rank is None:
         return [torch.zeros(batch, d, d, dtype=torch.float32, device=device)]
     Q = torch.empty(batch, d, rank, dtype=torch.float32)
     R = torch.empty(batch, d, rank, dtype=torch.float32)
-    for i, s_i in enumerate(problem_seeds):
-        g = torch.Generator().manual_seed(seed + s_i)
+    for i, stream in enumerate(streams):
+        g = torch_generator(stream)
         Q[i] = torch.randn(d, rank, generator=g) * (init_scale / math.sqrt(d))
         R[i] = torch.randn(d, rank, generator=g) * (init_scale / math.sqrt(d))
     return [Q.to(device), R.to(device)]
@@ -635,9 +635,10 @@ def train_memory(
     rank : int or None
         ``None``: full-rank ``W``, ``W_0 = 0``. ``m`` (1 <= m <= d): factored ``W = Q R^T`` with
         ``Q, R`` of shape (d, m), initialised i.i.d. ``N(0, init_scale^2 / d)``: problem ``i``
-        draws them from ``seed + s_i``, ``s_i`` its own seed (its batch position if it has none),
-        so a problem starts from the same factors in any batch; Adam on ``Q`` and ``R``
-        (chapter 4).
+        draws them from ``child(stream_i, 0, seed)`` (:func:`assocmem.streams.child`), ``stream_i``
+        its own random stream (:attr:`MemoryProblem.stream`; for a problem built by hand,
+        ``child(0, i)``, its batch position), so a problem starts from the same factors in any
+        batch, independent of its data; Adam on ``Q`` and ``R`` (chapter 4).
     steps : int
         Budget of Adam updates (>= 1).
     lr : float or None
@@ -657,7 +658,8 @@ def train_memory(
     init_scale : float
         Scale of the factor initialisation (``rank`` only).
     seed : int
-        Seed of the factor initialisation (``rank`` only; full rank is deterministic).
+        Which initialisation of each problem, >= 0: the key of its child stream (``rank`` only;
+        full rank is deterministic).
     early_stop : bool
         Stop each problem at its first perfect step and return that ``W`` (True), or run the
         whole budget and return the final ``W`` (False; ``perfect_step`` is still recorded).
@@ -728,11 +730,11 @@ def train_memory(
     if batch.device != dev:
         batch = batch.to(dev)
 
-    # the factors of a problem follow its own seed (its batch position if it has none)
-    own = batch.seed if isinstance(batch.seed, tuple) else ()
-    problem_seeds = [s if isinstance(s, int) and s >= 0 else i for i, s in enumerate(own)]
-    problem_seeds += list(range(len(problem_seeds), B))
-    params = _initial_params(problem_seeds, d, rank, init_scale, seed, dev)
+    # the factors of a problem follow its own stream (its batch position if it has none)
+    own = batch.stream if isinstance(batch.stream, tuple) else ()
+    inits = [child(s if s is not None else child(0, i), 0, seed)
+             for i, s in enumerate(own + (None,) * (B - len(own)))]  # fmt: skip
+    params = _initial_params(inits, d, rank, init_scale, dev)
     state = _BatchState(batch, rank, _BatchAdam(params, lr, betas, eps))
     if not isinstance(record_weights, bool):
         raise TypeError(f"record_weights must be a bool, got {type(record_weights).__name__}")

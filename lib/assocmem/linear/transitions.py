@@ -26,6 +26,7 @@ from assocmem._validate import check_int, check_real
 from assocmem.linear.sweeps import COLUMNS, GROUP_COLUMNS
 from assocmem.linear.tables import check_table
 from assocmem.stats import Estimate, crossing, ratio
+from assocmem.streams import Seed
 
 __all__ = [
     "transition_load",
@@ -45,7 +46,7 @@ def _outcome_grid(table: pd.DataFrame, column: str) -> tuple[np.ndarray, np.ndar
     return loads, grid.to_numpy(dtype=np.float64)
 
 
-def transition_load(table: pd.DataFrame, *, n_draws: int = 1000, seed: int = 0) -> Estimate:
+def transition_load(table: pd.DataFrame, *, n_draws: int = 1000, seed: Seed = 0) -> Estimate:
     """Load at which the fraction of perfectly stored instances crosses 1/2, with its uncertainty.
 
     The estimate is the first downward crossing of 1/2 by the fraction stored, linearly
@@ -62,7 +63,7 @@ def transition_load(table: pd.DataFrame, *, n_draws: int = 1000, seed: int = 0) 
         :func:`~.sweeps.capacity_sweep` table, at least 2 loads and 2 seeds.
     n_draws : int
         Posterior draws, >= 10.
-    seed : int
+    seed : int or numpy.random.SeedSequence
         Seed of the draws.
 
     Returns
@@ -89,7 +90,7 @@ def transition_load(table: pd.DataFrame, *, n_draws: int = 1000, seed: int = 0) 
                     seed=seed)  # fmt: skip
 
 
-def transition_loads(table: pd.DataFrame, *, n_draws: int = 1000, seed: int = 0) -> pd.DataFrame:
+def transition_loads(table: pd.DataFrame, *, n_draws: int = 1000, seed: Seed = 0) -> pd.DataFrame:
     """:func:`transition_load` for every group of a table.
 
     Parameters
@@ -122,7 +123,7 @@ def transition_loads(table: pd.DataFrame, *, n_draws: int = 1000, seed: int = 0)
 
 
 def accuracy_crossing(
-    table: pd.DataFrame, level: float = 0.5, *, n_boot: int = 2000, seed: int = 0
+    table: pd.DataFrame, level: float = 0.5, *, n_boot: int = 2000, seed: Seed = 0
 ) -> Estimate:
     """Load at which the mean accuracy (criterion "typical") first drops below ``level``.
 
@@ -140,7 +141,7 @@ def accuracy_crossing(
         Accuracy level, in (0, 1).
     n_boot : int
         Bootstrap resamples (>= 100).
-    seed : int
+    seed : int or numpy.random.SeedSequence
         Seed of the resampling.
 
     Returns
@@ -248,7 +249,7 @@ class BootstrapTransitions:
 
 
 def bootstrap_transitions(
-    table: pd.DataFrame, *, n_boot: int = 2000, level: float = 0.95, seed: int = 0
+    table: pd.DataFrame, *, n_boot: int = 2000, level: float = 0.95, seed: Seed = 0
 ) -> BootstrapTransitions:
     """Crossing of 1/2 by the fraction stored, with a percentile bootstrap over instances.
 
@@ -268,7 +269,7 @@ def bootstrap_transitions(
         Bootstrap draws, >= 100.
     level : float
         Coverage of the percentile intervals, in (0, 1).
-    seed : int
+    seed : int or numpy.random.SeedSequence
         Seed of the resampling.
 
     Returns

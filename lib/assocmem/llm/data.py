@@ -50,7 +50,7 @@ from pathlib import Path
 
 import numpy as np
 
-from assocmem._validate import check_int
+from assocmem.streams import Seed, as_seed_sequence, child, numpy_rng
 
 from .examples import EXAMPLES
 from .models import hub_reachable
@@ -617,7 +617,7 @@ def load_task(
     *,
     split: str | None = None,
     n: int | None = None,
-    seed: int = 0,
+    seed: Seed = 0,
     data_dir: str | os.PathLike[str] | None = None,
     source: str = "auto",
     verbose: bool = False,
@@ -632,8 +632,8 @@ def load_task(
         Must be the task's split (``"validation"`` for SST-2, ``"test"`` otherwise); None picks it.
     n : int or None
         If given, a seeded random subset of n items (without replacement); None keeps all.
-    seed : int
-        Seed of the subset.
+    seed : int or numpy.random.SeedSequence
+        Root of the subset (its child ``"subset"``, :func:`assocmem.streams.child`).
     data_dir : path or None
         Local data directory; None reads ``$ASSOCMEM_DATA_DIR``.
     source : {"auto", "local", "hub", "examples"}
@@ -675,7 +675,7 @@ def load_task(
         )
     if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
         raise ValueError(f"n must be a positive integer or None, got {n!r}")
-    seed = check_int("seed", seed, 0)
+    as_seed_sequence(seed)
 
     texts: list[str] | None = None
     labels: list[str] = []
@@ -733,7 +733,7 @@ def load_task(
     if n is not None:
         if n > len(texts):
             raise ValueError(f"n={n} exceeds the {len(texts)} items of {name!r} ({origin})")
-        keep = np.sort(np.random.default_rng(seed).permutation(len(texts))[:n])
+        keep = np.sort(numpy_rng(child(seed, "subset")).permutation(len(texts))[:n])
         texts = [texts[i] for i in keep]
         y = y[keep]
     if verbose:

@@ -30,6 +30,7 @@ from assocmem.stats import (
     render,
     verdict,
 )
+from assocmem.streams import Seed, as_seed_sequence, child, numpy_rng
 
 __all__ = [
     "PairedComparison",
@@ -87,7 +88,7 @@ class PairedComparison:
 
 
 def paired_comparison(
-    a: np.ndarray, b: np.ndarray, *, n_boot: int = 2000, seed: int = 0
+    a: np.ndarray, b: np.ndarray, *, n_boot: int = 2000, seed: Seed = 0
 ) -> PairedComparison:
     """Compare two classifiers' correctness on the same queries.
 
@@ -97,8 +98,8 @@ def paired_comparison(
         Correct or not, per query, for the two methods (n >= 2).
     n_boot : int
         Bootstrap resamples (>= 100).
-    seed : int
-        Seed of the resampling.
+    seed : int or numpy.random.SeedSequence
+        Root of the resampling.
 
     Returns
     -------
@@ -158,7 +159,7 @@ def _fit_logistic(x: np.ndarray, y: np.ndarray, n_classes: int, l2: float) -> np
 
 
 def probe_accuracy(
-    h: torch.Tensor, labels: np.ndarray, *, n_folds: int = 5, l2: float = 1e-2, seed: int = 0
+    h: torch.Tensor, labels: np.ndarray, *, n_folds: int = 5, l2: float = 1e-2, seed: Seed = 0
 ) -> np.ndarray:
     """Held-out correctness of a linear probe at every layer (stratified k-fold cross-fitting).
 
@@ -172,8 +173,8 @@ def probe_accuracy(
         Folds (each query is predicted by a probe fitted without it).
     l2 : float
         L2 penalty on the weights of the standardised features (fixed, not tuned).
-    seed : int
-        Seed of the fold assignment.
+    seed : int or numpy.random.SeedSequence
+        Root of the fold assignment (its child ``"probe folds"``).
 
     Returns
     -------
@@ -188,7 +189,7 @@ def probe_accuracy(
     y = np.asarray(labels, dtype=np.int64)
     if h.ndim != 3 or h.shape[0] != len(y) or len(y) < n_folds:
         raise ValueError(f"need h of shape (n, L + 1, d) with n = {len(y)} >= n_folds")
-    rng = np.random.default_rng(seed)
+    rng = numpy_rng(child(seed, "probe folds"))
     fold = np.empty(len(y), dtype=np.int64)
     for c in np.unique(y):  # stratified: deal each class's shuffled items round the folds
         idx = rng.permutation(np.flatnonzero(y == c))
@@ -337,7 +338,7 @@ def set_bootstrap(
     sets: np.ndarray,
     *,
     n_boot: int = 2000,
-    seed: int = 0,
+    seed: Seed = 0,
 ) -> SetBootstrap:
     """Draw the two-stage bootstrap of :class:`SetBootstrap` (sets, then queries within sets).
 
@@ -349,8 +350,8 @@ def set_bootstrap(
         Demonstration set of each query (>= 2 distinct sets, each with >= 1 query).
     n_boot : int
         Resamples (>= 100).
-    seed : int
-        Seed of the resampling.
+    seed : int or numpy.random.SeedSequence
+        Root of the resampling.
 
     Returns
     -------
@@ -372,11 +373,11 @@ def set_bootstrap(
             raise ValueError(f"column {name!r} must hold {len(sets)} finite values, got {c.shape}")
         cols[name] = c
     check_int("n_boot", n_boot, 100)
-    check_int("seed", seed, 0)
+    as_seed_sequence(seed)
     groups = [np.flatnonzero(sets == s) for s in np.unique(sets)]
     if len(groups) < 2:
         raise ValueError("a set-aware interval needs queries from at least 2 demonstration sets")
-    rng = np.random.default_rng([seed, 26])
+    rng = numpy_rng(child(seed, "set bootstrap"))
     # counts[b, i]: how often query i is drawn in resample b
     counts = np.zeros((n_boot, len(sets)))
     for b in range(n_boot):

@@ -34,7 +34,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from assocmem._validate import check_index_array, check_int
+from assocmem._validate import check_index_array
+from assocmem.streams import Seed, as_seed_sequence, child, numpy_rng
 
 from .data import Task
 from .models import LanguageModel
@@ -60,7 +61,8 @@ class Split:
     Attributes
     ----------
     task : str
-    seed : int
+    seed : int or numpy.random.SeedSequence
+        The root the split was drawn from (a record; the split holds its items).
     ctx, sel, test : numpy.ndarray, int64
         Item indices that build c-bar, select (layer, lambda), and are reported.
     pool : numpy.ndarray, int64
@@ -69,7 +71,7 @@ class Split:
     """
 
     task: str
-    seed: int
+    seed: Seed
     ctx: np.ndarray
     sel: np.ndarray
     test: np.ndarray
@@ -98,7 +100,7 @@ def make_split(
     n_sel: int,
     n_test: int,
     n_pool: int = 1,
-    seed: int = 0,
+    seed: Seed = 0,
     stratify: bool = False,
     pool_per_class: int = 0,
     verbose: bool = True,
@@ -120,8 +122,9 @@ def make_split(
     n_pool : int
         Fewest items kept out of every query set for demonstrations, >= 1 (e.g. the number of
         prefixes times the largest k, so that no demonstration repeats across prefixes).
-    seed : int
-        Seed of the draw.
+    seed : int or numpy.random.SeedSequence
+        Root of the draw (its children ``"split"`` and ``"split reserve"``,
+        :func:`assocmem.streams.child`).
     stratify : bool
         Equal numbers of test queries per class.
     pool_per_class : int
@@ -149,11 +152,11 @@ def make_split(
                                                ("n_test", n_test))]  # fmt: skip
     n_pool = _check_size("n_pool", n_pool, 1)
     pool_per_class = _check_size("pool_per_class", pool_per_class, 0)
-    seed = check_int("seed", seed, 0)
+    as_seed_sequence(seed)
     n = len(task)
     reserved = np.zeros(0, dtype=np.int64)
     if pool_per_class:
-        res_rng = np.random.default_rng([seed, 1])
+        res_rng = numpy_rng(child(seed, "split reserve"))
         reserved = np.sort(np.concatenate([
             res_rng.permutation(np.flatnonzero(task.labels == c))[:pool_per_class]
             for c in range(len(task.label_words))
@@ -186,7 +189,7 @@ def make_split(
             )
         sizes = scaled
     n_ctx, n_sel, n_test = sizes
-    rng = np.random.default_rng(seed)
+    rng = numpy_rng(child(seed, "split"))
     perm = rng.permutation(n)
     perm = perm[~np.isin(perm, reserved)]
     if stratify:
@@ -273,7 +276,7 @@ def demo_prefixes(
     *,
     k: int,
     n_prefixes: int,
-    seed: int = 0,
+    seed: Seed = 0,
     demos: str = "supportive",
     balanced: bool = False,
 ) -> DemoPrefixes:
@@ -296,8 +299,10 @@ def demo_prefixes(
         Demonstrations per prefix, >= 1.
     n_prefixes : int
         Number of prefixes P, >= 1; the P prefixes are disjoint, so ``P * k <= len(pool)``.
-    seed : int
-        Seed of the draw.
+    seed : int or numpy.random.SeedSequence
+        Root of the draw: the sets of ``k`` come from its child ``("prefixes", k)`` (balanced:
+        ``("balanced sets", k)``), the adversarial labels from ``("label shift", k)``
+        (balanced: ``("set label shift", k)``), so no two uses share a stream.
     demos : {"supportive", "adversarial"}
         True labels, or a wrong label drawn uniformly from the other classes (per set with
         ``balanced``, see above).
@@ -328,7 +333,7 @@ def demo_prefixes(
         raise ValueError("pool must not repeat an item (the prefixes share no demonstration)")
     k = _check_size("k", k, 1)
     n_prefixes = _check_size("n_prefixes", n_prefixes, 1)
-    seed = check_int("seed", seed, 0)
+    as_seed_sequence(seed)
     if n_prefixes * k > len(pool):
         raise ValueError(
             f"n_prefixes * k = {n_prefixes} * {k} exceeds the {len(pool)} items of the "
@@ -339,16 +344,20 @@ def demo_prefixes(
         items = _balanced_sets(task, pool, k, n_prefixes, seed)
         labels = task.labels[items].copy()
         if demos == "adversarial":
-            shift = np.random.default_rng([seed, k, 7]).integers(1, n_labels, size=n_prefixes)
+            shift = numpy_rng(child(seed, "set label shift", k)).integers(
+                1, n_labels, size=n_prefixes
+            )
             labels = (labels + shift[:, None]) % n_labels
     else:
-        rng = np.random.default_rng([seed, k])
+        rng = numpy_rng(child(seed, "prefixes", k))
         # disjoint prefixes: a query that is a demonstration lies in at most one prefix, so
         # with two or more prefixes DemoPrefixes.assign always finds one without it
         items = rng.choice(pool, size=n_prefixes * k, replace=False).reshape(n_prefixes, k)
         labels = task.labels[items].copy()
         if demos == "adversarial":  # the same items: only the shown labels differ
-            shift = np.random.default_rng([seed, k, 1]).integers(1, n_labels, size=labels.shape)
+            shift = numpy_rng(child(seed, "label shift", k)).integers(
+                1, n_labels, size=labels.shape
+            )
             labels = (labels + shift) % n_labels
     texts = tuple(
         "".join(
@@ -360,7 +369,7 @@ def demo_prefixes(
     return DemoPrefixes(k, demos, items.astype(np.int64), labels.astype(np.int64), texts)
 
 
-def _balanced_sets(task: Task, pool: np.ndarray, k: int, n_sets: int, seed: int) -> np.ndarray:
+def _balanced_sets(task: Task, pool: np.ndarray, k: int, n_sets: int, seed: Seed) -> np.ndarray:
     """Items (n_sets, k): k / K of each class per set, disjoint sets, seeded random order."""
     n_labels = len(task.label_words)
     if k % n_labels:
@@ -369,7 +378,7 @@ def _balanced_sets(task: Task, pool: np.ndarray, k: int, n_sets: int, seed: int)
             f"got k = {k}"
         )
     per = k // n_labels
-    rng = np.random.default_rng([seed, k, 5])
+    rng = numpy_rng(child(seed, "balanced sets", k))
     columns = []
     for c in range(n_labels):
         members = pool[task.labels[pool] == c]

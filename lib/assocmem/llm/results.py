@@ -383,6 +383,11 @@ class TaskResult:
 SIGNED = ("mass_gain", "gain_zero", "gain_cal", "labels", "add_zero", "add_cal", "add_icl")
 
 
+#: Format specs of the LAMA effects in :meth:`LamaResult.summary` (``"+.3f"``: a difference of
+#: rates; ``"+.4f"``: a difference of probabilities per query, smaller).
+LAMA_SPECS = {"demos": "+.3f", "vector": "+.4f"}
+
+
 def summary_specs(summary: dict[str, object]) -> dict[str, str]:
     """Return label -> format spec for the estimates of a summary that are not ``".3f"``.
 
