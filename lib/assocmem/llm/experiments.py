@@ -20,6 +20,7 @@ import numpy as np
 import torch
 
 from .._validate import check_int
+from ..streams import child, numpy_rng
 from .data import Task
 from .evaluation import label_alignment, probe_accuracy
 from .models import LanguageModel, weights_digest
@@ -434,7 +435,7 @@ def run_lama(
     if n_queries is not None:
         if not 2 <= n_queries <= len(task):
             raise ValueError(f"n_queries must be in [2, {len(task)}], got {n_queries}")
-        pick = np.random.default_rng([seed, 36]).choice(len(task), n_queries, replace=False)
+        pick = numpy_rng(child(seed, "lama queries")).choice(len(task), n_queries, replace=False)
         items = np.sort(pick)
     targets = [lm.word_ids(task.label_words[y]) for y in task.labels[items]]
     kw: dict[str, Any] = {
@@ -453,7 +454,7 @@ def run_lama(
         pre = demo_prefixes(task, facts, k=k, n_prefixes=n_prefixes, seed=seed, demos=demos)
         sets = pre.assign(items)  # the same for both: the same items, other labels
         states[demos] = _prompt_states(lm, task, items, pre, desc=f"lama {k}-shot {demos}", **kw)
-    fold = np.random.default_rng(seed).permutation(len(items)) % 2
+    fold = numpy_rng(child(seed, "lama folds")).permutation(len(items)) % 2
 
     def crossfit(h_icl: torch.Tensor) -> torch.Tensor:
         c = torch.empty_like(zero.h)
