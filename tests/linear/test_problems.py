@@ -95,7 +95,7 @@ def test_pairs_for_load_known_values() -> None:
         (lambda: load_for_pairs(10, 1), r"d must be an integer >= 2, got 1"),
         (lambda: sample_problem(1, 8), r"p must be an integer >= 2, got 1"),
         (lambda: sample_problem(8, 1), r"d must be an integer >= 2, got 1"),
-        (lambda: sample_problem(8, 8, seed=-1), r"seeds\[0\] must be an integer >= 0, got -1"),
+        (lambda: sample_problem(8, 8, seed=-1), r"seed must be an integer >= 0, got -1"),
         (lambda: sample_problems(8, 8, []), r"seeds must hold at least one seed"),
         (lambda: stack_problems([]), r"problems must not be empty"),
     ],

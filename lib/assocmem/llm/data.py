@@ -8,6 +8,10 @@ Sources, tried in order by :func:`load_task` with ``source="auto"``:
    ``HF_DATASETS_OFFLINE`` is set or the hub is unreachable);
 3. small example sets written for this project, labelled "examples, not the benchmark".
 
+One topic, past 700 lines: the four tasks' definitions (:data:`TASKS`), their three sources and
+the strict readers of each file format share the task records, so the readers stay here rather
+than in a module that would have to import the records back.
+
 Local files are read strictly: blank lines are skipped and a UTF-8 byte-order mark is accepted, but
 a malformed row, an unknown label or invalid JSON raises ``ValueError`` naming the file, the 1-based
 line and what the line should hold.
