@@ -961,6 +961,7 @@ def permutation_pvalue(
     if k > n - 1:
         raise ValueError(f"n_x must lie in [1, {n - 1}], got {n_x!r}")
     n_perm = check_int("n_perm", n_perm, 1)
+    rng = numpy_rng(seed)  # checked even when every relabelling is enumerated
     observed = np.zeros((1, n), dtype=bool)
     observed[0, :k] = True
     obs = float(np.asarray(statistic(units, observed))[0])
@@ -970,7 +971,6 @@ def permutation_pvalue(
         labels = np.zeros((len(groups), n), dtype=bool)
         labels[np.arange(len(groups))[:, None], groups] = True
         return obs, float(np.mean(np.asarray(statistic(units, labels)) >= obs - tol))
-    rng = numpy_rng(seed)
     count = 0
     for start in range(0, n_perm, 2000):  # blocks of (2000, n) labels; one stream as one draw
         m = min(2000, n_perm - start)
