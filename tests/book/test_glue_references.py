@@ -188,7 +188,7 @@ UNREFERENCED: dict[str, dict[str, str]] = {
         "gap_*_sizes": "sizes per method: the prose quotes their sum (n_pairs) and lists them",
         "gap_tr_min": "the trained gaps' range: the table shows it, the prose the exact LP's",
         "gap_tr_max": "the trained gaps' range: the table shows it, the prose the exact LP's",
-        "gap_tr_icpt": "the trained line's intercept: the prose quotes the exact LP's",
+        "gap_tr_icpt*": "the trained line's intercept: the prose quotes the exact LP's",
     },
     "03_hebbian_vs_optimal": {
         "ab_0_f*": "the cost curves at the load below capacity: the figure draws them, the prose "
