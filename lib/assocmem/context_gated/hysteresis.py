@@ -319,13 +319,18 @@ class HysteresisResult:
             gain[li] = float(np.mean(self.gain_formula[li, last]))
         return {"radius": rad, "gain": gain}
 
-    def summary(self, level: float = 0.5, *, seed: Seed = 0) -> dict[str, Estimate | float | int]:
+    def summary(
+        self, level: float = 0.5, *, seed: Seed = 0, near_one: float = 0.8
+    ) -> dict[str, Estimate | float | int | str]:
         """Return the numbers the chapter's prose quotes about the sweeps, labelled.
 
         Parameters
         ----------
         level : float
             Winner-state level (max_μ p*_μ >= level).
+        near_one : float
+            Radius one step before the jump above which the grid shows the approach to 1 (a
+            fold), in (0, 1); a stated reading threshold, not fitted.
         seed : int or numpy.random.SeedSequence
             Root of the bootstrap resampling of memory sets: the jumps from ``child(seed, 0)``
             (:meth:`jump_intervals`), the Maxwell point at the ``l``-th λ from
@@ -344,11 +349,15 @@ class HysteresisResult:
             bootstrap over those sets); and
             ``"same"`` (fraction of (λ, α, set) cases where the fresh start ends in the same state
             as the upward sweep), ``"conv"`` (smallest converged fraction per (λ, α)), ``"T"``
-            (memory sets).
+            (memory sets); ``"rad_min"``, ``"rad_max"`` (over λ), ``"near_one"`` and, as text,
+            ``"near_lams"`` / ``"far_lams"``: the λ whose radius is above / not above it.
         """
+        near = check_real("near_one", near_one, low=0.0, strict=True)
+        if near >= 1:
+            raise ValueError(f"near_one must lie in (0, 1), got {near_one!r}")
         jumps = self.jump_intervals(level, seed=child(seed, 0))
         before = self.before_jump(level)
-        out: dict[str, Estimate | float | int] = {}
+        out: dict[str, Estimate | float | int | str] = {}
         for li, lam in enumerate(self.lambdas):
             tag = grid_label(lam)
             out[f"up_{tag}"] = jumps["up"][li]
@@ -366,6 +375,12 @@ class HysteresisResult:
                 if ok.size >= 2:
                     out[f"maxwell_{tag}"] = bootstrap_interval(ok, seed=child(seed, 1, li),
                                                                unit="memory sets")  # fmt: skip
+        radius = np.asarray(before["radius"], dtype=float)
+        out["rad_min"], out["rad_max"] = float(radius.min()), float(radius.max())
+        out["near_one"] = near
+        pairs = list(zip(self.lambdas, radius, strict=True))
+        out["near_lams"] = ", ".join(f"{lam:g}" for lam, r in pairs if r > near)
+        out["far_lams"] = ", ".join(f"{lam:g}" for lam, r in pairs if r <= near)
         out["same"] = float(((self.fresh >= level) == (self.up >= level)).mean())
         out["conv"] = float(self.converged.min())
         out["T"] = int(self.up.shape[2])
