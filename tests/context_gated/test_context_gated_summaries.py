@@ -191,6 +191,14 @@ def test_hysteresis_summary_quotes_jumps_radius_and_gain() -> None:
     assert s["gain_1"] == pytest.approx((0.2 + 0.1) / 2)
     assert s["same"] == pytest.approx(7 / 8)
     assert s["conv"] == pytest.approx(0.5) and s["T"] == 2
+    # one coupling here: the radius 0.15 is above a threshold of 0.1, not above 0.2
+    assert s["rad_min"] == s["rad_max"] == pytest.approx(0.15)
+    near = _hysteresis().summary(seed=1, near_one=0.1)
+    assert (near["near_lams"], near["far_lams"], near["near_one"]) == ("1", "", 0.1)
+    far = _hysteresis().summary(seed=1, near_one=0.2)
+    assert (far["near_lams"], far["far_lams"]) == ("", "1")
+    with pytest.raises(ValueError, match=r"near_one must lie in \(0, 1\), got 1\.0"):
+        _hysteresis().summary(near_one=1.0)
 
 
 def test_hysteresis_jump_of_a_single_set_has_no_interval() -> None:
