@@ -124,6 +124,22 @@ def check_real(name: str, value: object, *, low: float = -math.inf, strict: bool
     return v
 
 
+def check_fraction(name: str, value: object) -> float:
+    """Return ``value`` as a float in (0, 1] (a share, a fraction, a threshold), else raise.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a real number.
+    ValueError
+        If it is not finite or lies outside (0, 1], naming ``name``.
+    """
+    x = check_real(name, value, low=0.0, strict=True)
+    if x > 1:
+        raise ValueError(f"{name} must lie in (0, 1], got {value}")
+    return x
+
+
 def seed_list(seeds: object, name: str = "seeds") -> list[int]:
     """Apply the book's one rule for ``seeds``: an int ``n`` means ``range(n)``, else an iterable.
 

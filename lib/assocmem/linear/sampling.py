@@ -25,7 +25,7 @@ from collections.abc import Iterable
 import numpy as np
 import torch
 
-from assocmem._validate import check_int, check_real, seed_list
+from assocmem._validate import check_fraction, check_int, seed_list
 from assocmem.device import get_device
 from assocmem.linear.problems import MemoryProblem
 from assocmem.streams import Seed, child, torch_generator
@@ -89,9 +89,7 @@ def check_memory(
         With the requested and available sizes, before anything is allocated.
     """
     nbytes = check_int("nbytes", nbytes, 0)
-    fraction = check_real("fraction", fraction, low=0.0, strict=True)
-    if fraction > 1:
-        raise ValueError(f"fraction must lie in (0, 1], got {fraction!r}")
+    fraction = check_fraction("fraction", fraction)
     dev = get_device(device)
     avail = _available_bytes(dev)
     if nbytes > fraction * avail:

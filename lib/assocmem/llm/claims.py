@@ -27,7 +27,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._validate import check_real
+from .._validate import check_fraction
 from ..stats import Estimate, Verdict, render, verdict
 from .evaluation import SetBootstrap
 
@@ -254,9 +254,7 @@ def classification_claims(b: SetBootstrap, collapse_mass: float) -> Classificati
     ValueError
         If ``collapse_mass`` is outside (0, 1].
     """
-    collapse = check_real("collapse_mass", collapse_mass, low=0.0, strict=True)
-    if collapse > 1:
-        raise ValueError(f"collapse_mass must lie in (0, 1], got {collapse_mass}")
+    collapse = check_fraction("collapse_mass", collapse_mass)
     gain = b.difference("icl", "zero", "ICL - zero-shot")
     add_zero = b.difference("add", "zero", "additive - zero-shot")
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validate import check_real
+from .._validate import check_fraction, check_real
 from ..stats import Estimate, Verdict, bootstrap_interval, mean_interval, rate, render
 from .claims import ClassificationClaims, LamaClaims, classification_claims
 from .evaluation import PairedComparison, SetBootstrap, paired_comparison, set_bootstrap
@@ -90,9 +90,7 @@ class ProbeResult:
         ValueError
             If ``frac`` is outside (0, 1].
         """
-        frac = check_real("frac", frac, low=0.0, strict=True)
-        if frac > 1:
-            raise ValueError(f"frac must lie in (0, 1], got {frac}")
+        frac = check_fraction("frac", frac)
         align = self.alignment_mean_ci[0]
         above = align >= frac * align.max()
         return int(len(above) - np.argmin(above[::-1])) if not above.all() else 0
@@ -510,9 +508,7 @@ class LamaResult:
         return LamaClaims(demos, vector)
 
     def _late(self, top: float) -> np.ndarray:
-        top = check_real("top", top, low=0.0, strict=True)
-        if top > 1:
-            raise ValueError(f"top must lie in (0, 1], got {top}")
+        top = check_fraction("top", top)
         late = self.effect.layers >= (1 - top) * self.n_layers
         if not late.any():
             raise ValueError(f"no context layer >= {(1 - top) * self.n_layers:g} in the sweep")
