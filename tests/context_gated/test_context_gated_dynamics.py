@@ -172,6 +172,39 @@ def test_predicted_winner_time_closed_form_and_limit() -> None:
     assert float(torch.softmax(beta * state, 0).max()) == pytest.approx(1 - delta, abs=1e-8)
 
 
+def test_predicted_winner_time_scales_with_tau_s_and_matches_the_kernel_ode() -> None:
+    # t* is proportional to τ_s exactly, and at τ_s = 2 it is the time at which the integrated
+    # critical-mode dynamics τ_s ẋ = c + γ x (x(0) = 0, c = P_min u) put p_max at 1 − δ.
+    Z = sample_clustered_memories(20, 5, seed=7)
+    u = torch.full((20,), 1 / 20, dtype=torch.float64)
+    beta, delta, alphas = 3.5, 0.05, [0.0, 1.0, 1.2, 1.5, 2.0]
+    one = predicted_winner_time(Z, u, alphas, beta=beta, delta=delta, tau_s=1.0)
+    for tau in (0.5, 2.0, 7.0):
+        out = predicted_winner_time(Z, u, alphas, beta=beta, delta=delta, tau_s=tau)
+        np.testing.assert_allclose(out["t_kernel"], tau * one["t_kernel"], rtol=1e-12)
+        np.testing.assert_allclose(out["t_eq47"], tau * one["t_eq47"], rtol=1e-12)
+    tau, alpha = 2.0, 1.5
+    out = predicted_winner_time(Z, u, [alpha], beta=beta, delta=delta, tau_s=tau)
+    t_star, gamma = float(out["t_kernel"][0]), float(out["gamma"][0])
+    xi = (critical_projector(Z) @ u).numpy()
+
+    def rhs(_t: float, x: np.ndarray) -> np.ndarray:
+        return (xi + gamma * x) / tau
+
+    def hit(_t: float, x: np.ndarray) -> float:
+        return float(torch.softmax(beta * torch.from_numpy(x), 0).max()) - (1 - delta)
+
+    hit.terminal = True  # type: ignore[attr-defined]
+    sol = solve_ivp(rhs, (0.0, 10 * t_star), np.zeros_like(xi), events=hit, rtol=1e-11,
+                    atol=1e-14)  # fmt: skip
+    assert sol.t_events[0].size == 1
+    assert float(sol.t_events[0][0]) == pytest.approx(t_star, rel=1e-6)
+    # the formula that divides γx* by τ_s is off by far more than the tolerance here
+    x = float(scale_for_winner(torch.from_numpy(xi)[None], beta, delta)[0])
+    wrong = tau / gamma * math.log(1 + gamma * x / tau)
+    assert abs(wrong - t_star) / t_star > 0.05
+
+
 def test_winner_time_matches_ode_solver() -> None:
     N, d, beta, delta, alpha = 12, 4, 3.5, 0.05, 1.6
     res = winner_time_experiment([alpha], N=N, d=d, beta=beta, delta=delta, trials=2,

@@ -119,9 +119,11 @@ def predicted_winner_time(
     """Time t* to winner-take-all of the gate subsystem from the critical modes (Thm 3.3 (ii)).
 
     With s(0) = 0 and λ = 0, the component of s(t) in the critical eigenspace is
-    P_min u · φ(t), φ(t) = τ_s(e^{γt/τ_s} − 1)/γ with γ = α(1 − μ_min) − 1 (Eqs. 36-39;
-    φ(t) = t for γ = 0). Keeping only these modes, p_max(t) reaches 1 − δ when φ(t) = x*, the
-    scale of :func:`scale_for_winner` for the direction P_min u.
+    P_min u · φ(t), φ(t) = (e^{γt/τ_s} − 1)/γ with γ = α(1 − μ_min) − 1 (the solution of
+    τ_s φ' = 1 + γ φ, φ(0) = 0; Eqs. 36-39; φ(t) = t/τ_s for γ = 0). Keeping only these modes,
+    p_max(t) reaches 1 − δ when φ(t) = x*, the scale of :func:`scale_for_winner` for the
+    direction P_min u: t* = (τ_s/γ) ln(1 + γ x*), and t* = τ_s x* at γ = 0. t* is proportional
+    to τ_s (time is measured in units of τ_s).
 
     Parameters
     ----------
@@ -177,7 +179,7 @@ def predicted_winner_time(
     t_k = np.full(al.shape, math.inf)
     if math.isfinite(x):
         zero = np.abs(gamma) < 1e-12
-        arg = 1 + gamma * x / ts
+        arg = 1 + gamma * x
         ok = ~zero & (arg > 0)
         t_k[zero] = ts * x
         t_k[ok] = ts * np.log(arg[ok]) / gamma[ok]
