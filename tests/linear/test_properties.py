@@ -554,6 +554,7 @@ CASES: list[Case] = [
         lambda: ((np.array([0.25, 1.0]),), {}),
         {"kappa": "arraylike"},
     ),  # fmt: skip
+    Case(spectra.gaussian_fourth_moment, lambda: ((12,), {}), {"d": "size"}),
     Case(
         spectra.hebbian_fourth_moment, lambda: ((10.0, 8.0), {}), {"p": "positive", "d": "positive"}
     ),  # fmt: skip

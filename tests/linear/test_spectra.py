@@ -23,6 +23,7 @@ from assocmem.linear.spectra import (
     critical_load,
     critical_load_marchenko_pastur,
     critical_load_quadrature,
+    gaussian_fourth_moment,
     hebbian_critical_load,
     hebbian_fourth_moment,
     marchenko_pastur_cdf,
@@ -354,6 +355,24 @@ def test_fourth_moment_ratio_quarter_circle_hebbian_and_exact_cases() -> None:
     assert hebbian_fourth_moment(p, d2) == pytest.approx(2 + 1 / 3)
     with pytest.raises(ValueError, match=r"p must be a finite number > 0, got 0"):
         hebbian_fourth_moment(0, 4)
+
+
+def test_gaussian_fourth_moment_is_exact_at_small_d() -> None:
+    # d(2d+1)/(d^2+2): 1 at d = 1 (m_4 of a 1 x 1 matrix is 1), 2.0548 at d = 12 (not 2 + 1/d)
+    assert gaussian_fourth_moment(1) == 1.0
+    assert gaussian_fourth_moment(4) == 2.0
+    assert gaussian_fourth_moment(12) == pytest.approx(12 * 25 / 146, rel=1e-15)
+    assert gaussian_fourth_moment(12) == pytest.approx(2.0548, abs=5e-5)
+    rng = np.random.default_rng(11)
+    for d, n in ((3, 400_000), (12, 100_000)):
+        m = fourth_moment_ratio(rng.standard_normal((n, d, d)))
+        se = m.std(ddof=1) / math.sqrt(n)
+        assert abs(m.mean() - gaussian_fourth_moment(d)) < 4 * se  # sd/√n: ~0.002 and ~0.0005
+    assert abs(gaussian_fourth_moment(12) - (2 + 1 / 12)) > 50 * 0.0005  # 2 + 1/d is resolved away
+    with pytest.raises(ValueError, match=r"d must be an integer >= 1, got 0"):
+        gaussian_fourth_moment(0)
+    with pytest.raises(TypeError, match=r"d must be an integer, got float"):
+        gaussian_fourth_moment(12.0)
 
 
 def test_compare_fourth_moments_by_label() -> None:

@@ -3,6 +3,7 @@ success by load, the transition and crossings bootstrapped over instances (.tran
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -368,6 +369,11 @@ def test_op_dp_gaps_exact_scaling_gives_the_line() -> None:
         tables[f"OP {d}"] = dp.assign(problem="op", load=dp["load"] * (1 + c / d))
     g = op_dp_gaps(tables, weighted=False, n_boot=200)
     assert g.gaps["d"].tolist() == [10, 20, 40] and g.n_positive == 3
+    # zero-width intervals at c/d > 0: every size resolved; a gap of 0 at one size is not
+    assert g.n_resolved == 3 and g.summary()["resolved"] == 3
+    one_open = dataclasses.replace(g, gaps=g.gaps.copy())
+    one_open.gaps.loc[0, ["gap", "95% low", "95% high"]] = [0.01, -0.02, 0.05]
+    assert one_open.n_resolved == 2 and one_open.n_positive == 3
     assert np.allclose(g.gaps["gap"], c / g.gaps["d"], rtol=1e-9)
     assert g.slope.value == pytest.approx(c, rel=1e-9)
     assert g.slope.low == pytest.approx(c, rel=1e-9) and g.slope.high == pytest.approx(c, rel=1e-9)

@@ -25,7 +25,7 @@ from assocmem.linear.load import pairs_at_load
 from assocmem.linear.sweeps import GROUP_COLUMNS
 from assocmem.linear.tables import check_table
 from assocmem.linear.transitions import bootstrap_transitions, transition_load
-from assocmem.stats import Estimate, from_draws
+from assocmem.stats import Estimate, Verdict, from_draws, verdict
 from assocmem.streams import Seed, child
 
 __all__ = ["transition_comparison", "OpDpGaps", "op_dp_gaps"]
@@ -128,6 +128,15 @@ class OpDpGaps:
         """Number of sizes at which the OP transition lies above the DP one."""
         return int((self.gaps["gap"] > 0).sum())
 
+    @property
+    def n_resolved(self) -> int:
+        """Number of sizes whose gap alone is resolved above 0 (:func:`assocmem.stats.verdict`)."""
+        return sum(
+            verdict(Estimate(r["gap"], r["95% low"], r["95% high"], int(r["n"]), "bootstrap"))
+            is Verdict.ABOVE
+            for _, r in self.gaps.iterrows()
+        )
+
     def summary(self) -> dict[str, Estimate | float | int]:
         """Return the numbers a sentence about the gaps quotes, by label.
 
@@ -136,12 +145,13 @@ class OpDpGaps:
         dict
             ``mean``, ``slope``, ``icpt`` (Estimates: weighted mean gap, slope and intercept of
             the line against :attr:`x`), ``min``/``max`` (smallest and largest gap over the
-            sizes), ``sizes`` (number of sizes) and ``above`` (:attr:`n_positive`).
+            sizes), ``sizes`` (number of sizes), ``above`` (:attr:`n_positive`) and
+            ``resolved`` (:attr:`n_resolved`).
         """
         gap = self.gaps["gap"]
         return {"mean": self.mean, "slope": self.slope, "icpt": self.intercept,
                 "min": float(gap.min()), "max": float(gap.max()), "sizes": len(gap),
-                "above": self.n_positive}  # fmt: skip
+                "above": self.n_positive, "resolved": self.n_resolved}  # fmt: skip
 
 
 def _wls(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -27,7 +27,8 @@ and :func:`critical_load_marchenko_pastur` (quadrature of the eigenvalue form).
 
 The spectra of measured matrices (their singular values, the KS distance to these laws, the
 fourth moment ``m_4`` and comparisons of groups of matrices by it) are in
-:mod:`assocmem.linear.measured_spectra`; :func:`hebbian_fourth_moment` is the theory of ``m_4``.
+:mod:`assocmem.linear.measured_spectra`; :func:`hebbian_fourth_moment` and
+:func:`gaussian_fourth_moment` are the theory of ``m_4``.
 
 One topic, though past 700 lines: the quarter-circle law, its truncation and ``alpha_c(kappa)``,
 each with its density, distribution function and quantile, and ``alpha_c(kappa)`` computed three
@@ -50,6 +51,7 @@ from scipy.optimize import brentq
 
 from assocmem._validate import (
     check_finite_array,
+    check_int,
     check_kappa,
     check_positive,
     check_prob,
@@ -792,6 +794,45 @@ def hebbian_fourth_moment(p: float, d: float) -> float:
     ``phi(ABAB) = phi(A^2) phi(B)^2 + phi(A)^2 phi(B^2) - phi(A)^2 phi(B)^2 = 1 + 2p/d`` gives
     ``tr((W W^T)^2) d / tr(W W^T)^2 = (1 + 2p/d) d / p = 2 + d/p``. Leading order in ``1/d``
     (derived for this book, chapter 1; not from the paper). An i.i.d. Gaussian ``d x d`` matrix
-    has ``2 + 1/d`` (ratio of expectations, Wishart moments); both tend to the quarter circle's 2.
+    has ``E m_4 = d(2d + 1)/(d^2 + 2)`` exactly (:func:`gaussian_fourth_moment`, ``2 + 1/d`` to
+    leading order); both tend to the quarter circle's 2.
     """
     return 2.0 + check_positive("d", d) / check_positive("p", p)
+
+
+def gaussian_fourth_moment(d: int) -> float:
+    """Mean of ``m_4 = d tr((W W^T)^2) / tr(W W^T)^2`` for a ``d x d`` i.i.d. Gaussian matrix.
+
+    Parameters
+    ----------
+    d : int
+        Dimension (>= 1).
+
+    Returns
+    -------
+    float
+        ``d (2d + 1) / (d^2 + 2) = 2 + (d - 4)/(d^2 + 2)`` (2.0548 at d = 12; 2 + 1/d to leading
+        order in 1/d, 2 as d grows).
+
+    Raises
+    ------
+    TypeError
+        If ``d`` is not an integer.
+    ValueError
+        If ``d < 1``.
+
+    Notes
+    -----
+    Exact, not asymptotic. ``m_4`` depends on ``W`` only through its direction ``W/||W||_F``,
+    which for i.i.d. Gaussian entries is independent of ``||W||_F^2 = tr(W W^T)``; hence
+    ``E m_4 = d E tr((W W^T)^2) / E tr(W W^T)^2``. With ``S = W W^T`` Wishart (d samples in
+    dimension d, unit variance), ``E tr(S^2) = d^2 (2d + 1)`` and
+    ``E (tr S)^2 = Var tr S + (E tr S)^2 = 2 d^2 + d^4``, so ``E m_4 = d(2d + 1)/(d^2 + 2)``.
+
+    Examples
+    --------
+    >>> round(gaussian_fourth_moment(12), 4)
+    2.0548
+    """
+    n = check_int("d", d, 1)
+    return n * (2 * n + 1) / (n * n + 2)
