@@ -16,7 +16,7 @@ from assocmem.context_gated.hysteresis import HysteresisResult
 from assocmem.context_gated.onestep import OneStepResult, summarize_one_step, tail_slope
 from assocmem.context_gated.transitions import GateTransitionResult
 from assocmem.context_gated.winner import WinnerTimeResult, winner_fraction_crossing
-from assocmem.stats import Estimate
+from assocmem.stats import Estimate, render
 
 Z95 = 1.959963984540054  # standard normal 0.975 quantile
 
@@ -199,6 +199,20 @@ def test_hysteresis_summary_quotes_jumps_radius_and_gain() -> None:
     assert (far["near_lams"], far["far_lams"]) == ("", "1")
     with pytest.raises(ValueError, match=r"near_one must lie in \(0, 1\), got 1\.0"):
         _hysteresis().summary(near_one=1.0)
+
+
+def test_hysteresis_table_rows_are_the_summary_numbers() -> None:
+    h = _hysteresis()
+    s, t = h.summary(seed=1), h.table(seed=1)
+    assert t["λ"].tolist() == [1.0] and len(t) == 1
+    row = t.iloc[0]
+    assert row["upward jump α"] == s["up_1"]  # the same Estimate, interval and n
+    assert row["downward drop α"] == render(s["down_1"])  # drops at 0.05, above the grid's 0
+    assert (row["radius before jump"], row["formula gain"], row["formula α"]) == (
+        s["rad_1"], s["gain_1"], s["pred_1"])  # fmt: skip
+    # every set still a winner at the grid's smallest α: the drop is a bound, not a mean
+    h.down[0, :, :] = 1.0
+    assert h.table(seed=1).iloc[0]["downward drop α"] == f"below the grid (< {h.alphas[0]:g})"
 
 
 def test_hysteresis_jump_of_a_single_set_has_no_interval() -> None:

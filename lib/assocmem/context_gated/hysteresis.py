@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 import torch
 
 from assocmem._validate import as_float_array, check_broadcast, check_int, check_real, check_tensor
@@ -24,7 +25,7 @@ from assocmem.context_gated.theory import (
     gate_inverse,
 )
 from assocmem.device import make_generator
-from assocmem.stats import Estimate, bootstrap_interval
+from assocmem.stats import Estimate, bootstrap_interval, render
 from assocmem.streams import Seed, as_seed_sequence, child
 
 __all__ = ["fixed_point_energy", "map_jacobian_radius", "HysteresisResult", "hysteresis_sweep"]
@@ -385,6 +386,50 @@ class HysteresisResult:
         out["conv"] = float(self.converged.min())
         out["T"] = int(self.up.shape[2])
         return out
+
+    def table(self, level: float = 0.5, *, seed: Seed = 0, near_one: float = 0.8) -> pd.DataFrame:
+        """One row per λ: the coupled transition's numbers, the same as :meth:`summary`'s.
+
+        Parameters
+        ----------
+        level, seed, near_one
+            As for :meth:`summary` (the same seed gives the same intervals).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``λ``; ``upward jump α`` and ``Maxwell point α`` (Estimates: mean over the
+            sets, 95 % bootstrap interval; NaN where fewer than two sets have a Maxwell point);
+            ``downward drop α`` (text: the rendered Estimate, or ``"below the grid (< α_0)"``
+            where every set stays in its winner state down to the grid's smallest α, so the
+            drop is only bounded); ``Maxwell sets`` and ``winner lower`` (sets with a Maxwell
+            point in the grid; sets whose winner branch is lower over the whole window, both
+            :meth:`maxwell_points`, absent without energies); ``radius before jump`` and
+            ``formula gain`` (:meth:`before_jump`) and ``formula α`` (:attr:`predicted`).
+        """
+        s = self.summary(level, seed=seed, near_one=near_one)
+        drops = self.jump_down(level)
+        a0 = float(self.alphas[0])
+        rows = []
+        for li, lam in enumerate(self.lambdas):
+            tag = grid_label(lam)
+            down = s[f"down_{tag}"]
+            assert isinstance(down, Estimate)
+            bounded = bool(np.all(drops[li] == a0))
+            row: dict[str, object] = {
+                "λ": float(lam),
+                "upward jump α": s[f"up_{tag}"],
+                "downward drop α": f"below the grid (< {a0:g})" if bounded else render(down),
+            }
+            if f"maxwell_sets_{tag}" in s:
+                nan = Estimate(math.nan, math.nan, math.nan, 0, "percentile bootstrap")
+                row |= {"Maxwell point α": s.get(f"maxwell_{tag}", nan),
+                        "Maxwell sets": s[f"maxwell_sets_{tag}"],
+                        "winner lower": s[f"winner_lower_{tag}"]}  # fmt: skip
+            row |= {"radius before jump": s[f"rad_{tag}"], "formula gain": s[f"gain_{tag}"],
+                    "formula α": s[f"pred_{tag}"]}  # fmt: skip
+            rows.append(row)
+        return pd.DataFrame(rows)
 
     def jump_down(self, level: float = 0.5) -> np.ndarray:
         """Smallest α down to which each downward sweep stays >= level, shape (L, T).
