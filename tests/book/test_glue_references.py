@@ -197,7 +197,6 @@ UNREFERENCED: dict[str, dict[str, str]] = {
         "above capacity",
         "ab_[12]_stored*": "instances with perfect recall above capacity: the table shows them, "
         "the prose quotes the accuracies there",
-        "chk_p_max": "the check's largest p: its table lists the loads, the prose quotes the first",
     },
     "04_rank_constraints": {
         "lvl_long": "the 5 % level of the KS distance per row: the causes table shows it, the "

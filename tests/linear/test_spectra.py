@@ -275,6 +275,64 @@ def test_truncated_gaussian_matrix_follows_truncated_quarter_circle():
     assert singular_values(Wm, normalize=False)[..., m:].max() < 1e-8
 
 
+def _spectral_map(G: np.ndarray, f) -> np.ndarray:
+    U, s, Vt = np.linalg.svd(G)
+    return (U * f(s)) @ Vt
+
+
+def test_daleckii_krein_first_order_change_of_a_spectral_map():
+    # chapter 4, eq-rank-dk: in the singular bases of G, the first-order change of f(G) in the
+    # direction E is sym(E) (f(s_i) - f(s_j))/(s_i - s_j) + antisym(E) (f(s_i) + f(s_j))/(s_i + s_j)
+    rng = np.random.default_rng(3)
+    d, h = 30, 1e-6
+    G, E = rng.standard_normal((d, d)) / math.sqrt(d), rng.standard_normal((d, d))
+
+    def f(s):
+        return 0.3 * s + s**2 * (s > 0.8)
+
+    change = (_spectral_map(G + h * E, f) - _spectral_map(G - h * E, f)) / (2 * h)
+    U, s, Vt = np.linalg.svd(G)
+    Eb, Lb = U.T @ E @ Vt.T, U.T @ change @ Vt.T
+    si, sj = np.meshgrid(s, s, indexing="ij")
+    off = ~np.eye(d, dtype=bool)
+    minus = np.where(off, (f(si) - f(sj)) / np.where(off, si - sj, 1.0), 0.0)
+    minus[~off] = 0.3 + 2 * s * (s > 0.8)  # f'(s_i) on the diagonal
+    plus = (f(si) + f(sj)) / (si + sj)
+    predicted = (Eb + Eb.T) / 2 * minus + (Eb - Eb.T) / 2 * plus
+    np.testing.assert_allclose(predicted, Lb, atol=1e-6)
+    # the symmetric (eigenvalue) formula alone is wrong for singular values
+    assert np.abs(Eb * minus - Lb).max() > 0.1
+
+
+def test_the_signal_of_a_spectral_map_is_the_second_moment_on_the_kept_values():
+    # chapter 4, eq-rank-signal: u^T [f(G' + eps u e^T) - f(G')] e / eps averages to
+    # int rho_QC f w with w(s) = s; for f(s) = s on the top kappa fraction that is 2 alpha_c(kappa)
+    w = [
+        quad(quarter_circle_pdf, 0, 2, weight="cauchy", wvar=s)[0] * -1
+        + quad(lambda x, s=s: quarter_circle_pdf(x) / (s + x), 0, 2)[0]
+        for s in (0.3, 1.0, 1.7)
+    ]
+    np.testing.assert_allclose(w, [0.3, 1.0, 1.7], atol=1e-8)  # the Hilbert transform: w(s) = s
+    rng = np.random.default_rng(0)
+    d, n, eps, kappa = 200, 60, 1e-4, 0.25
+    edge = truncation_point(kappa)
+
+    def f(s):
+        return s * (s > edge)
+
+    signal = []
+    for _ in range(n):
+        G = rng.standard_normal((d, d)) / math.sqrt(d)
+        u, e = rng.standard_normal((2, d)) / math.sqrt(d)
+        shifted = _spectral_map(G + eps * np.outer(u, e), f) - _spectral_map(G, f)
+        signal.append(u @ shifted @ e / eps)
+    mean, se = float(np.mean(signal)), float(np.std(signal) / math.sqrt(n))
+    assert abs(mean - 2 * critical_load(kappa)) < 4 * se
+    # a flat weight w(s) = 1 would give int_A rho_QC s, far from the measurement
+    flat = quad(lambda s: quarter_circle_pdf(s) * s, edge, 2)[0]
+    assert abs(mean - flat) > 8 * se
+
+
 def test_singular_values_errors():
     with pytest.raises(ValueError, match="shape"):
         singular_values(np.ones(5))
