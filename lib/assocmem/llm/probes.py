@@ -336,7 +336,8 @@ class LamaEffect:
         Mean over queries of the target's energy -r_target (negative normed logit of its first
         token) and of its whole-word probability; axis 0 is (+, -).
     prob_se : numpy.ndarray, shape (2, n_layers, m)
-        Standard error of the mean probability over queries.
+        Standard error of the mean probability over the n queries, ``s / sqrt(n)`` with ``s``
+        the standard deviation with ``n - 1`` in its denominator (NaN for n = 1).
     energy0, prob0, prob0_se : float
         The same at lambda = 0 (zero-shot).
     prob_query : numpy.ndarray, shape (2, n_layers, m, n) or None
@@ -477,7 +478,7 @@ def lama_context_effect(
         logit_t, lse = _scaled_sum_stats(a, b, inverse.to(dev), lams.to(dev), scale, tgt)
         logp = (logit_t - lse).cpu().double()
         p = (logp + cont).exp()
-        se = p.std(-1) / np.sqrt(max(n - 1, 1))
+        se = p.std(-1) / np.sqrt(n)  # s / sqrt(n), s the unbiased sd (NaN for one query)
         return -logit_t.mean(-1).cpu(), p.mean(-1), se, p
 
     e0, p0, s0, _ = stats(torch.zeros(1), torch.zeros(1, h_query.shape[-1]))
