@@ -809,9 +809,9 @@ def bootstrap_interval(
     Estimate
         The statistic of ``values`` (``value``), the percentile interval, ``n`` = samples,
         ``stderr``, ``draws`` of the resampled statistic and their :attr:`Estimate.resample`;
-        unpacks as ``estimate, low, high``. For 0/1 outcomes and the default statistic (the
-        mean, a rate) the interval is widened to the Wilson interval where that is wider (see
-        Notes).
+        unpacks as ``estimate, low, high``. For outcomes given as booleans and the default
+        statistic (the mean, a rate) the interval is widened to the Wilson interval where that
+        is wider (see Notes).
 
     Raises
     ------
@@ -824,11 +824,13 @@ def bootstrap_interval(
     Efron & Tibshirani (1993), percentile interval. A sample whose values are all equal gives
     the same statistic on every resample, so the percentile interval is the point ``[v, v]``
     whatever n: it says that the n samples agree, not that the statistic is known. For a rate
-    (0/1 outcomes, default statistic) that point would read as certainty (40 of 40 right:
-    ``[1, 1]``), and near 0 or 1 the percentile interval is too narrow in general, so the
-    interval returned is never narrower than the Wilson interval of the same outcomes
-    (:func:`wilson_interval`): ``[min(low, wilson low), max(high, wilson high)]``, and the
-    method says so.
+    that point would read as certainty (40 of 40 right: ``[1, 1]``), and near 0 or 1 the
+    percentile interval is too narrow in general, so for boolean ``values`` (right/wrong
+    outcomes; the type says they are outcomes, where float values 0.0 and 1.0 may be anything,
+    e.g. grid points) and the default statistic the interval returned is never narrower than
+    the Wilson interval of the same outcomes (:func:`wilson_interval`):
+    ``[min(low, wilson low), max(high, wilson high)]``, and the method says so. A rate is best
+    made with :func:`rate` (Wilson) in the first place.
     """
     x = as_float_array(values, "values")
     if x.ndim < 1 or x.shape[0] < 2:
@@ -849,7 +851,7 @@ def bootstrap_interval(
     est = float(np.asarray(f(x[None]), dtype=np.float64).reshape(-1)[0])
     lo, hi = np.quantile(boots, [0.5 - lv / 2, 0.5 + lv / 2])
     method = f"percentile bootstrap over {unit}"
-    if stat is None and x.ndim == 1 and np.all((x == 0) | (x == 1)):  # a rate: see Notes
+    if stat is None and np.asarray(values).dtype == bool and x.ndim == 1:  # a rate: see Notes
         w_lo, w_hi = wilson_interval(int(x.sum()), x.size, level=lv)
         lo, hi = min(lo, float(w_lo)), max(hi, float(w_hi))
         method += ", widened to the Wilson interval where narrower"

@@ -297,7 +297,7 @@ def test_verdict_is_one_strict_rule_and_render_the_one_renderer() -> None:
 def test_a_degenerate_rate_gets_an_interval_that_reflects_n() -> None:
     """Item 1 (stats part): 40 of 40 right is not certain; the interval is Wilson's, by n."""
     for n in (5, 40, 400):
-        e = bootstrap_interval(np.ones(n), n_boot=500)
+        e = bootstrap_interval(np.ones(n, dtype=bool), n_boot=500)
         lo, hi = wilson_interval(n, n)  # closed form: [n / (n + z^2), 1]
         z2 = 1.959963984540054**2
         assert e.low == pytest.approx(n / (n + z2)) == pytest.approx(float(lo))
@@ -305,12 +305,15 @@ def test_a_degenerate_rate_gets_an_interval_that_reflects_n() -> None:
     zero = bootstrap_interval(np.zeros(40, dtype=bool), n_boot=500)
     assert zero.low == 0.0 and zero.high == pytest.approx(z2 / (40 + z2))
     # a non-degenerate rate keeps an interval at least as wide as Wilson's
-    x = np.r_[np.ones(38), np.zeros(2)]
+    x = np.r_[np.ones(38), np.zeros(2)].astype(bool)
     e, (w_lo, w_hi) = bootstrap_interval(x, n_boot=500), wilson_interval(38, 40)
     assert e.low <= w_lo and e.high >= w_hi
-    # real-valued samples are not touched: the percentile interval of the means
+    # numbers are not touched, even 0.0 and 1.0 (grid points, not outcomes): the percentile
+    # interval of the means
     y = np.array([0.2, 0.5, 0.9, 0.4])
     assert "Wilson" not in bootstrap_interval(y, n_boot=200).method
+    ones = bootstrap_interval(np.ones(40), n_boot=200)
+    assert (ones.low, ones.high) == (1.0, 1.0) and "Wilson" not in ones.method
 
 
 def test_constant_difference_against_a_hand_computation() -> None:

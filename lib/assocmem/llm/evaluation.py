@@ -343,11 +343,12 @@ class SetBootstrap:
     def mean(self, column: str) -> Estimate:
         """Return the mean of one column, with its interval over sets.
 
-        For right/wrong outcomes (a column of 0s and 1s) the interval is never narrower than
-        the Wilson interval of the n queries (:func:`assocmem.stats.wilson_interval`): the
-        bootstrap of a column that is right on every query gives the point [1, 1] whatever n,
-        and near 0 or 1 its percentile interval is too narrow in general (the rule of
-        :func:`assocmem.stats.bootstrap_interval` for a rate).
+        For right/wrong outcomes (a column of 0s and 1s, which is read as outcomes) the interval
+        is never narrower than the Wilson interval of the n queries
+        (:func:`assocmem.stats.wilson_interval`): the bootstrap of a column that is right on
+        every query gives the point [1, 1] whatever n, and near 0 or 1 its percentile interval
+        is too narrow in general (the rule of :func:`assocmem.stats.bootstrap_interval` for a
+        rate). A widening can only make a verdict more cautious.
 
         Raises
         ------
