@@ -335,3 +335,34 @@ def test_cli_refuses_an_out_file_before_the_model_load(tmp_path, monkeypatch, ca
             cli.main(["--model", "smollm2-135m", "--out", str(out)])
         assert f"--out = '{out}' cannot be a directory: {what}" in capsys.readouterr().err
     assert target.read_text() == "{}"
+
+
+# --- the classes of items 8 and 19 reach the probes: labels, layers, token ids ------------------
+
+
+def test_probes_refuse_float_labels_layers_and_foreign_ids(tiny: LanguageModel) -> None:
+    from assocmem.llm.evaluation import label_alignment, probe_accuracy
+    from assocmem.llm.probes import additive_accuracy, decode, label_accuracy, layer_profile
+
+    logits = np.array([[0.1, 0.9], [0.8, 0.2], [0.3, 0.7]])
+    assert label_accuracy(logits, np.array([1, 0, 0])) == pytest.approx(2 / 3)
+    with pytest.raises(TypeError, match="labels must be a 1-D array of integer indices"):
+        label_accuracy(logits, np.array([1.0, 0.0, 0.9]))
+    with pytest.raises(ValueError, match="labels must hold indices >= 0 and < 2"):
+        label_accuracy(logits, np.array([1, 0, 2]))
+    h = torch.randn(6, tiny.n_layers + 1, tiny.d_model)
+    with pytest.raises(TypeError, match="labels must be a 1-D array of integer indices"):
+        probe_accuracy(h, np.array([0, 1, 0, 1, 0, 0.9]), n_folds=2)
+    with pytest.raises(ValueError, match="labels must hold indices >= 0 and < 2"):
+        label_alignment(h, torch.randn(2, tiny.d_model), np.array([0, 1, 2, 0, 1, 0]))
+    with pytest.raises(ValueError, match=r"ids must hold indices >= 0 and < 260"):
+        decode(tiny, h[:, -1], torch.tensor([5, 300]))
+    with pytest.raises(ValueError, match=r"label_ids must hold indices >= 0 and < 260"):
+        layer_profile(tiny, h, torch.tensor([-1, 4]))
+    c_bar = torch.zeros(tiny.n_layers + 1, tiny.d_model)
+    args = (tiny, c_bar, h[:, -1], np.zeros(6, dtype=np.int64), torch.tensor([5, 9]))
+    assert additive_accuracy(*args, [0, 3], [0.0, 1.0]).shape == (2, 2)
+    with pytest.raises(TypeError, match="layers must be a 1-D array of integer indices"):
+        additive_accuracy(*args, [1.5], [1.0])
+    with pytest.raises(ValueError, match="layers must hold indices >= 0 and < 4"):
+        additive_accuracy(*args, [4], [1.0])

@@ -20,7 +20,7 @@ import torch
 from scipy import optimize, stats
 from threadpoolctl import threadpool_limits
 
-from assocmem._validate import check_int, check_outcomes
+from assocmem._validate import check_index_array, check_int, check_outcomes
 from assocmem.stats import (
     Estimate,
     Verdict,
@@ -190,10 +190,12 @@ def probe_accuracy(
 
     Raises
     ------
+    TypeError
+        If ``labels`` is not a 1-D array of integers (a float is no class index).
     ValueError
-        If n < n_folds or the shapes disagree.
+        If a label is negative, n < n_folds or the shapes disagree.
     """
-    y = np.asarray(labels, dtype=np.int64)
+    y = check_index_array("labels", labels)  # a float is no class index (never truncated)
     if h.ndim != 3 or h.shape[0] != len(y) or len(y) < n_folds:
         raise ValueError(f"need h of shape (n, L + 1, d) with n = {len(y)} >= n_folds")
     rng = numpy_rng(child(seed, "probe folds"))
@@ -246,7 +248,9 @@ def label_alignment(
     hn = torch.nn.functional.normalize(h_normed.double(), dim=-1)
     wn = torch.nn.functional.normalize(w_labels.double().cpu(), dim=-1)
     cos = hn @ wn.T  # (n, L + 1, K)
-    y = torch.as_tensor(np.asarray(labels, dtype=np.int64))
+    y = torch.as_tensor(check_index_array("labels", labels, cos.shape[-1]))
+    if len(y) != cos.shape[0]:
+        raise ValueError(f"labels must hold one label per state, got {len(y)} for {cos.shape[0]}")
     own = cos[torch.arange(len(y)), :, y]  # (n, L + 1)
     k = cos.shape[-1]
     others = (cos.sum(-1) - own) / (k - 1)
