@@ -366,3 +366,33 @@ def test_probes_refuse_float_labels_layers_and_foreign_ids(tiny: LanguageModel) 
         additive_accuracy(*args, [1.5], [1.0])
     with pytest.raises(ValueError, match="layers must hold indices >= 0 and < 4"):
         additive_accuracy(*args, [4], [1.0])
+
+
+def test_runs_check_their_sizes_before_the_first_forward_pass(tiny: LanguageModel) -> None:
+    """The class of item 23 in the library: a run's sizes are refused before any state."""
+    from assocmem.llm.experiments import run_classification, run_lama
+
+    def no_pass(*a, **k):  # type: ignore[no-untyped-def]
+        raise AssertionError("no forward pass before the checks")
+
+    task = load_task("sst2", source="examples")
+    split = make_split(task, n_ctx=4, n_sel=4, n_test=4, n_pool=16, verbose=False)
+    lama = load_task("lama_p36", source="examples")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("assocmem.llm.experiments.prompt_states", no_pass)
+        for kw, message in (
+            ({"batch_size": 0}, "batch_size must be an integer >= 1"),
+            ({"max_tokens": 0}, "max_tokens must be an integer >= 1"),
+            ({"n_prefixes": 0}, "n_prefixes must be an integer >= 1"),
+            ({"layers": [1, 7]}, "layers must hold indices >= 0 and < 4"),
+            ({"ks": (4, 0)}, r"ks\[1\] must be an integer >= 1"),
+            ({"n_chat": 0}, "n_chat must be an integer >= 1"),
+        ):
+            with pytest.raises(ValueError, match=message):
+                run_classification(tiny, task, split, lambdas=[1.0], **kw)  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="layers must be a 1-D array of integer indices"):
+            run_classification(tiny, task, split, lambdas=[1.0], layers=[1.5])
+        with pytest.raises(TypeError, match="n_queries must be an integer"):
+            run_lama(tiny, lama, k=2, lambdas=[1.0], n_queries=2.5)  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="layers must hold indices"):
+            run_lama(tiny, lama, k=2, lambdas=[1.0], layers=[-1])
