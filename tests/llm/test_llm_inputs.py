@@ -396,3 +396,38 @@ def test_runs_check_their_sizes_before_the_first_forward_pass(tiny: LanguageMode
             run_lama(tiny, lama, k=2, lambdas=[1.0], n_queries=2.5)  # type: ignore[arg-type]
         with pytest.raises(ValueError, match="layers must hold indices"):
             run_lama(tiny, lama, k=2, lambdas=[1.0], layers=[-1])
+
+
+def test_a_corrupt_assembled_gguf_is_assembled_again(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The class of item 20 for the other cached file: an assembled model file."""
+    import hashlib
+
+    from assocmem.llm.loaders import gguf_path
+    from assocmem.llm.registry import GGUFPackage
+
+    good = b"GGUF" + bytes(range(256)) * 4
+    pkg = tmp_path / "site" / "fake_gguf_parts"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text(
+        "import pathlib\n"
+        "def assemble(path):\n"
+        "    path = pathlib.Path(path)\n"
+        "    path.parent.mkdir(parents=True, exist_ok=True)\n"
+        f"    path.write_bytes({good!r})\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    monkeypatch.setenv("ASSOCMEM_CACHE_DIR", str(tmp_path / "cache"))
+    source = GGUFPackage(package="fake_gguf_parts", distribution="fake-gguf-parts",
+                         file="m.gguf", parts=("fake-gguf-part1",),
+                         sha256=hashlib.sha256(good).hexdigest())  # fmt: skip
+    path = gguf_path(source)
+    assert path.read_bytes() == good
+    for broken in (good[:100], b""):  # truncated, empty
+        path.write_bytes(broken)
+        with pytest.warns(RuntimeWarning, match="unexpected SHA-256 .*assembling it again"):
+            assert gguf_path(source).read_bytes() == good
+    bad = GGUFPackage(package="fake_gguf_parts", distribution="fake-gguf-parts",
+                      file="m.gguf", parts=("fake-gguf-part1",), sha256="0" * 64)  # fmt: skip
+    with pytest.warns(RuntimeWarning, match="assembling it again"):
+        with pytest.raises(ValueError, match="unexpected SHA-256 after assembling it again"):
+            gguf_path(bad)
