@@ -431,3 +431,9 @@ def test_a_corrupt_assembled_gguf_is_assembled_again(tmp_path, monkeypatch) -> N
     with pytest.warns(RuntimeWarning, match="assembling it again"):
         with pytest.raises(ValueError, match="unexpected SHA-256 after assembling it again"):
             gguf_path(bad)
+
+
+def test_a_file_in_the_cache_directory_s_place_is_refused_before_the_run(tiny, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "llm").write_text("not a directory")
+    with pytest.raises(ValueError, match="cache_path = .*llm' cannot be a directory: it is a file"):
+        prompt_states(tiny, [[3]], [[5]], cache=True, cache_path=tmp_path, progress=False)

@@ -19,6 +19,9 @@ SmolLM2's ends a lone ``"\n\n"`` with the single token ``ĊĊ`` but splits the s
 before ``"Review"`` into ``Ċ``, ``Ċ``. The key/value cache of a demonstration prefix is still
 computed once: the prompts that share a prefix are cut after the longest run of token ids they
 all start with (:func:`prompt_ids`), which covers the demonstrations up to the boundary.
+A prompt longer than the model's context is refused with its length and the limit, never
+truncated (:meth:`LanguageModel.check_fits`), and data text never becomes a control token: a
+special-token string in a review is encoded as the characters it is made of (:func:`encode`).
 For an instruction-tuned model the same text can be wrapped in its chat template
 (:func:`chat_text`): the demonstrations and the query's input in the user turn, the answer line
 (``"Sentiment:"``) started in the assistant turn.

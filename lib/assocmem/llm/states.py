@@ -26,7 +26,7 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from assocmem._validate import check_index_array, check_int, check_token_ids
+from assocmem._validate import check_index_array, check_int, check_output_dir, check_token_ids
 from assocmem.device import share_cores
 from assocmem.pages import show_progress
 
@@ -348,7 +348,8 @@ def prompt_states(
         Empty queries or targets, a token id outside ``[0, lm.vocab_size)`` (the message names
         it and the vocabulary size), ``which`` out of range, a prompt (BOS, prefix, query and
         target) longer than the model's context (:meth:`~.models.LanguageModel.check_fits`:
-        refused, not truncated), batch_size < 1 or max_tokens < 1.
+        refused, not truncated), batch_size < 1 or max_tokens < 1, or (with the cache) a
+        cache directory that cannot be one (a file in its place).
 
     Warns
     -----
@@ -385,7 +386,8 @@ def prompt_states(
     if use_cache:
         key = states_key(lm, plist, qlist, which_arr, tlist, weights)
         digest = hashlib.sha1(json.dumps(key, sort_keys=True).encode()).hexdigest()[:20]
-        file = cache_dir(cache_path) / "llm" / f"{lm.name}_{digest}.pt"
+        folder = check_output_dir("cache_path", cache_dir(cache_path) / "llm")  # before the run
+        file = folder / f"{lm.name}_{digest}.pt"
     if file is not None and file.is_file():
         saved = _read_entry(file, key, (len(qlist), lm.n_layers + 1, lm.d_model), tlist is not None)
         if saved is not None:
