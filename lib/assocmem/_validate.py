@@ -251,40 +251,28 @@ def check_token_ids(name: str, value: object, vocab: int | None = None) -> list[
     return out
 
 
-def check_directory(name: str, value: object) -> Path:
-    """Return an existing directory given as a path (``~`` expanded).
+def check_directory(name: str, value: object, *, must_exist: bool = True) -> Path:
+    """Return a directory given as a path (``~`` expanded).
+
+    ``must_exist``: the directory must exist (an input); False: it exists or can be made, with
+    nothing in its way (an output: no file at the path or at one of its parents).
 
     Raises
     ------
     TypeError
         If ``value`` is not a ``str`` or ``os.PathLike``.
     ValueError
-        If it names nothing, or something that is not a directory.
-    """
-    if not isinstance(value, (str, os.PathLike)):
-        raise TypeError(f"{name} must be a path (str or os.PathLike), got {type(value).__name__}")
-    path = Path(value).expanduser()
-    if not path.is_dir():
-        what = "is not a directory" if path.exists() else "does not exist"
-        raise ValueError(f"{name} = {str(value)!r} {what}")
-    return path
-
-
-def check_output_dir(name: str, value: object) -> Path:
-    """Return a path that is a directory or can be made one (nothing in the way), ``~`` expanded.
-
-    Raises
-    ------
-    TypeError
-        If ``value`` is not a ``str`` or ``os.PathLike``.
-    ValueError
-        If it is empty, names an existing file, or one of its parents is a file.
+        If it is empty; with ``must_exist``, if it names nothing or something that is not a
+        directory; else, if it or one of its parents is a file.
     """
     if not isinstance(value, (str, os.PathLike)):
         raise TypeError(f"{name} must be a path (str or os.PathLike), got {type(value).__name__}")
     if str(value) == "":
         raise ValueError(f"{name} must name a directory, got an empty path")
     path = Path(value).expanduser()
+    if must_exist and not path.is_dir():
+        what = "is not a directory" if path.exists() else "does not exist"
+        raise ValueError(f"{name} = {str(value)!r} {what}")
     for p in (path, *path.parents):
         if p.exists() and not p.is_dir():
             what = "it is a file" if p == path else f"its parent {str(p)!r} is a file"

@@ -8,7 +8,6 @@ from assocmem._validate import (
     as_float_array,
     check_directory,
     check_outcomes,
-    check_output_dir,
     check_token_ids,
     seed_list,
 )
@@ -76,10 +75,13 @@ def test_paths_name_the_argument(tmp_path) -> None:  # type: ignore[no-untyped-d
         check_directory("data_dir", tmp_path / "f")
     with pytest.raises(TypeError, match="data_dir must be a path"):
         check_directory("data_dir", 3)
-    assert check_output_dir("--out", tmp_path / "new" / "deeper") == tmp_path / "new" / "deeper"
+    assert (
+        check_directory("--out", tmp_path / "new" / "deeper", must_exist=False)
+        == tmp_path / "new" / "deeper"
+    )
     with pytest.raises(ValueError, match="--out = .* cannot be a directory: it is a file"):
-        check_output_dir("--out", tmp_path / "f")
+        check_directory("--out", tmp_path / "f", must_exist=False)
     with pytest.raises(ValueError, match="--out = .* cannot be a directory: its parent"):
-        check_output_dir("--out", tmp_path / "f" / "sub")
+        check_directory("--out", tmp_path / "f" / "sub", must_exist=False)
     with pytest.raises(ValueError, match="--out must name a directory"):
-        check_output_dir("--out", "")
+        check_directory("--out", "", must_exist=False)

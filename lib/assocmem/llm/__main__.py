@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._validate import check_int, check_output_dir
+from .._validate import check_directory, check_int
 from ..stats import Estimate
 from .data import load_task
 from .experiments import run_classification, run_lama
@@ -150,7 +150,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:  # every check before the model is loaded (30 s for the stand-in, minutes from the hub)
-        out = check_output_dir("--out", args.out)
+        out = check_directory("--out", args.out, must_exist=False)
         proto = protocol_from_args(args)
     except (TypeError, ValueError) as exc:
         parser.error(str(exc))

@@ -26,7 +26,7 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from assocmem._validate import check_index_array, check_int, check_output_dir, check_token_ids
+from assocmem._validate import check_directory, check_index_array, check_int, check_token_ids
 from assocmem.device import share_cores
 from assocmem.pages import show_progress
 
@@ -386,7 +386,8 @@ def prompt_states(
     if use_cache:
         key = states_key(lm, plist, qlist, which_arr, tlist, weights)
         digest = hashlib.sha1(json.dumps(key, sort_keys=True).encode()).hexdigest()[:20]
-        folder = check_output_dir("cache_path", cache_dir(cache_path) / "llm")  # before the run
+        folder = cache_dir(cache_path) / "llm"
+        check_directory("cache_path", folder, must_exist=False)  # before the run, not at the save
         file = folder / f"{lm.name}_{digest}.pt"
     if file is not None and file.is_file():
         saved = _read_entry(file, key, (len(qlist), lm.n_layers + 1, lm.d_model), tlist is not None)
