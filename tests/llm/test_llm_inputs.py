@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from _properties import PROPERTY_SETTINGS
 from assocmem.llm import __main__ as cli
 from assocmem.llm.data import load_task
 from assocmem.llm.evaluation import paired_comparison, set_bootstrap
@@ -25,12 +26,17 @@ from assocmem.llm.probes import lama_context_effect
 from assocmem.llm.prompts import ChatText, chat_text, encode, make_split, prompt_ids
 from assocmem.llm.states import prompt_states
 from assocmem.stats import constant_difference, wilson_interval
+from hypothesis import given
+from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parents[2]
 TOK_DIR = Path(
     os.environ.get("ASSOCMEM_LLAMA3_TOKENIZER", ROOT / ".." / "shared" / "llama3_tokenizer")
 )
 Z2 = 1.959963984540054**2
+#: The CLI's integer options and their smallest value.
+_MINIMA = {"--seed": 0, "--n-test": 1, "--n-sets": 2, "--batch-size": 1, "--max-tokens": 1,
+           "--lama-layer-step": 1}  # fmt: skip
 
 
 def _llama(vocab: int, context: int, tokenizer) -> LanguageModel:  # type: ignore[no-untyped-def]
@@ -437,3 +443,17 @@ def test_a_file_in_the_cache_directory_s_place_is_refused_before_the_run(tiny, t
     (tmp_path / "llm").write_text("not a directory")
     with pytest.raises(ValueError, match="cache_path = .*llm' cannot be a directory: it is a file"):
         prompt_states(tiny, [[3]], [[5]], cache=True, cache_path=tmp_path, progress=False)
+
+
+@PROPERTY_SETTINGS
+@given(option=st.sampled_from(sorted(_MINIMA)), value=st.integers(-(10**6), 10**6))
+def test_cli_options_hold_their_minimum(option: str, value: int) -> None:
+    """Any integer: parsed exactly when it is at least the option's minimum (else usage, exit 2)."""
+    parser = cli.build_parser()
+    try:
+        args = parser.parse_args([option, str(value)])
+    except SystemExit as exc:
+        assert exc.code == 2 and value < _MINIMA[option]
+        return
+    assert value >= _MINIMA[option]
+    assert getattr(args, option.lstrip("-").replace("-", "_")) == value

@@ -85,6 +85,16 @@ KINDS.setdefault(
     ),
 )
 
+KINDS.setdefault(  # an input directory: None, or one that exists (issue 42, item 7)
+    "dir_or_none",
+    Kind(
+        st.one_of(st.text(max_size=12), st.none(), _junk, st.integers(),
+                  st.sampled_from([os.getcwd(), os.path.join(os.getcwd(), "no-such-dir")])),
+        lambda v: v is not None
+        and not (isinstance(v, (str, os.PathLike)) and os.path.isdir(os.path.expanduser(v))),
+    ),
+)  # fmt: skip
+
 _indices = KINDS["indices"]
 KINDS.setdefault(  # None: every query uses prefix 0 (prompt_states)
     "indices_or_none", Kind(_indices.draw, lambda v: v is not None and _indices.invalid(v))
@@ -142,7 +152,7 @@ def _len(n: int) -> Any:
 
 CASES: list[Case] = [
     Case(data.load_task, lambda: (("sst2",), {"source": "examples", "n": 7, "seed": 3}),
-         {"n": "size_or_none", "seed": "count0"}, check=_len(7)),
+         {"n": "size_or_none", "seed": "count0", "data_dir": "dir_or_none"}, check=_len(7)),
     Case(data.load_task, lambda: (("lama_p36",), {"source": "examples", "n": 5}),
          {"n": "size_or_none", "seed": "count0"}, check=_len(5)),
     Case(data.data_dir_from_env, lambda: (("~/data",), {}), {"data_dir": "path_or_none"}),
