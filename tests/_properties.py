@@ -122,6 +122,40 @@ KINDS: dict[str, Kind] = {
 }
 
 
+# --- array kinds of issue 42: outcomes, indices (a value's class decides, not its shape) -------
+
+
+def _not_outcomes(v: Any) -> bool:
+    """Surely not right/wrong outcomes: not an array of bools or of the numbers 0 and 1."""
+    arr = np.asarray(v) if isinstance(v, (np.ndarray, list)) else None
+    if arr is None or arr.dtype.kind not in "biuf" or arr.ndim != 1:
+        return True
+    return arr.dtype.kind != "b" and not bool(np.all((arr == 0) | (arr == 1)))
+
+
+def _not_indices(v: Any) -> bool:
+    """Surely not indices: not a 1-D array of integers (floats, even 0.0, and bools refused),
+    or holding a negative index."""
+    arr = np.asarray(v) if isinstance(v, (np.ndarray, list)) else None
+    if arr is None or arr.dtype.kind not in "iu" or arr.ndim != 1:
+        return True
+    return bool(arr.size and arr.min() < 0)
+
+
+_small_arrays = st.integers(2, 6).flatmap(
+    lambda n: st.one_of(
+        st.lists(st.booleans(), min_size=n, max_size=n).map(np.array),
+        st.lists(st.integers(0, 1), min_size=n, max_size=n).map(np.array),
+        st.lists(st.integers(-2, 3), min_size=n, max_size=n).map(np.array),
+        st.lists(st.sampled_from([0.0, 1.0]), min_size=n, max_size=n).map(np.array),
+        st.lists(st.floats(0, 1), min_size=n, max_size=n).map(np.array),
+        st.lists(st.sampled_from([0.0, 0.9, 1.0, NAN]), min_size=n, max_size=n).map(np.array),
+    )
+)
+KINDS["outcomes"] = Kind(st.one_of(_small_arrays, _junk), _not_outcomes)  # 0/1 or bool
+KINDS["indices"] = Kind(st.one_of(_small_arrays, _junk), _not_indices)  # integer indices >= 0
+
+
 def corrupt_array(valid: Any) -> st.SearchStrategy[Any]:
     """Arrays like ``valid`` with NaN/inf injected, a wrong shape, or a wrong type.
 

@@ -8,8 +8,10 @@ message that names the argument and the allowed range (DESIGN.md, conventions).
 from __future__ import annotations
 
 import math
+import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -183,6 +185,99 @@ def check_frame(name: str, value: object, columns: Sequence[str], source: str) -
     if missing:
         raise ValueError(f"{name} lacks the columns {missing} of {source}")
     return value
+
+
+# --- outcomes, token ids and paths (issue 42) --------------------------------------------------
+
+
+def check_outcomes(name: str, value: object) -> NDArray[np.bool_]:
+    """Return ``value`` as a 1-D bool array of right/wrong outcomes (bool, or numbers 0 and 1).
+
+    A probability, a count or any other number is refused rather than cast to bool (0.2 and 2
+    would both read as "right").
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not an array or sequence of booleans or numbers.
+    ValueError
+        If it is not 1-D, or an entry is neither 0 nor 1 (the message names the first).
+    """
+    arr = np.asarray(value) if not isinstance(value, (str, bytes)) else None
+    if arr is None or arr.dtype.kind not in "biuf":
+        got = type(value).__name__ if arr is None else f"{arr.dtype} array"
+        raise TypeError(f"{name} must hold right/wrong outcomes (bool or 0/1), got {got}")
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D array of outcomes, got shape {arr.shape}")
+    if arr.dtype.kind != "b":
+        bad = np.flatnonzero((arr != 0) & (arr != 1))
+        if bad.size:
+            raise ValueError(
+                f"{name} must hold outcomes 0/1 (or bool), got {arr[bad[0]].item()!r} at index "
+                f"{int(bad[0])}: a probability or a count is not an outcome"
+            )
+    return arr.astype(bool)
+
+
+def check_token_ids(name: str, value: object, vocab: int | None = None) -> list[list[int]]:
+    """Return a sequence of token-id sequences as lists of ints, each id in ``[0, vocab)``.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` or an entry is not a sequence, or an id is not an integer (a float or a
+        bool is refused).
+    ValueError
+        If an id is negative or ``>= vocab`` (the message names the sequence, the position, the
+        id and the vocabulary size).
+    """
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise TypeError(f"{name} must be a sequence of token-id sequences, got {value!r}")
+    out = []
+    for i, seq in enumerate(value):  # type: ignore[attr-defined]
+        arr = np.asarray(seq) if not isinstance(seq, (str, bytes)) else None
+        if arr is None or arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu"):
+            got = type(seq).__name__ if arr is None else f"{arr.dtype} array of shape {arr.shape}"
+            raise TypeError(f"{name}[{i}] must be a 1-D sequence of integer token ids, got {got}")
+        if arr.size:
+            bad = np.flatnonzero((arr < 0) | (arr >= vocab if vocab is not None else False))
+            if bad.size:
+                j = int(bad[0])
+                upper = "" if vocab is None else f" < {vocab} (the vocabulary size)"
+                raise ValueError(
+                    f"{name}[{i}][{j}] = {int(arr[j])} is no token id: ids must be >= 0{upper}"
+                )
+        out.append([int(t) for t in arr])
+    return out
+
+
+def check_directory(name: str, value: object, *, must_exist: bool = True) -> Path:
+    """Return a directory given as a path (``~`` expanded).
+
+    ``must_exist``: the directory must exist (an input); False: it exists or can be made, with
+    nothing in its way (an output: no file at the path or at one of its parents).
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not a ``str`` or ``os.PathLike``.
+    ValueError
+        If it is empty; with ``must_exist``, if it names nothing or something that is not a
+        directory; else, if it or one of its parents is a file.
+    """
+    if not isinstance(value, (str, os.PathLike)):
+        raise TypeError(f"{name} must be a path (str or os.PathLike), got {type(value).__name__}")
+    if str(value) == "":
+        raise ValueError(f"{name} must name a directory, got an empty path")
+    path = Path(value).expanduser()
+    if must_exist and not path.is_dir():
+        what = "is not a directory" if path.exists() else "does not exist"
+        raise ValueError(f"{name} = {str(value)!r} {what}")
+    for p in (path, *path.parents):
+        if p.exists() and not p.is_dir():
+            what = "it is a file" if p == path else f"its parent {str(p)!r} is a file"
+            raise ValueError(f"{name} = {str(value)!r} cannot be a directory: {what}")
+    return path
 
 
 # --- assocmem.linear's property checks (issue 29, item 3) ---------------------------------------

@@ -21,6 +21,7 @@ Jeffreys, bootstrap, permutation), kept together so that each exists once.
 from __future__ import annotations
 
 import enum
+import hashlib
 import itertools
 import math
 from collections.abc import Callable, Iterator
@@ -43,10 +44,12 @@ __all__ = [
     "rate",
     "crossing",
     "ratio",
+    "resample_id",
     "first_crossing",
     "wilson_interval",
     "bootstrap_interval",
     "concordant_difference",
+    "constant_difference",
     "mean_interval",
     "t_interval",
     "permutation_test",
@@ -84,6 +87,29 @@ class Estimate:
     draws : numpy.ndarray or None
         The resampled values (NaN where none), kept so that two estimates drawn with the same
         resampled units can be combined (:func:`ratio`); not compared, not shown.
+    resample : str or None
+        Identity of the resampling behind ``draws`` (a digest of which units each draw took):
+        equal for two estimates whose draw ``i`` used the same resampled units, the condition
+        :func:`ratio` checks; None where the draws do not come from resampled units (a
+        posterior, a hand-made estimate). Not compared, not shown.
+
+    Raises
+    ------
+    TypeError
+        If ``value``, ``low`` or ``high`` is not a real number, ``n`` not an integer or
+        ``method`` not a string.
+    ValueError
+        If ``low > high``, the value lies outside ``[low, high]`` (see Notes), ``n < 0``,
+        ``level`` is outside (0, 1), ``used`` outside [0, 1] or ``stderr`` negative.
+
+    Notes
+    -----
+    NaN is allowed for the value and for either end (not measured, no interval); the order
+    ``low <= value <= high`` is checked where all three are numbers (to a relative 1e-12 for
+    rounding), except for a *percentile interval of resampled values*: an estimate that carries
+    its ``draws``, or whose ``method`` names a bootstrap or a posterior. The percentile method
+    does not centre the interval on the estimate made on the full data, which can fall outside
+    it (a crossing, a ratio, a median).
     """
 
     value: float
@@ -95,6 +121,35 @@ class Estimate:
     stderr: float = math.nan
     used: float = 1.0
     draws: NDArray[np.float64] | None = field(default=None, repr=False, compare=False)
+    resample: str | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        """Check the fields (see Raises); store the numbers as float and ``n`` as int."""
+        for name in ("value", "low", "high"):
+            x = getattr(self, name)
+            if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)):
+                raise TypeError(f"{name} must be a real number, got {type(x).__name__}")
+            object.__setattr__(self, name, float(x))
+        object.__setattr__(self, "n", check_int("n", self.n, 0))
+        if not isinstance(self.method, str):
+            raise TypeError(f"method must be a string, got {type(self.method).__name__}")
+        v, lo, hi = self.value, self.low, self.high
+        if lo > hi:  # False when either is NaN
+            raise ValueError(f"low must be <= high, got low = {lo!r} > high = {hi!r}")
+        tol = 1e-12 * max(abs(v), abs(lo), abs(hi)) if math.isfinite(v + lo + hi) else 0.0
+        percentile = self.draws is not None or any(
+            w in self.method.lower() for w in ("bootstrap", "posterior")
+        )
+        if not percentile and (v < lo - tol or v > hi + tol):
+            raise ValueError(
+                f"value must lie in [low, high], got {v!r} outside [{lo!r}, {hi!r}] ({self.method})"
+            )
+        if not 0 < self.level < 1:
+            raise ValueError(f"level must lie in (0, 1), got {self.level!r}")
+        if not 0 <= self.used <= 1:
+            raise ValueError(f"used must lie in [0, 1], got {self.used!r}")
+        if self.stderr < 0:
+            raise ValueError(f"stderr must be >= 0 (or NaN), got {self.stderr!r}")
 
     def __iter__(self) -> Iterator[float]:
         """Unpack as ``value, low, high``."""
@@ -234,7 +289,14 @@ def render(estimate: Estimate, spec: str = ".3f", *, n: bool = False, method: bo
 
 
 def from_draws(
-    value: float, draws: ArrayLike, n: int, method: str, *, level: float = 0.95, n_total: int = 0
+    value: float,
+    draws: ArrayLike,
+    n: int,
+    method: str,
+    *,
+    level: float = 0.95,
+    n_total: int = 0,
+    resample: str | None = None,
 ) -> Estimate:
     """Return an Estimate with the percentile interval of resampled values computed elsewhere.
 
@@ -257,6 +319,9 @@ def from_draws(
         Coverage in (0, 1).
     n_total : int
         Resamples attempted (``used`` = finite draws / ``n_total``); 0: ``len(draws)``.
+    resample : str or None
+        :func:`resample_id` of the resampled units behind the draws, if they are resampled units
+        (:attr:`Estimate.resample`).
 
     Returns
     -------
@@ -282,8 +347,48 @@ def from_draws(
         raise ValueError(f"draws must hold at least 2 finite values, got {ok.size}")
     lo, hi = np.quantile(ok, [0.5 - lv / 2, 0.5 + lv / 2])
     total = n_total or bs.size
+    if resample is not None and not isinstance(resample, str):
+        raise TypeError(f"resample must be a resample_id string or None, got {resample!r}")
     return Estimate(v, float(lo), float(hi), units, method, lv, float(ok.std(ddof=1)),
-                    ok.size / total, bs)  # fmt: skip
+                    ok.size / total, bs, resample)  # fmt: skip
+
+
+def resample_id(units: ArrayLike) -> str:
+    """Return the identity of a resampling: a digest of which units every draw took.
+
+    Two estimates whose draws carry the same identity were computed on the same resampled units,
+    draw by draw, so their draws can be combined (:func:`ratio`); estimates resampled with
+    another seed, another number of draws or other units get another identity.
+
+    Parameters
+    ----------
+    units : array_like of int, shape (B, ...)
+        The resampled unit indices (or the count of each unit) of each of the B draws.
+
+    Returns
+    -------
+    str
+        32 hex digits (BLAKE2b of the shape and the integer values).
+
+    Raises
+    ------
+    TypeError
+        If ``units`` is not an array of integers (whole numbers as floats are accepted).
+    ValueError
+        If it is empty.
+    """
+    arr = np.asarray(units)
+    if arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
+        arr = arr.astype(np.int64)
+    if arr.dtype.kind not in "iu" or arr.ndim < 1:
+        raise TypeError(
+            f"units must be an array of integer unit indices or counts, got {arr.dtype}"
+        )
+    if arr.size == 0:
+        raise ValueError(f"units must hold at least one draw, got shape {arr.shape}")
+    digest = hashlib.blake2b(repr(arr.shape).encode(), digest_size=16)
+    digest.update(np.ascontiguousarray(arr, dtype=np.int64).tobytes())
+    return digest.hexdigest()
 
 
 def rate(successes: ArrayLike, n: int | None = None, *, level: float = 0.95) -> Estimate:
@@ -372,8 +477,8 @@ def crossing(
 
     - ``interval="bootstrap"``: the units (rows of ``outcomes``: seeds, memory sets) are resampled
       with replacement, each keeping its values at every grid point. With the same ``seed``,
-      ``n_boot`` and number of units, two calls resample the same units, so their ``draws`` can
-      be combined (:func:`ratio`).
+      ``n_boot`` and number of units, two calls resample the same units (the same
+      :attr:`Estimate.resample`), so their ``draws`` can be combined (:func:`ratio`).
     - ``interval="jeffreys"``: for 0/1 outcomes, the success probability at each grid point is
       drawn from its Jeffreys posterior ``Beta(k + 1/2, m - k + 1/2)`` (``k`` of ``m`` units;
       NaN entries are missing units), independently per point; this keeps a spread where the
@@ -465,6 +570,7 @@ def crossing(
         np.add.at(counts, (np.arange(nb)[:, None], idx), 1.0)
         curves = (counts @ ya).T / n_units  # (n_x, nb)
         method = f"percentile bootstrap over {unit}"
+        token: str | None = resample_id(idx)
     elif interval == "jeffreys":
         miss = np.isnan(ya)
         if np.any(np.isinf(ya)) or not np.all((ya[~miss] == 0) | (ya[~miss] == 1)):
@@ -477,6 +583,7 @@ def crossing(
         curves = rng.beta(k + 0.5, m - k + 0.5, size=(nb, k.size)).T
         method = "Jeffreys posterior"
         n_units = int(m.min())
+        token = None  # posterior draws per grid point: no resampled units to pair
     else:
         raise ValueError(f"interval must be 'bootstrap' or 'jeffreys', got {interval!r}")
     value = float(_crossings(xa, mean[:, None], lv, direction, start)[0])
@@ -484,10 +591,11 @@ def crossing(
     ok = draws[np.isfinite(draws)]
     used = ok.size / nb
     if math.isnan(value) or ok.size < 2:
-        return Estimate(value, math.nan, math.nan, n_units, method, cv, math.nan, used, draws)
+        return Estimate(value, math.nan, math.nan, n_units, method, cv, math.nan, used, draws,
+                        token)  # fmt: skip
     lo, hi = np.quantile(ok, [0.5 - cv / 2, 0.5 + cv / 2])
     return Estimate(value, float(lo), float(hi), n_units, method, cv, float(ok.std(ddof=1)),
-                    used, draws)  # fmt: skip
+                    used, draws, token)  # fmt: skip
 
 
 def ratio(numerator: Estimate, denominator: Estimate) -> Estimate:
@@ -496,9 +604,10 @@ def ratio(numerator: Estimate, denominator: Estimate) -> Estimate:
     Parameters
     ----------
     numerator, denominator : Estimate
-        Bootstrap estimates (:func:`crossing` with ``interval="bootstrap"``) made with the same
-        ``seed``, ``n_boot`` and units, so that draw ``i`` of both used the same resampled units
-        and the ratio's interval keeps their correlation.
+        Bootstrap estimates (:func:`crossing` with ``interval="bootstrap"``,
+        :func:`bootstrap_interval`) made with the same ``seed``, ``n_boot`` and units, so that
+        draw ``i`` of both used the same resampled units and the ratio's interval keeps their
+        correlation. Checked: both must carry the same :attr:`Estimate.resample`.
 
     Returns
     -------
@@ -511,8 +620,9 @@ def ratio(numerator: Estimate, denominator: Estimate) -> Estimate:
     TypeError
         If an argument is not an :class:`Estimate`.
     ValueError
-        If an estimate has no draws, their draws differ in length or units, or a value is not
-        finite.
+        If an estimate has no draws or no resample identity (e.g. a Jeffreys posterior, whose
+        draws resample no units), the two were not resampled together (different identities:
+        another seed, ``n_boot`` or units), or a value is not finite.
     """
     for name, e in (("numerator", numerator), ("denominator", denominator)):
         if not isinstance(e, Estimate):
@@ -525,6 +635,18 @@ def ratio(numerator: Estimate, denominator: Estimate) -> Estimate:
     assert a is not None and b is not None  # checked above
     if a.shape != b.shape or numerator.n != denominator.n or numerator.method != denominator.method:
         raise ValueError("numerator and denominator must resample the same units the same way")
+    for name, e in (("numerator", numerator), ("denominator", denominator)):
+        if e.resample is None:
+            raise ValueError(
+                f"{name} carries no resample identity ({e.method}): its draws are not known to "
+                "come from resampled units, so they cannot be paired with the other's"
+            )
+    if numerator.resample != denominator.resample:
+        raise ValueError(
+            "numerator and denominator were not resampled together (their resample identities "
+            "differ: another seed, n_boot or units): a ratio of unpaired draws has no valid "
+            "interval; make both with the same seed on the same units"
+        )
     with np.errstate(divide="ignore", invalid="ignore"):
         r = a / b
     fin = r[np.isfinite(r)]
@@ -533,7 +655,7 @@ def ratio(numerator: Estimate, denominator: Estimate) -> Estimate:
               else (math.nan, math.nan))  # fmt: skip
     return Estimate(numerator.value / denominator.value, float(lo), float(hi), numerator.n,
                     numerator.method, lv, float(fin.std(ddof=1)) if fin.size >= 2 else math.nan,
-                    fin.size / r.size, r)  # fmt: skip
+                    fin.size / r.size, r, numerator.resample)  # fmt: skip
 
 
 def first_crossing(
@@ -650,7 +772,9 @@ def wilson_interval(
     den = na + z**2
     centre = (ka + z**2 / 2) / den
     half = z * np.sqrt(ka * (na - ka) / na + z**2 / 4) / den
-    return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
+    p_hat = ka / na  # inside the interval in exact arithmetic; kept inside under rounding
+    low = np.clip(np.minimum(centre - half, p_hat), 0.0, 1.0)
+    return low, np.clip(np.maximum(centre + half, p_hat), 0.0, 1.0)
 
 
 def bootstrap_interval(
@@ -684,7 +808,10 @@ def bootstrap_interval(
     -------
     Estimate
         The statistic of ``values`` (``value``), the percentile interval, ``n`` = samples,
-        ``stderr`` and ``draws`` of the resampled statistic; unpacks as ``estimate, low, high``.
+        ``stderr``, ``draws`` of the resampled statistic and their :attr:`Estimate.resample`;
+        unpacks as ``estimate, low, high``. For outcomes given as booleans and the default
+        statistic (the mean, a rate) the interval is widened to the Wilson interval where that
+        is wider (see Notes).
 
     Raises
     ------
@@ -694,7 +821,16 @@ def bootstrap_interval(
 
     Notes
     -----
-    Efron & Tibshirani (1993), percentile interval.
+    Efron & Tibshirani (1993), percentile interval. A sample whose values are all equal gives
+    the same statistic on every resample, so the percentile interval is the point ``[v, v]``
+    whatever n: it says that the n samples agree, not that the statistic is known. For a rate
+    that point would read as certainty (40 of 40 right: ``[1, 1]``), and near 0 or 1 the
+    percentile interval is too narrow in general, so for boolean ``values`` (right/wrong
+    outcomes; the type says they are outcomes, where float values 0.0 and 1.0 may be anything,
+    e.g. grid points) and the default statistic the interval returned is never narrower than
+    the Wilson interval of the same outcomes (:func:`wilson_interval`):
+    ``[min(low, wilson low), max(high, wilson high)]``, and the method says so. A rate is best
+    made with :func:`rate` (Wilson) in the first place.
     """
     x = as_float_array(values, "values")
     if x.ndim < 1 or x.shape[0] < 2:
@@ -714,8 +850,13 @@ def bootstrap_interval(
     boots = np.asarray(f(x[idx]), dtype=np.float64)
     est = float(np.asarray(f(x[None]), dtype=np.float64).reshape(-1)[0])
     lo, hi = np.quantile(boots, [0.5 - lv / 2, 0.5 + lv / 2])
-    return Estimate(est, float(lo), float(hi), int(x.shape[0]), f"percentile bootstrap over {unit}",
-                    lv, float(boots.std(ddof=1)), 1.0, boots)  # fmt: skip
+    method = f"percentile bootstrap over {unit}"
+    if stat is None and np.asarray(values).dtype == bool and x.ndim == 1:  # a rate: see Notes
+        w_lo, w_hi = wilson_interval(int(x.sum()), x.size, level=lv)
+        lo, hi = min(lo, float(w_lo)), max(hi, float(w_hi))
+        method += ", widened to the Wilson interval where narrower"
+    return Estimate(est, float(lo), float(hi), int(x.shape[0]), method, lv,
+                    float(boots.std(ddof=1)), 1.0, boots, resample_id(idx))  # fmt: skip
 
 
 def concordant_difference(n: int, *, level: float = 0.95) -> Estimate:
@@ -766,6 +907,56 @@ def concordant_difference(n: int, *, level: float = 0.95) -> Estimate:
         raise ValueError(f"level must lie in (0, 1), got {level!r}")
     u = float(binomtest(0, m).proportion_ci(confidence_level=lv, method="exact").high)
     return Estimate(0.0, -u, u, m, "exact bound: no discordant pair", lv)
+
+
+def constant_difference(n: int, sign: int, *, level: float = 0.95) -> Estimate:
+    """Difference of two paired success rates when every unit gives the same difference.
+
+    Scored right/wrong on the same n units, two methods give each unit a difference of -1, 0
+    or +1. When all n differences are equal, every resample of the units gives the same mean
+    difference and a resampling interval is a point, whatever n. This returns an exact bound
+    instead: for ``sign = 0`` (the methods agree on every unit) that of
+    :func:`concordant_difference`, ``[-u, u]``; for ``sign = +1`` (the first method right and
+    the second wrong on every unit) ``[1 - 2u, 1]``, and ``[-1, 2u - 1]`` for ``sign = -1``,
+    where ``u = 1 - ((1 - level) / 2) ** (1 / n)`` is the exact (Clopper-Pearson) upper end of
+    the rate of the units that are not of that kind (0 of n observed): the difference of the
+    rates is at least ``(1 - u) - u`` when at most a share ``u`` of units differs otherwise.
+
+    Parameters
+    ----------
+    n : int
+        Units (queries), >= 1.
+    sign : {-1, 0, 1}
+        The difference every unit gave.
+    level : float
+        Coverage in (0, 1).
+
+    Returns
+    -------
+    Estimate
+        ``value = sign``, the bound above, ``n``; method ``"exact bound: no discordant pair"``
+        (sign 0) or ``"exact bound: every pair discordant one way"``.
+
+    Raises
+    ------
+    ValueError
+        If ``n`` < 1, ``sign`` is not -1, 0 or 1, or ``level`` is outside (0, 1).
+
+    Examples
+    --------
+    >>> e = constant_difference(40, 1)
+    >>> e.value, round(e.low, 4), e.high
+    (1.0, 0.8238, 1.0)
+    """
+    if isinstance(sign, bool) or sign not in (-1, 0, 1):
+        raise ValueError(f"sign must be -1, 0 or 1 (the difference of every unit), got {sign!r}")
+    zero = concordant_difference(n, level=level)
+    if sign == 0:
+        return zero
+    u = zero.high
+    lo, hi = (1.0 - 2 * u, 1.0) if sign > 0 else (-1.0, 2 * u - 1.0)
+    return Estimate(float(sign), lo, hi, zero.n, "exact bound: every pair discordant one way",
+                    zero.level)  # fmt: skip
 
 
 def mean_interval(values: Any, level: float = 0.95) -> Estimate | tuple[Any, Any, Any]:

@@ -1,7 +1,9 @@
 """Property-based input checks of the data/prompt layer of :mod:`assocmem.llm` (issue 29, item 3).
 
 Harness: tests/_properties.py. The modules covered are :mod:`assocmem.llm.data` and
-:mod:`assocmem.llm.prompts`; every case runs without data files (the built-in example sets,
+:mod:`assocmem.llm.prompts`, with cases of :func:`assocmem.llm.states.prompt_states` (token ids,
+prefix indices) and :func:`assocmem.llm.evaluation.paired_comparison` (0/1 outcomes) for the
+input classes of issue 42; every case runs without data files (the built-in example sets,
 ``source="examples"``), so the file passes with or without ``$ASSOCMEM_DATA_DIR``. Prompts are
 encoded with a tiny random Llama and an in-memory byte tokenizer (as the ``tiny`` fixture of
 conftest.py), built once for the module.
@@ -30,7 +32,7 @@ from _properties import (
     public_functions,
     value_strategy,
 )
-from assocmem.llm import data, prompts
+from assocmem.llm import data, evaluation, prompts, states
 from assocmem.llm.models import LanguageModel, wrap_model
 from hypothesis import given
 from hypothesis import strategies as st
@@ -51,6 +53,51 @@ KINDS.setdefault(
         st.one_of(st.text(max_size=20), st.none(), _junk, st.integers()),
         lambda v: v is not None and not isinstance(v, (str, os.PathLike)),
     ),
+)
+
+VOCAB = 260  # the tiny model's embedding rows
+
+
+def _bad_token_ids(v: Any) -> bool:
+    """Surely no token-id lists: not a list of lists of ints in [0, VOCAB)."""
+    if not isinstance(v, list):
+        return True
+    for seq in v:
+        if not isinstance(seq, list) or any(
+            isinstance(t, bool) or not isinstance(t, int) or not 0 <= t < VOCAB for t in seq
+        ):
+            return True
+    return False
+
+
+KINDS.setdefault(
+    "token_ids",
+    Kind(
+        st.one_of(
+            st.lists(
+                st.lists(st.integers(-3, VOCAB + 3), min_size=1, max_size=4), min_size=1, max_size=3
+            ),
+            st.lists(st.lists(st.floats(0, 300), min_size=1, max_size=3), min_size=1, max_size=2),
+            st.lists(st.lists(st.booleans(), min_size=1, max_size=3), min_size=1, max_size=2),
+            _junk,
+        ),
+        _bad_token_ids,
+    ),
+)
+
+KINDS.setdefault(  # an input directory: None, or one that exists (issue 42, item 7)
+    "dir_or_none",
+    Kind(
+        st.one_of(st.text(max_size=12), st.none(), _junk, st.integers(),
+                  st.sampled_from([os.getcwd(), os.path.join(os.getcwd(), "no-such-dir")])),
+        lambda v: v is not None
+        and not (isinstance(v, (str, os.PathLike)) and os.path.isdir(os.path.expanduser(v))),
+    ),
+)  # fmt: skip
+
+_indices = KINDS["indices"]
+KINDS.setdefault(  # None: every query uses prefix 0 (prompt_states)
+    "indices_or_none", Kind(_indices.draw, lambda v: v is not None and _indices.invalid(v))
 )
 
 
@@ -105,7 +152,7 @@ def _len(n: int) -> Any:
 
 CASES: list[Case] = [
     Case(data.load_task, lambda: (("sst2",), {"source": "examples", "n": 7, "seed": 3}),
-         {"n": "size_or_none", "seed": "count0"}, check=_len(7)),
+         {"n": "size_or_none", "seed": "count0", "data_dir": "dir_or_none"}, check=_len(7)),
     Case(data.load_task, lambda: (("lama_p36",), {"source": "examples", "n": 5}),
          {"n": "size_or_none", "seed": "count0"}, check=_len(5)),
     Case(data.data_dir_from_env, lambda: (("~/data",), {}), {"data_dir": "path_or_none"}),
@@ -140,6 +187,22 @@ CASES: list[Case] = [
          lambda: ((_tiny(), ["Review: a\nSentiment:", "Review: bc\nSentiment:"]),
                   {"which": np.array([0, 1])}),
          {"which": "array"}, check=lambda out: len(out[1]) == 2 or pytest.fail("queries")),
+    # issue 42: indices are integers (never a float truncated), token ids lie in the vocabulary
+    Case(prompts.prompt_ids,
+         lambda: ((_tiny(), ["Review: a\nSentiment:", "Review: bc\nSentiment:"]),
+                  {"which": np.array([0, 1])}),
+         {"which": "indices"}),
+    Case(prompts.DemoPrefixes.assign, lambda: ((_prefixes(), _split().test), {}),
+         {"queries": "indices"}),
+    Case(states.prompt_states,
+         lambda: ((_tiny(), [[5, 6], [7]], [[8, 9], [10]]),
+                  {"which": np.array([0, 1]), "cache": False, "progress": False}),
+         {"prefixes": "token_ids", "queries": "token_ids", "which": "indices_or_none",
+          "batch_size": "size"},
+         check=lambda out: tuple(out.h.shape) == (2, 2, 32) or pytest.fail("shape")),
+    Case(evaluation.paired_comparison,
+         lambda: ((np.array([1, 0, 1, 1]), np.array([0, 0, 1, 0])), {"n_boot": 100}),
+         {"a": "outcomes", "b": "outcomes", "n_boot": "size"}),
 ]  # fmt: skip
 
 _RECORD = "a record (a frozen dataclass); its producers are the cases above"
@@ -150,6 +213,8 @@ EXEMPT: dict[str, str] = {
     "assocmem.llm.data.Task": _RECORD,
     "assocmem.llm.prompts.Split": _RECORD,
     "assocmem.llm.prompts.DemoPrefixes": _RECORD + " (its method assign is a case)",
+    "assocmem.llm.prompts.ChatText": "a str marking chat_text's output (its control tokens are "
+    "the template's); made by chat_text, tested in test_llm_inputs.py",
     "assocmem.llm.prompts.chat_text": "needs an Instruct model's chat template (the tiny model "
     "has none, a ValueError); tested on SmolLM2 in test_llm_prompt_text.py",
 }

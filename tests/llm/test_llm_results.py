@@ -279,7 +279,8 @@ def _words_of(text: str, words: str) -> Verdict | None:
     ref = float(words.split()[-1])
     if m is None:
         return None
-    return verdict(Estimate(0.0, float(m.group(1)), float(m.group(2)), 2, "printed"), ref)
+    lo, hi = float(m.group(1)), float(m.group(2))
+    return verdict(Estimate((lo + hi) / 2, lo, hi, 2, "printed"), ref)
 
 
 def test_no_row_of_the_verdict_table_calls_one_piece_of_evidence_two_ways() -> None:

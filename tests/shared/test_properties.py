@@ -6,13 +6,17 @@ and the function must return a finite result or raise ValueError/TypeError (test
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 import pytest
 from _properties import (
+    KINDS,
     PROPERTY_SETTINGS,
     Case,
+    Kind,
+    _junk,
     call,
     check_outcome,
     domain_params,
@@ -82,6 +86,19 @@ CASES: list[Case] = [
         lambda: ((0.5, np.array([0.4, 0.45, 0.5, 0.6, 0.55]), 4, "bootstrap"), {}),
         {"value": "real", "draws": "array_missing", "n": "p", "level": "open_unit"},
     ),
+    Case(stats.rate, lambda: ((np.array([1, 0, 1, 1]),), {}), {"successes": "outcomes"}),
+    Case(
+        stats.constant_difference,
+        lambda: ((40, 1), {}),
+        {"n": "size", "sign": "sign", "level": "open_unit"},
+        check=lambda e: (e.value == 1.0 and e.high == 1.0) or pytest.fail("bound"),
+    ),
+    Case(
+        stats.resample_id,
+        lambda: ((np.array([[0, 1, 1], [2, 0, 1]]),), {}),
+        {"units": "array"},
+        check=lambda r: (isinstance(r, str) and len(r) == 32) or pytest.fail("digest"),
+    ),
     Case(
         stats.first_crossing,
         lambda: ((_X.copy(), _OUTCOMES.mean(axis=0)), {}),
@@ -90,8 +107,18 @@ CASES: list[Case] = [
     ),
 ]
 
+# a difference's sign: -1, 0 or +1 (constant_difference)
+KINDS.setdefault(
+    "sign",
+    Kind(
+        st.one_of(st.integers(-3, 3), st.floats(-1, 1), st.booleans(), _junk),
+        lambda v: isinstance(v, bool) or v not in (-1, 0, 1),
+    ),
+)
+
 EXEMPT: dict[str, str] = {
-    "assocmem.stats.Estimate": "a record; its producers are the cases above",
+    "assocmem.stats.Estimate": "a record that checks its fields (test_estimate_fields_hold_their_"
+    "order below); its producers are the cases above",
     "assocmem.stats.Verdict": "an enum (above / below / not resolved), made by verdict",
     "assocmem.stats.ratio": "takes two Estimates with bootstrap draws (tested in test_stats.py)",
 }
@@ -121,3 +148,30 @@ def test_every_public_function_is_covered() -> None:
     covered = {c.name for c in CASES} | set(EXEMPT)
     missing = [n for n in public_functions("assocmem.stats") if n not in covered]
     assert not missing, f"public functions with neither a property case nor a reason: {missing}"
+
+
+_NUMBER = st.one_of(st.floats(-2, 2), st.sampled_from([math.nan, 0.0, 1.0]))
+
+
+@PROPERTY_SETTINGS
+@given(
+    value=_NUMBER,
+    low=_NUMBER,
+    high=_NUMBER,
+    n=st.one_of(st.integers(-3, 50), st.sampled_from([np.int64(4), 2.0, True, "3"])),
+    method=st.sampled_from(["Wilson", "Student t", "percentile bootstrap over seeds"]),
+)
+def test_estimate_fields_hold_their_order(
+    value: float, low: float, high: float, n: Any, method: str
+) -> None:
+    """An Estimate exists only with low <= high, n >= 0 an integer and, unless its interval is
+    a percentile interval of resamples, low <= value <= high (issue 42, item 4)."""
+    try:
+        e = stats.Estimate(value, low, high, n, method)
+    except (TypeError, ValueError):
+        return
+    assert isinstance(e.n, int) and not isinstance(e.n, bool) and e.n >= 0
+    assert not (e.low > e.high)
+    if "bootstrap" not in method and not math.isnan(e.value + e.low + e.high):
+        tol = 1e-12 * max(abs(e.value), abs(e.low), abs(e.high))
+        assert e.low - tol <= e.value <= e.high + tol

@@ -16,6 +16,7 @@ from assocmem.stats import (
     Estimate,
     bootstrap_interval,
     concordant_difference,
+    constant_difference,
     crossing,
     first_crossing,
     from_draws,
@@ -288,3 +289,91 @@ def test_verdict_is_one_strict_rule_and_render_the_one_renderer() -> None:
         render(on_zero, "q")
     with pytest.raises(TypeError, match="spec must be a format spec string"):
         render(on_zero, 3)  # type: ignore[arg-type]
+
+
+# --- issue 42: no silent wrong answers (items 1, 3, 4) ------------------------------------------
+
+
+def test_a_degenerate_rate_gets_an_interval_that_reflects_n() -> None:
+    """Item 1 (stats part): 40 of 40 right is not certain; the interval is Wilson's, by n."""
+    for n in (5, 40, 400):
+        e = bootstrap_interval(np.ones(n, dtype=bool), n_boot=500)
+        lo, hi = wilson_interval(n, n)  # closed form: [n / (n + z^2), 1]
+        z2 = 1.959963984540054**2
+        assert e.low == pytest.approx(n / (n + z2)) == pytest.approx(float(lo))
+        assert e.high == 1.0 and e.value == 1.0 and "Wilson" in e.method
+    zero = bootstrap_interval(np.zeros(40, dtype=bool), n_boot=500)
+    assert zero.low == 0.0 and zero.high == pytest.approx(z2 / (40 + z2))
+    # a non-degenerate rate keeps an interval at least as wide as Wilson's
+    x = np.r_[np.ones(38), np.zeros(2)].astype(bool)
+    e, (w_lo, w_hi) = bootstrap_interval(x, n_boot=500), wilson_interval(38, 40)
+    assert e.low <= w_lo and e.high >= w_hi
+    # numbers are not touched, even 0.0 and 1.0 (grid points, not outcomes): the percentile
+    # interval of the means
+    y = np.array([0.2, 0.5, 0.9, 0.4])
+    assert "Wilson" not in bootstrap_interval(y, n_boot=200).method
+    ones = bootstrap_interval(np.ones(40), n_boot=200)
+    assert (ones.low, ones.high) == (1.0, 1.0) and "Wilson" not in ones.method
+
+
+def test_constant_difference_against_a_hand_computation() -> None:
+    u = 1 - 0.025 ** (1 / 40)  # exact upper end of 0 of 40 at 95 %: 0.0881
+    assert u == pytest.approx(float(binomtest(0, 40).proportion_ci(0.95, "exact").high))
+    up, down, zero = (constant_difference(40, s) for s in (1, -1, 0))
+    assert (up.value, up.low, up.high) == (1.0, pytest.approx(1 - 2 * u), 1.0)
+    assert (down.value, down.low, down.high) == (-1.0, -1.0, pytest.approx(2 * u - 1))
+    assert zero == concordant_difference(40)
+    with pytest.raises(ValueError, match="sign must be -1, 0 or 1"):
+        constant_difference(40, 2)
+
+
+def test_ratio_refuses_estimates_not_resampled_together() -> None:
+    """Item 3: seeds 0 and 1 resample other units; the ratio's interval would be invalid."""
+    rng = np.random.default_rng(3)
+    x = np.linspace(0.5, 1.5, 6)
+    rows = (rng.random((8, 6)) < np.linspace(0.95, 0.05, 6)).astype(float)
+    a, b = crossing(x, rows, seed=0), crossing(x, rows, seed=1)
+    assert a.resample is not None and a.resample != b.resample
+    with pytest.raises(ValueError, match="denominator were not resampled together"):
+        ratio(a, b)
+    same = ratio(a, crossing(x, rows, seed=0))  # identical data, one resampling: exactly 1
+    assert (same.value, same.low, same.high) == (1.0, 1.0, 1.0)
+    assert same.resample == a.resample
+    jeff = crossing(x, rows, interval="jeffreys", n_boot=200)
+    with pytest.raises(ValueError, match="numerator carries no resample identity"):
+        ratio(jeff, jeff)
+    # bootstrap_interval carries the identity of its draws too: same seed, same units
+    v = rng.random(12)
+    assert bootstrap_interval(v, seed=4).resample == bootstrap_interval(2 * v, seed=4).resample
+    assert bootstrap_interval(v, seed=4).resample != bootstrap_interval(v, seed=5).resample
+
+
+def test_estimate_refuses_disordered_fields() -> None:
+    """Item 4: an interval with low > high, a value outside it or a negative n is no estimate."""
+    with pytest.raises(ValueError, match="low must be <= high"):
+        Estimate(0.5, 0.6, 0.4, 10, "x")
+    with pytest.raises(ValueError, match="n must be an integer >= 0"):
+        Estimate(0.5, 0.4, 0.6, -3, "x")
+    with pytest.raises(ValueError, match="value must lie in \\[low, high\\]"):
+        Estimate(0.7, 0.4, 0.6, 10, "Wilson")
+    with pytest.raises(TypeError, match="n must be an integer"):
+        Estimate(0.5, 0.4, 0.6, 10.0, "x")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="value must be a real number"):
+        Estimate("0.5", 0.4, 0.6, 10, "x")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="level must lie in"):
+        Estimate(0.5, 0.4, 0.6, 10, "x", level=95)
+    # documented exceptions: NaN ends (no interval) and percentile intervals of resamples,
+    # which need not hold the full-sample value (here a crossing made on the mean curve)
+    assert Estimate(0.5, math.nan, math.nan, 1, "t").n == 1
+    assert Estimate(0.7, 0.4, 0.6, 10, "percentile bootstrap over seeds").value == 0.7
+    assert Estimate(0.7, 0.4, 0.6, 10, "x", draws=np.array([0.4, 0.6])).value == 0.7
+    e = Estimate(np.float64(0.5), np.float64(0.4), np.float64(0.6), np.int64(3), "Student t")
+    assert type(e.n) is int and type(e.value) is float
+
+
+def test_wilson_interval_holds_the_observed_rate() -> None:
+    k = np.arange(0, 2001)
+    lo, hi = wilson_interval(k, 2000)
+    assert np.all(lo <= k / 2000) and np.all(k / 2000 <= hi)
+    for n in range(1, 300):  # the rates 0 and 1 exactly, as rate() reports them
+        assert rate(n, n).contains(1.0) and rate(0, n).contains(0.0)

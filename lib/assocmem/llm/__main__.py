@@ -27,10 +27,12 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
+from .._validate import check_directory, check_int
 from ..stats import Estimate
 from .data import load_task
 from .experiments import run_classification, run_lama
@@ -63,8 +65,26 @@ def _jsonable(x: object) -> object:
     return x
 
 
+def _count(name: str, minimum: int) -> Callable[[str], int]:
+    """Return an argparse ``type``: an integer >= ``minimum`` (``_validate.check_int``)."""
+
+    def parse(text: str) -> int:
+        try:
+            return check_int(name, int(text), minimum)
+        except ValueError as exc:  # int("x") or below the minimum: argparse prints usage
+            raise argparse.ArgumentTypeError(
+                f"{name} must be an integer >= {minimum}, got {text!r}"
+            ) from exc
+
+    return parse
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """Return the command line's parser; its defaults are the page's protocol."""
+    """Return the command line's parser; its defaults are the page's protocol.
+
+    Every option is checked while parsing (sizes >= 1, ``--n-sets`` >= 2, ``--seed`` >= 0), so
+    a bad value stops the run with argparse's usage message before any model is loaded.
+    """
     models = "\n".join(f"  {name:14s} {spec.description}" for name, spec in MODELS.items())
     ap = argparse.ArgumentParser(
         prog="python -m assocmem.llm",
@@ -80,15 +100,17 @@ def build_parser() -> argparse.ArgumentParser:
                          "(default: stop with the reason)")  # fmt: skip
     ap.add_argument("--out", default="llm_results")
     ap.add_argument("--device", default=None, help="GGUF models only: cpu, cuda, ...")
-    ap.add_argument("--seed", type=int, default=_PAGE.seed)
-    ap.add_argument("--n-test", type=int, default=None, help="test queries per task "
-                    "(default: the protocol's size for the model)")  # fmt: skip
-    ap.add_argument("--n-sets", type=int, default=_PAGE.n_sets)
-    ap.add_argument("--batch-size", type=int, default=_PAGE.batch_size)
-    ap.add_argument("--max-tokens", type=int, default=None,
+    ap.add_argument("--seed", type=_count("--seed", 0), default=_PAGE.seed)
+    ap.add_argument("--n-test", type=_count("--n-test", 1), default=None,
+                    help="test queries per task (default: the protocol's size for the "
+                         "model)")  # fmt: skip
+    ap.add_argument("--n-sets", type=_count("--n-sets", 2), default=_PAGE.n_sets)
+    ap.add_argument("--batch-size", type=_count("--batch-size", 1), default=_PAGE.batch_size)
+    ap.add_argument("--max-tokens", type=_count("--max-tokens", 1), default=None,
                     help="most query tokens per forward pass (default: the protocol's budget "
                          "for the model; a budget suits a CPU)")  # fmt: skip
-    ap.add_argument("--lama-layer-step", type=int, default=_PAGE.lama_layer_step)
+    ap.add_argument("--lama-layer-step", type=_count("--lama-layer-step", 1),
+                    default=_PAGE.lama_layer_step)  # fmt: skip
     return ap
 
 
@@ -125,9 +147,13 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         accuracies, the claims with verdicts, paired comparisons, chosen (layer, lambda); LAMA
         counts, rates and paired comparisons.
     """
-    args = build_parser().parse_args(argv)
-    proto = protocol_from_args(args)
-    out = Path(args.out)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:  # every check before the model is loaded (30 s for the stand-in, minutes from the hub)
+        out = check_directory("--out", args.out, must_exist=False)
+        proto = protocol_from_args(args)
+    except (TypeError, ValueError) as exc:
+        parser.error(str(exc))
     out.mkdir(parents=True, exist_ok=True)
     lm = load_model(args.model, device=args.device, fallback=args.fallback)
     layers = proto.layers(lm.n_layers)

@@ -54,6 +54,7 @@ from pathlib import Path
 
 import numpy as np
 
+from assocmem._validate import check_directory, check_int
 from assocmem.streams import Seed, as_seed_sequence, child, numpy_rng
 
 from .examples import EXAMPLES
@@ -639,7 +640,9 @@ def load_task(
     seed : int or numpy.random.SeedSequence
         Root of the subset (its child ``"subset"``, :func:`assocmem.streams.child`).
     data_dir : path or None
-        Local data directory; None reads ``$ASSOCMEM_DATA_DIR``.
+        Local data directory, which must exist (it may lack the task's file: then the other
+        sources are tried); None reads ``$ASSOCMEM_DATA_DIR`` (which, when set, must name an
+        existing directory too).
     source : {"auto", "local", "hub", "examples"}
         ``"auto"`` tries local, then hub, then the built-in examples. The hub source of each task
         (repository, configuration, split, pinned revision, columns) is its ``TASKS[name].hub``.
@@ -653,10 +656,12 @@ def load_task(
     Raises
     ------
     TypeError
-        If ``seed`` is not an integer.
+        If ``seed`` or ``n`` is not an integer (numpy integers are integers), or ``data_dir``
+        not a path.
     ValueError
         Unknown task, split or source (the message lists the valid ones); n < 1 or larger than the
-        task; a negative seed; a forced ``source="local"`` without the file; a local file with a
+        task; a negative seed; a ``data_dir`` (or ``$ASSOCMEM_DATA_DIR``) that does not exist or
+        is not a directory; a forced ``source="local"`` without the file; a local file with a
         malformed row, an unknown label or invalid JSON (the message names the file, the line and
         the expected format); a forced ``source="hub"`` that cannot load (offline, no hub source
         for the task, or a split that does not match the table; the message says which).
@@ -677,9 +682,13 @@ def load_task(
         raise ValueError(
             f"source must be one of 'auto', 'local', 'hub', 'examples', got {source!r}"
         )
-    if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
-        raise ValueError(f"n must be a positive integer or None, got {n!r}")
+    if n is not None:
+        n = check_int("n", n, 1)
     as_seed_sequence(seed)
+    if data_dir is not None:  # an explicit directory must exist (a typo is no fallback)
+        check_directory("data_dir", data_dir)
+    elif source in ("auto", "local") and os.environ.get("ASSOCMEM_DATA_DIR"):
+        check_directory("$ASSOCMEM_DATA_DIR", os.environ["ASSOCMEM_DATA_DIR"])
 
     texts: list[str] | None = None
     labels: list[str] = []

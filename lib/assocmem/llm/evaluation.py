@@ -13,22 +13,24 @@ it, the cosine alignment of the (final-normed) states with the unembedding rows 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import torch
 from scipy import optimize, stats
 from threadpoolctl import threadpool_limits
 
-from assocmem._validate import check_int
+from assocmem._validate import check_index_array, check_int, check_outcomes
 from assocmem.stats import (
     Estimate,
     Verdict,
     bootstrap_interval,
-    concordant_difference,
+    constant_difference,
     from_draws,
     render,
+    resample_id,
     verdict,
+    wilson_interval,
 )
 from assocmem.streams import Seed, as_seed_sequence, child, numpy_rng
 
@@ -51,8 +53,8 @@ class PairedComparison:
     difference : Estimate
         Mean of a minus mean of b (``value``), with the 95 % paired-bootstrap interval (queries
         resampled together, :func:`assocmem.stats.bootstrap_interval`), or the exact bound of
-        :func:`assocmem.stats.concordant_difference` where no query is discordant; ``n`` =
-        queries.
+        :func:`assocmem.stats.constant_difference` where every query gives the same difference
+        (none discordant, or all discordant one way); ``n`` = queries.
     only_a, only_b : int
         Discordant pairs: a right and b wrong, and the reverse.
     p_mcnemar : float
@@ -94,8 +96,9 @@ def paired_comparison(
 
     Parameters
     ----------
-    a, b : numpy.ndarray, bool, shape (n,)
-        Correct or not, per query, for the two methods (n >= 2).
+    a, b : numpy.ndarray, bool (or 0/1), shape (n,)
+        Correct or not, per query, for the two methods (n >= 2); a probability, a count or any
+        other number is refused, never cast to bool.
     n_boot : int
         Bootstrap resamples (>= 100).
     seed : int or numpy.random.SeedSequence
@@ -105,25 +108,29 @@ def paired_comparison(
     -------
     PairedComparison
         ``difference`` is :func:`assocmem.stats.bootstrap_interval` of the per-query differences
-        ``a_i - b_i`` (percentile interval over queries resampled in pairs); where no query is
-        discordant, the exact bound of :func:`assocmem.stats.concordant_difference`.
+        ``a_i - b_i`` (percentile interval over queries resampled in pairs); where every query
+        gives the same difference (a bootstrap would give a point), the exact bound of
+        :func:`assocmem.stats.constant_difference`.
 
     Raises
     ------
+    TypeError
+        If ``a`` or ``b`` is not an array of booleans or numbers.
     ValueError
-        If the shapes differ, the arrays are not 1-d, n < 2 or ``n_boot`` < 100.
+        If an entry is not 0/1 (or bool), the shapes differ, the arrays are not 1-d, n < 2 or
+        ``n_boot`` < 100.
     """
-    a, b = np.asarray(a, bool), np.asarray(b, bool)
-    if a.shape != b.shape or a.ndim != 1 or a.size < 2:
+    a, b = check_outcomes("a", a), check_outcomes("b", b)
+    if a.shape != b.shape or a.size < 2:
         raise ValueError(
             f"a and b must be equal-length 1-d arrays of >= 2 outcomes, got {a.shape}, {b.shape}"
         )
     check_int("n_boot", n_boot, 100)
     only_a, only_b = int((a & ~b).sum()), int((~a & b).sum())
-    if only_a + only_b == 0:  # a bootstrap would give the point [0, 0]
-        diff = concordant_difference(a.size)
+    d = a.astype(float) - b.astype(float)
+    if np.all(d == d[0]):  # a bootstrap would give the point [d, d]
+        diff = constant_difference(a.size, int(d[0]))
     else:
-        d = a.astype(float) - b.astype(float)
         diff = bootstrap_interval(d, n_boot=n_boot, seed=seed, unit="queries (paired)")
     p = 1.0 if only_a + only_b == 0 else float(stats.binomtest(only_a, only_a + only_b, 0.5).pvalue)
     return PairedComparison(diff, only_a, only_b, p)
@@ -183,10 +190,12 @@ def probe_accuracy(
 
     Raises
     ------
+    TypeError
+        If ``labels`` is not a 1-D array of integers (a float is no class index).
     ValueError
-        If n < n_folds or the shapes disagree.
+        If a label is negative, n < n_folds or the shapes disagree.
     """
-    y = np.asarray(labels, dtype=np.int64)
+    y = check_index_array("labels", labels)  # a float is no class index (never truncated)
     if h.ndim != 3 or h.shape[0] != len(y) or len(y) < n_folds:
         raise ValueError(f"need h of shape (n, L + 1, d) with n = {len(y)} >= n_folds")
     rng = numpy_rng(child(seed, "probe folds"))
@@ -239,7 +248,9 @@ def label_alignment(
     hn = torch.nn.functional.normalize(h_normed.double(), dim=-1)
     wn = torch.nn.functional.normalize(w_labels.double().cpu(), dim=-1)
     cos = hn @ wn.T  # (n, L + 1, K)
-    y = torch.as_tensor(np.asarray(labels, dtype=np.int64))
+    y = torch.as_tensor(check_index_array("labels", labels, cos.shape[-1]))
+    if len(y) != cos.shape[0]:
+        raise ValueError(f"labels must hold one label per state, got {len(y)} for {cos.shape[0]}")
     own = cos[torch.arange(len(y)), :, y]  # (n, L + 1)
     k = cos.shape[-1]
     others = (cos.sum(-1) - own) / (k - 1)
@@ -271,11 +282,15 @@ class SetBootstrap:
         Demonstration set of each query.
     means : dict of str to numpy.ndarray, shape (B,)
         Each column's mean on every draw.
+    resample : str or None
+        :func:`assocmem.stats.resample_id` of the draws (which queries each took), carried by
+        every estimate made here.
     """
 
     columns: dict[str, np.ndarray]
     sets: np.ndarray
     means: dict[str, np.ndarray]
+    resample: str | None = None
 
     @property
     def n_sets(self) -> int:
@@ -301,26 +316,67 @@ class SetBootstrap:
             ``fn`` of the full-sample means, the 95 % percentile interval of ``fn`` over the
             draws (draws where it is not finite, e.g. a ratio over a zero gain, are left out and
             counted in ``used``), ``n`` = queries.
+
+        Raises
+        ------
+        ValueError
+            If ``fn`` is not finite on the full sample (e.g. a share of a gain that is 0 on
+            every query: 0 / 0), or on fewer than 2 draws; the message names the statistic.
         """
         point = {k: np.asarray(v.mean()) for k, v in self.columns.items()}
-        value = float(fn(point))
-        draws = np.asarray(fn(self.means), dtype=float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            value = float(fn(point))
+            draws = np.asarray(fn(self.means), dtype=float)
+        what = repr(name) if name else "the statistic"
+        if not np.isfinite(value):
+            raise ValueError(
+                f"{what} is {value} on the full sample (a ratio over a quantity that is 0 on "
+                "these queries?): it has no value to put an interval around"
+            )
         draws = np.where(np.isfinite(draws), draws, np.nan)
+        if np.isfinite(draws).sum() < 2:
+            raise ValueError(
+                f"{what} is finite on {int(np.isfinite(draws).sum())} of {draws.size} draws "
+                "(a ratio whose denominator is 0 on almost every resample?): no interval"
+            )
         method = (f"two-stage percentile bootstrap over {self.n_sets} demonstration sets and "
                   f"their queries{': ' + name if name else ''}")  # fmt: skip
-        return from_draws(value, draws, len(self.sets), method, n_total=len(draws))
+        return from_draws(value, draws, len(self.sets), method, n_total=len(draws),
+                          resample=self.resample)  # fmt: skip
 
     def mean(self, column: str) -> Estimate:
-        """Return the mean of one column, with its interval over sets."""
-        return self.estimate(lambda m: m[column], column)
+        """Return the mean of one column, with its interval over sets.
+
+        For right/wrong outcomes (a column of 0s and 1s, which is read as outcomes) the interval
+        is never narrower than the Wilson interval of the n queries
+        (:func:`assocmem.stats.wilson_interval`): the bootstrap of a column that is right on
+        every query gives the point [1, 1] whatever n, and near 0 or 1 its percentile interval
+        is too narrow in general (the rule of :func:`assocmem.stats.bootstrap_interval` for a
+        rate). A widening can only make a verdict more cautious.
+
+        Raises
+        ------
+        KeyError
+            If the column is not measured.
+        """
+        e = self.estimate(lambda m: m[column], column)
+        col = self.columns[column]
+        if not np.isin(col, (0.0, 1.0)).all():
+            return e
+        w_lo, w_hi = wilson_interval(int(col.sum()), col.size, level=e.level)
+        return replace(
+            e, low=min(e.low, float(w_lo)), high=max(e.high, float(w_hi)),
+            method=e.method + ", widened to the Wilson interval where narrower",
+        )  # fmt: skip
 
     def difference(self, a: str, b: str, name: str = "") -> Estimate:
         """Return mean of column ``a`` minus mean of column ``b``, paired, with its interval.
 
         The two-stage bootstrap of :meth:`estimate`, except where ``a`` and ``b`` are right/wrong
-        outcomes (0/1) that agree on every query: there every draw gives 0 and the percentile
-        interval is the point [0, 0], so the exact bound of
-        :func:`assocmem.stats.concordant_difference` (over the n queries) is returned instead.
+        outcomes (0/1) whose difference is the same on every query (they agree everywhere, or
+        one is right wherever the other is wrong): there every draw gives that difference and
+        the percentile interval is a point, so the exact bound of
+        :func:`assocmem.stats.constant_difference` (over the n queries) is returned instead.
 
         Raises
         ------
@@ -328,8 +384,9 @@ class SetBootstrap:
             If a column is not measured.
         """
         x, y = self.columns[a], self.columns[b]
-        if np.array_equal(x, y) and np.isin(x, (0.0, 1.0)).all():
-            return concordant_difference(len(x))
+        d = x - y
+        if np.isin(x, (0.0, 1.0)).all() and np.isin(y, (0.0, 1.0)).all() and np.all(d == d[0]):
+            return constant_difference(len(x), int(d[0]))
         return self.estimate(lambda m: m[a] - m[b], name or f"{a} - {b}")
 
 
@@ -386,4 +443,4 @@ def set_bootstrap(
             np.add.at(counts[b], members[rng.integers(len(members), size=len(members))], 1.0)
     total = counts.sum(1)
     means = {name: counts @ c / total for name, c in cols.items()}
-    return SetBootstrap(cols, sets.astype(np.int64), means)
+    return SetBootstrap(cols, sets.astype(np.int64), means, resample_id(counts))

@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from .._validate import check_int
-from ..streams import child, numpy_rng
+from .._validate import check_index_array, check_int
+from ..streams import as_seed_sequence, child, numpy_rng
 from .data import Task
 from .evaluation import label_alignment, probe_accuracy
 from .models import LanguageModel, weights_digest
@@ -166,6 +166,25 @@ def calibrated_predict(label_logits_sel: torch.Tensor, label_logits: torch.Tenso
     return (lp - bias).argmax(-1).numpy()
 
 
+def _check_run(
+    lm: LanguageModel,
+    layers: Sequence[int] | None,
+    n_prefixes: int,
+    batch_size: int,
+    max_tokens: int | None,
+    seed: int,
+) -> list[int]:
+    """Check a run's sizes and layers before its first forward pass; return the layers."""
+    check_int("n_prefixes", n_prefixes, 1)
+    check_int("batch_size", batch_size, 1)
+    if max_tokens is not None:
+        check_int("max_tokens", max_tokens, 1)
+    as_seed_sequence(seed)
+    if layers is None:
+        return list(default_layers(lm.n_layers))
+    return check_index_array("layers", np.asarray(layers), lm.n_layers + 1).tolist()
+
+
 def run_classification(
     lm: LanguageModel,
     task: Task,
@@ -240,8 +259,12 @@ def run_classification(
         If a label word is not one token (:meth:`LanguageModel.label_ids`), a k is not a
         multiple of the classes with ``balanced``, or the pool is too small for the sets.
     """
+    layers = _check_run(lm, layers, n_prefixes, batch_size, max_tokens, seed)  # before any pass
+    ks = [check_int(f"ks[{i}]", k, 1) for i, k in enumerate(ks)]
+    check_int("n_profile", n_profile, 0)
+    if n_chat is not None:
+        check_int("n_chat", n_chat, 1)
     ids = lm.label_ids(task.label_words)
-    layers = list(default_layers(lm.n_layers) if layers is None else layers)
     lam = np.asarray(lambdas, dtype=float)
     kw: dict[str, Any] = {
         "batch_size": batch_size,
@@ -431,9 +454,13 @@ def run_lama(
     """
     if task.name != "lama_p36":
         raise ValueError(f"run_lama needs the task 'lama_p36', got {task.name!r}")
+    check_int("k", k, 1)
+    every = range(lm.n_layers + 1)  # the default: every layer, 0 .. L; checked before any pass
+    layers = _check_run(lm, every if layers is None else layers, n_prefixes, batch_size,
+                        max_tokens, seed)  # fmt: skip
     items = np.arange(len(task))
     if n_queries is not None:
-        if not 2 <= n_queries <= len(task):
+        if not 2 <= check_int("n_queries", n_queries, 2) <= len(task):
             raise ValueError(f"n_queries must be in [2, {len(task)}], got {n_queries}")
         pick = numpy_rng(child(seed, "lama queries")).choice(len(task), n_queries, replace=False)
         items = np.sort(pick)
@@ -471,7 +498,7 @@ def run_lama(
     effect = lama_context_effect(
         lm, h_last, first, continuation,
         crossfit(states["supportive"].h), crossfit(states["adversarial"].h), lambdas,
-        list(range(lm.n_layers + 1)) if layers is None else list(layers),
+        layers,
     )  # fmt: skip
     assert zero.target_top1 is not None
     return LamaResult(

@@ -14,6 +14,7 @@ import hashlib
 import importlib
 import importlib.util
 import os
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -58,9 +59,10 @@ def require_transformers() -> Any:
     return transformers
 
 
-@functools.lru_cache(maxsize=4)
 def file_sha256(path: str) -> str:
-    """SHA-256 of a file (hex), read in 1 MiB blocks; cached per path for the process.
+    """SHA-256 of a file (hex), read in 1 MiB blocks; cached per path, size and modification time.
+
+    A file rewritten since it was hashed (another size or time) is hashed again.
 
     Parameters
     ----------
@@ -72,6 +74,13 @@ def file_sha256(path: str) -> str:
     str
         64 hex digits.
     """
+    st = os.stat(path)
+    return _sha256(str(path), st.st_size, st.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=4)
+def _sha256(path: str, size: int, mtime_ns: int) -> str:
+    """Return the digest of :func:`file_sha256`, cached by the file's identity."""
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
@@ -125,7 +134,8 @@ def gguf_path(source: GGUFPackage) -> Path:
 
     A file shipped in pieces (``source.parts``) is joined once by the package's own
     ``assemble(path)`` into ``cache_dir() / "models"`` and its SHA-256 checked (by the package,
-    and here against ``source.sha256``); later calls find it there.
+    and here against ``source.sha256``, on every call); later calls find it there, and a cached
+    file that fails the check is assembled again, with a warning.
 
     Parameters
     ----------
@@ -142,22 +152,34 @@ def gguf_path(source: GGUFPackage) -> Path:
     ImportError
         If the package (or a part) is not installed (the message names the install command).
     ValueError
-        If an assembled file's SHA-256 is not ``source.sha256``.
+        If the file assembled afresh does not have the SHA-256 ``source.sha256``.
+
+    Warns
+    -----
+    RuntimeWarning
+        A cached assembled file with another SHA-256 (truncated, corrupt) is assembled again.
     """
     spec = importlib.util.find_spec(source.package)  # does not execute the package
     if spec is None or not spec.submodule_search_locations:
         raise ImportError(_install_hint(source))
     if source.parts:
         path = cache_dir() / "models" / source.file
-        if not path.is_file():
-            try:
-                assemble = importlib.import_module(source.package).assemble
-                assemble(path)
-            except (ImportError, FileNotFoundError) as exc:
-                raise ImportError(f"{_install_hint(source)} ({exc})") from None
-        if source.sha256 is not None and file_sha256(str(path)) != source.sha256:
-            raise ValueError(f"{path} has an unexpected SHA-256; delete it to re-assemble")
-        return path
+        for attempt in range(2):  # a cached file that is not the pinned one is assembled again
+            if not path.is_file():
+                try:
+                    assemble = importlib.import_module(source.package).assemble
+                    assemble(path)
+                except (ImportError, FileNotFoundError) as exc:
+                    raise ImportError(f"{_install_hint(source)} ({exc})") from None
+            if source.sha256 is None or file_sha256(str(path)) == source.sha256:
+                return path
+            if attempt == 0:
+                warnings.warn(f"{path} (cached) has an unexpected SHA-256 (truncated or corrupt):"
+                              " assembling it again", RuntimeWarning, stacklevel=2)  # fmt: skip
+                path.unlink()
+        raise ValueError(f"{path} has an unexpected SHA-256 after assembling it again: the "
+                         f"installed parts of '{source.distribution}' do not make the pinned "
+                         "file; reinstall them")  # fmt: skip
     path = Path(next(iter(spec.submodule_search_locations))) / source.file
     if not path.is_file():
         raise ImportError(f"{path} missing; reinstall '{source.distribution}'")

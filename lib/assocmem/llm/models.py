@@ -157,15 +157,51 @@ class LanguageModel:
         """W_U, shape (V, d): row mu is the memory zeta^mu (= the embeddings if tied)."""
         return self._component("unembedding").weight
 
+    @property
+    def vocab_size(self) -> int:
+        """Rows of the input embedding: token ids run over ``[0, vocab_size)``."""
+        return int(self.embedding.weight.shape[0])
+
+    @property
+    def context_length(self) -> int | None:
+        """Most tokens a prompt may hold: ``config.max_position_embeddings`` (None: not stated)."""
+        n = getattr(self.model.config, "max_position_embeddings", None)
+        return int(n) if isinstance(n, int) and n > 0 else None
+
+    def check_fits(self, n_tokens: int, what: str = "prompt") -> None:
+        """Refuse a prompt longer than the model's context (:attr:`context_length`).
+
+        The rule of the library: a prompt that does not fit is refused, never truncated
+        (which end to cut is the caller's choice) nor run past the positions the model was
+        trained on (its states would be silently meaningless).
+
+        Raises
+        ------
+        ValueError
+            If ``n_tokens`` exceeds the context; the message names ``what``, the length and
+            the limit.
+        """
+        limit = self.context_length
+        if limit is not None and n_tokens > limit:
+            raise ValueError(
+                f"{what} is {n_tokens} tokens (BOS included), longer than the context of "
+                f"{self.name} ({limit} tokens, config.max_position_embeddings): shorten it "
+                "(e.g. fewer or shorter demonstrations, or cut the text); prompts are not "
+                "truncated"
+            )
+
     def word_ids(self, word: str) -> list[int]:
         """Token ids of ``" " + word`` (without special tokens): the whole word.
+
+        A special-token string in ``word`` is encoded as text (data never becomes a control
+        token, as in :func:`assocmem.llm.prompts.encode`).
 
         Raises
         ------
         ValueError
             If the word encodes to no tokens.
         """
-        ids = self.tokenizer.encode(" " + word, add_special_tokens=False)
+        ids = self.tokenizer.encode(" " + word, add_special_tokens=False, split_special_tokens=True)
         if not ids:
             raise ValueError(f"word {word!r} encodes to no tokens")
         return [int(i) for i in ids]
@@ -402,6 +438,32 @@ class ModelUnavailableError(RuntimeError):
     """
 
 
+#: Dtypes a model's weights can be loaded in and computed with (integer, bool, complex and
+#: float8 dtypes are storage formats: a forward pass in them fails after the load).
+COMPUTE_DTYPES = ("float32", "bfloat16", "float16", "float64")
+
+
+def _compute_dtype(dtype: object) -> str | None:
+    """Return a compute dtype's name (:data:`COMPUTE_DTYPES`), None for None.
+
+    A ``torch.dtype`` or an alias such as ``"half"`` is accepted; ValueError/TypeError naming
+    ``dtype`` otherwise.
+    """
+    if dtype is None:
+        return None
+    if isinstance(dtype, str):
+        dt = getattr(torch, dtype, None)
+    elif isinstance(dtype, torch.dtype):
+        dt = dtype
+    else:
+        raise TypeError(f"dtype must be a torch dtype name such as 'float32', got {dtype!r}")
+    name = str(dt).removeprefix("torch.") if isinstance(dt, torch.dtype) else None
+    if name not in COMPUTE_DTYPES:
+        raise ValueError(f"dtype must be one of {COMPUTE_DTYPES} (a dtype the model can compute "
+                         f"in), got {dtype!r}")  # fmt: skip
+    return name
+
+
 def load_model(
     name: str = "auto",
     *,
@@ -419,9 +481,10 @@ def load_model(
         ``"auto"`` or a key of :data:`~.registry.MODELS`; see :func:`resolve_model`.
     device : str, torch.device or None
         GGUF models only (hub models use ``device_map="auto"`` over all GPUs); default CPU.
-    dtype : str or None
-        torch dtype name; default the source's (float32 for a GGUF, bfloat16 from the hub, with
-        4-bit weights through bitsandbytes when the GPU is smaller than the entry says).
+    dtype : str, torch.dtype or None
+        A compute dtype (:data:`COMPUTE_DTYPES`: float32, bfloat16, float16, float64; checked
+        before anything is loaded); default the source's (float32 for a GGUF, bfloat16 from the
+        hub, with 4-bit weights through bitsandbytes when the GPU is smaller than the entry says).
     verbose : bool
         Print the model chosen and why.
     loader : callable or None
@@ -439,19 +502,21 @@ def load_model(
 
     Raises
     ------
+    TypeError
+        If ``dtype`` is neither a string nor a ``torch.dtype``.
     ValueError
-        Unknown model name or dtype, or a model that needs CUDA requested without a CUDA GPU.
+        Unknown model name, a dtype that is no compute dtype (int8, bool, complex64,
+        float8_e4m3fn, ...), or a model that needs CUDA requested without a CUDA GPU.
     ImportError
         transformers, the stand-in package or (for 4-bit) bitsandbytes missing, with the command.
     ModelUnavailableError
         The hub refused the model (gated repository, no or wrong token) and ``fallback`` is
         False: the message names the repository, the licence to accept and the token to set.
     """
+    dtype = _compute_dtype(dtype)  # before anything is loaded
     resolved, reason = resolve_model(name)
     require_transformers()
     dev = get_device(device if device is not None else "cpu")
-    if dtype is not None and not isinstance(getattr(torch, dtype, None), torch.dtype):
-        raise ValueError(f"dtype must name a torch dtype such as 'float32', got {dtype!r}")
     load = loader or load_weights
     try:
         model, tok, identity = load(resolved, str(dev), dtype)

@@ -20,6 +20,8 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
+from assocmem._validate import check_index_array
+
 from .models import LanguageModel
 
 __all__ = [
@@ -82,6 +84,12 @@ def _logits(lm: LanguageModel, h: torch.Tensor, ids: torch.Tensor | None = None)
         return _normed(lm, h) @ w.T
 
 
+def _checked_ids(lm: LanguageModel, name: str, ids: object) -> torch.Tensor:
+    """Token ids as an int64 tensor, each in ``[0, vocab)`` (TypeError/ValueError naming them)."""
+    arr = ids.detach().cpu().numpy() if isinstance(ids, torch.Tensor) else ids
+    return torch.as_tensor(check_index_array(name, arr, lm.unembedding.shape[0]))
+
+
 def decode(lm: LanguageModel, h: torch.Tensor, ids: torch.Tensor | None = None) -> torch.Tensor:
     """Logit lens: W_U RMSNorm(h) (paper §4.1, with the final norm; see the module notes).
 
@@ -98,7 +106,14 @@ def decode(lm: LanguageModel, h: torch.Tensor, ids: torch.Tensor | None = None) 
     -------
     torch.Tensor, shape (..., V) or (..., K), float32, on the CPU
         Computed on the model's device.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``ids`` is not a 1-D array of integer token ids in ``[0, V)``.
     """
+    if ids is not None:
+        ids = _checked_ids(lm, "ids", ids)
     return _logits(lm, h, ids).cpu()
 
 
@@ -177,6 +192,7 @@ def layer_profile(
         float32: relative differences of order 1e-5) and ``label_mass`` (probability on the
         label tokens, summed); plus ``label_logits`` of shape (n, L + 1, K).
     """
+    label_ids = _checked_ids(lm, "label_ids", label_ids)
     flat = h.reshape(-1, h.shape[-1])
     parts: dict[str, list[torch.Tensor]] = {
         "neff_entropy": [],
@@ -283,9 +299,20 @@ def label_accuracy(label_logits: torch.Tensor | np.ndarray, labels: np.ndarray) 
     -------
     float
         Accuracy in [0, 1].
+
+    Raises
+    ------
+    TypeError
+        If ``labels`` is not a 1-D array of integers (a float is no label index).
+    ValueError
+        If a label is outside ``[0, K)`` or the shapes disagree.
     """
-    pred = np.asarray(label_logits).argmax(-1)
-    return float((pred == np.asarray(labels)).mean())
+    logits = np.asarray(label_logits)
+    y = check_index_array("labels", labels, logits.shape[-1])
+    if logits.ndim != 2 or y.shape != logits.shape[:1]:
+        raise ValueError(f"labels must hold one label per row of label_logits {logits.shape}, "
+                         f"got {y.shape}")  # fmt: skip
+    return float((logits.argmax(-1) == y).mean())
 
 
 def additive_accuracy(
@@ -312,10 +339,14 @@ def additive_accuracy(
     Returns
     -------
     numpy.ndarray, shape (len(layers), len(lambdas))
+
+    Raises
+    ------
+    TypeError, ValueError
+        If a layer is not an integer in ``[0, L]``, or ``labels`` not integer indices of the
+        label tokens (:func:`label_accuracy`).
     """
-    for ell in layers:
-        if not 0 <= ell <= lm.n_layers:
-            raise ValueError(f"layers must lie in [0, {lm.n_layers}], got {ell}")
+    layers = check_index_array("layers", np.asarray(layers), lm.n_layers + 1).tolist()
     acc = np.empty((len(layers), len(lambdas)))
     for i, ell in enumerate(layers):
         logits = additive_logits(lm, h_query, c_bar[ell], lambdas, label_ids)
@@ -336,7 +367,8 @@ class LamaEffect:
         Mean over queries of the target's energy -r_target (negative normed logit of its first
         token) and of its whole-word probability; axis 0 is (+, -).
     prob_se : numpy.ndarray, shape (2, n_layers, m)
-        Standard error of the mean probability over queries.
+        Standard error of the mean probability over the n queries, ``s / sqrt(n)`` with ``s``
+        the standard deviation with ``n - 1`` in its denominator (NaN for n = 1).
     energy0, prob0, prob0_se : float
         The same at lambda = 0 (zero-shot).
     prob_query : numpy.ndarray, shape (2, n_layers, m, n) or None
@@ -451,7 +483,15 @@ def lama_context_effect(
     Returns
     -------
     LamaEffect
+
+    Raises
+    ------
+    TypeError, ValueError
+        If a layer is not an integer in ``[0, L]`` or a first id is not a token id in
+        ``[0, V)``.
     """
+    layers = check_index_array("layers", np.asarray(layers), lm.n_layers + 1).tolist()
+    first_ids = _checked_ids(lm, "first_ids", first_ids)
     lam = torch.as_tensor(np.asarray(lambdas, dtype=np.float32))
     dev = lm.unembedding.device
     n = len(first_ids)
@@ -477,7 +517,7 @@ def lama_context_effect(
         logit_t, lse = _scaled_sum_stats(a, b, inverse.to(dev), lams.to(dev), scale, tgt)
         logp = (logit_t - lse).cpu().double()
         p = (logp + cont).exp()
-        se = p.std(-1) / np.sqrt(max(n - 1, 1))
+        se = p.std(-1) / np.sqrt(n)  # s / sqrt(n), s the unbiased sd (NaN for one query)
         return -logit_t.mean(-1).cpu(), p.mean(-1), se, p
 
     e0, p0, s0, _ = stats(torch.zeros(1), torch.zeros(1, h_query.shape[-1]))

@@ -19,6 +19,9 @@ SmolLM2's ends a lone ``"\n\n"`` with the single token ``ĊĊ`` but splits the s
 before ``"Review"`` into ``Ċ``, ``Ċ``. The key/value cache of a demonstration prefix is still
 computed once: the prompts that share a prefix are cut after the longest run of token ids they
 all start with (:func:`prompt_ids`), which covers the demonstrations up to the boundary.
+A prompt longer than the model's context is refused with its length and the limit, never
+truncated (:meth:`LanguageModel.check_fits`), and data text never becomes a control token: a
+special-token string in a review is encoded as the characters it is made of (:func:`encode`).
 For an instruction-tuned model the same text can be wrapped in its chat template
 (:func:`chat_text`): the demonstrations and the query's input in the user turn, the answer line
 (``"Sentiment:"``) started in the assistant turn.
@@ -34,7 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from assocmem._validate import check_index_array
+from assocmem._validate import check_index_array, check_int
 from assocmem.streams import Seed, as_seed_sequence, child, numpy_rng
 
 from .data import Task
@@ -48,6 +51,7 @@ __all__ = [
     "encode",
     "prompt_ids",
     "chat_text",
+    "ChatText",
 ]
 
 DEMO_KINDS = ("supportive", "adversarial")
@@ -83,14 +87,6 @@ class Split:
             f"{self.task}: n_ctx = {len(self.ctx)}, n_sel = {len(self.sel)}, "
             f"n_test = {len(self.test)}, demonstration pool = {len(self.pool)}"
         )
-
-
-def _check_size(name: str, value: object, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
-    if value < low:
-        raise ValueError(f"{name} must be >= {low}, got {value}")
-    return int(value)
 
 
 def make_split(
@@ -144,16 +140,18 @@ def make_split(
         If ``task`` is not a Task or a size or the seed is not an integer.
     ValueError
         If a size is < 1, the seed < 0, or the task has fewer than ``n_pool + 3`` items (then no
-        query set of size >= 1 is left beside the pool; the message names ``n_pool``).
+        query set of size >= 1 is left beside the pool; the message names the argument that made
+        the pool that large, ``n_pool`` or ``pool_per_class``).
     """
     if not isinstance(task, Task):
         raise TypeError(f"task must be a Task (from load_task), got {type(task).__name__}")
-    sizes = [_check_size(n, v, 1) for n, v in (("n_ctx", n_ctx), ("n_sel", n_sel),
+    sizes = [check_int(n, v, 1) for n, v in (("n_ctx", n_ctx), ("n_sel", n_sel),
                                                ("n_test", n_test))]  # fmt: skip
-    n_pool = _check_size("n_pool", n_pool, 1)
-    pool_per_class = _check_size("pool_per_class", pool_per_class, 0)
+    n_pool = check_int("n_pool", n_pool, 1)
+    pool_per_class = check_int("pool_per_class", pool_per_class, 0)
     as_seed_sequence(seed)
     n = len(task)
+    requested_pool = n_pool
     reserved = np.zeros(0, dtype=np.int64)
     if pool_per_class:
         res_rng = numpy_rng(child(seed, "split reserve"))
@@ -164,9 +162,16 @@ def make_split(
         n_pool = max(n_pool, len(reserved))
     room = n - n_pool  # items left for the three query sets
     if room < 3:
+        cause = (
+            f"n_pool = {n_pool}; lower n_pool"
+            if n_pool == requested_pool
+            else f"pool_per_class = {pool_per_class} reserves {len(reserved)} items for the pool "
+            f"(n_pool = {requested_pool}); lower pool_per_class"
+        )
         raise ValueError(
-            f"{task.name} has {n} items ({task.source}): n_pool = {n_pool} leaves {max(room, 0)} "
-            "for the three query sets (ctx, sel, test), which need at least 3; lower n_pool"
+            f"{task.name} has {n} items ({task.source}): a demonstration pool of {n_pool} leaves "
+            f"{max(room, 0)} for the three query sets (ctx, sel, test), which need at least 3: "
+            f"{cause}"
         )
     want = sum(sizes)
     if want > room:
@@ -331,8 +336,8 @@ def demo_prefixes(
     pool = check_index_array("pool", pool, len(task))
     if np.unique(pool).size != pool.size:
         raise ValueError("pool must not repeat an item (the prefixes share no demonstration)")
-    k = _check_size("k", k, 1)
-    n_prefixes = _check_size("n_prefixes", n_prefixes, 1)
+    k = check_int("k", k, 1)
+    n_prefixes = check_int("n_prefixes", n_prefixes, 1)
     as_seed_sequence(seed)
     if n_prefixes * k > len(pool):
         raise ValueError(
@@ -393,13 +398,38 @@ def _balanced_sets(task: Task, pool: np.ndarray, k: int, n_sets: int, seed: Seed
     return np.stack([rng.permutation(row) for row in items])
 
 
+class ChatText(str):
+    """A prompt text rendered by :func:`chat_text`: its special-token strings are control tokens.
+
+    A plain ``str`` is data: :func:`encode` encodes a special-token string in it (``<|im_end|>``,
+    ``<|endoftext|>``, ``<|begin_of_text|>``) as the characters it is made of, never as the
+    control token. Only the chat template's own markup, in the text :func:`chat_text` returns
+    as a ``ChatText``, is encoded as control tokens (and :func:`chat_text` refuses data that
+    holds a special-token string). String operations on it return a plain ``str`` (data).
+    """
+
+    __slots__ = ()
+
+
+def _special_strings(lm: LanguageModel) -> list[str]:
+    """Return the tokenizer's special-token strings (named ones and added special tokens)."""
+    tok = lm.tokenizer
+    added = getattr(tok, "added_tokens_decoder", {}) or {}
+    found = {str(t.content) for t in added.values() if getattr(t, "special", False)}
+    return sorted(found | {str(t) for t in getattr(tok, "all_special_tokens", [])})
+
+
 def encode(lm: LanguageModel, text: str) -> list[int]:
-    """Token ids of a prompt piece, without special tokens.
+    """Token ids of a prompt piece, without added special tokens (no BOS, no EOS).
+
+    Data never becomes a control token: in a plain ``str`` a special-token string such as
+    ``<|im_end|>`` is encoded as text (``split_special_tokens=True``); only a :class:`ChatText`
+    (the output of :func:`chat_text`) is encoded with its template's control tokens.
 
     Parameters
     ----------
     lm : LanguageModel
-    text : str
+    text : str or ChatText
 
     Returns
     -------
@@ -409,10 +439,17 @@ def encode(lm: LanguageModel, text: str) -> list[int]:
     ------
     TypeError
         If ``text`` is not a string.
+    ValueError
+        If the text with the model's BOS is longer than its context
+        (:meth:`LanguageModel.check_fits`: refused, not truncated).
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
-    return list(lm.tokenizer.encode(text, add_special_tokens=False))
+    split = not isinstance(text, ChatText)
+    ids = [int(i) for i in lm.tokenizer.encode(text, add_special_tokens=False,
+                                               split_special_tokens=split)]  # fmt: skip
+    lm.check_fits(len(lm.bos_ids) + len(ids), f"the text {text[:40]!r}...")
+    return ids
 
 
 def chat_text(lm: LanguageModel, text: str) -> str:
@@ -431,21 +468,40 @@ def chat_text(lm: LanguageModel, text: str) -> str:
 
     Returns
     -------
-    str
-        The templated text (its special tokens written out, as the template renders them).
+    ChatText
+        The templated text (a ``str``; its special tokens written out, as the template renders
+        them, which :func:`encode` encodes as control tokens).
 
     Raises
     ------
+    TypeError
+        If ``text`` is not a string.
     ValueError
-        If the tokenizer has no chat template, or ``text`` has no line break.
+        If the tokenizer has no chat template; if ``text`` has no line break or ends with one
+        (the answer cue must be its last line, or the cue would land in the user turn and the
+        assistant turn would start empty: refused, not stripped); if ``text`` holds one of the
+        tokenizer's special-token strings (data must not become a control token).
     """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
     if not getattr(lm.tokenizer, "chat_template", None):
         raise ValueError(f"{lm.name}'s tokenizer has no chat template")
     if "\n" not in text:
         raise ValueError("text must end with an answer line after a line break")
     body, cue = text.rsplit("\n", 1)
+    if not cue.strip():
+        raise ValueError(
+            f"text must end with its answer cue (e.g. 'Sentiment:'), not with a line break or "
+            f"blank line: got ...{text[-30:]!r}"
+        )
+    special = [t for t in _special_strings(lm) if t and t in text]
+    if special:
+        raise ValueError(
+            f"text holds the special-token string(s) {special} of {lm.name}'s tokenizer: inside "
+            "a chat template they would become control tokens; remove them from the data"
+        )
     messages = [{"role": "user", "content": body}, {"role": "assistant", "content": cue}]
-    return str(lm.tokenizer.apply_chat_template(
+    return ChatText(lm.tokenizer.apply_chat_template(
         messages, tokenize=False, continue_final_message=True
     ))  # fmt: skip
 
@@ -480,19 +536,22 @@ def prompt_ids(
     Raises
     ------
     TypeError
-        If a text is not a string.
+        If ``texts`` is not a sequence of strings (a numpy array of strings is accepted), or
+        ``which`` not a 1-D array of integers.
     ValueError
-        If ``texts`` is empty, a text tokenizes to nothing, or ``which`` is not one index >= 0
-        per prompt.
+        If ``texts`` is empty, a text tokenizes to nothing or is longer than the model's context
+        (:func:`encode`), or ``which`` is not one index >= 0 per prompt.
     """
-    if not texts:
+    if isinstance(texts, (str, bytes)) or not hasattr(texts, "__len__"):
+        raise TypeError(f"texts must be a sequence of prompt texts, got {type(texts).__name__}")
+    if len(texts) == 0:
         raise ValueError("texts must be a non-empty list of prompt texts")
+    which = check_index_array("which", which)  # before any text is encoded
+    if which.shape != (len(texts),):
+        raise ValueError(f"which must hold one group per prompt, got shape {which.shape}")
     full = [encode(lm, t) for t in texts]
     if any(not f for f in full):
         raise ValueError("every prompt text must tokenize to at least one token")
-    which = check_index_array("which", which)
-    if which.shape != (len(texts),):
-        raise ValueError(f"which must hold one group per prompt, got shape {which.shape}")
     n_groups = int(which.max()) + 1
     prefixes: list[list[int]] = [[] for _ in range(n_groups)]
     for g in range(n_groups):

@@ -161,13 +161,27 @@ class Chapter6Protocol:
 
         Raises
         ------
+        TypeError
+            If a count, a size, a budget or the seed is not an integer.
         ValueError
-            If a task has no shots or a count is below its minimum, a threshold is outside its
-            range, or a model's sizes do not cover every task.
+            If a task has no shots or a count is below its minimum (``n_sets`` >= 2, sizes and
+            budgets >= 1, ``seed`` >= 0), a threshold is outside its range, or a model's sizes do
+            not cover every task.
         """
-        for name in ("n_sets", "n_chat", "n_lambdas", "n_layers_window", "lama_k",
+        for name in ("n_chat", "n_lambdas", "n_layers_window", "lama_k",
                      "lama_layer_step", "batch_size"):  # fmt: skip
             check_int(name, getattr(self, name), 1)
+        check_int("n_sets", self.n_sets, 2)  # the bootstrap over sets needs two
+        check_int("seed", self.seed, 0)
+        for model, by_task in self.sizes.items():
+            for task, triple in by_task.items():
+                if not isinstance(triple, (tuple, list)) or len(triple) != 3:
+                    raise ValueError(f"sizes[{model!r}][{task!r}] must be (n_ctx, n_sel, n_test)")
+                for what, v in zip(("n_ctx", "n_sel", "n_test"), triple, strict=True):
+                    check_int(f"sizes[{model!r}][{task!r}] {what}", v, 1)
+        for model, budget in self.max_tokens.items():
+            if budget is not None:
+                check_int(f"max_tokens[{model!r}]", budget, 1)
         if self.lama_n is not None:
             check_int("lama_n", self.lama_n, 2)
         for name in ("collapse_mass", "reach_tol", "align_frac", "late", "layers_from"):

@@ -16,14 +16,17 @@ import hashlib
 import inspect
 import json
 import os
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from assocmem._validate import check_int
+from assocmem._validate import check_directory, check_index_array, check_int, check_token_ids
 from assocmem.device import share_cores
 from assocmem.pages import show_progress
 
@@ -248,6 +251,34 @@ def _extract(
     return out, logprob, top1
 
 
+def _read_entry(
+    file: Path, key: dict[str, object] | None, shape: tuple[int, ...], targets: bool
+) -> dict[str, Any] | None:
+    """Return a cache entry's contents, or None (with a warning) if it is unreadable or wrong.
+
+    Unreadable: empty, truncated or corrupt (torch's reader fails). Wrong: not the dict that
+    :func:`prompt_states` writes, another key, states of another shape, or scores missing where
+    targets were asked for. Either way the caller recomputes the entry and overwrites it.
+    """
+    try:
+        saved = torch.load(file, weights_only=False)
+    except Exception as exc:  # any failure to read means: recompute (never a crash, never use)
+        problem = f"cannot be read ({type(exc).__name__}: {str(exc)[:120]})"
+    else:
+        h = saved.get("h") if isinstance(saved, dict) else None
+        if not isinstance(h, torch.Tensor) or tuple(h.shape) != shape:
+            problem = f"does not hold states of shape {shape}"
+        elif saved.get("key") != key:
+            problem = "was written for another key"
+        elif targets and (saved.get("logprob") is None or saved.get("top1") is None):
+            problem = "lacks the target scores"
+        else:
+            return saved
+    warnings.warn(f"hidden-state cache entry {file} {problem}: recomputing it (the entry is "
+                  "overwritten)", RuntimeWarning, stacklevel=3)  # fmt: skip
+    return None
+
+
 def prompt_states(
     lm: LanguageModel,
     prefixes: Sequence[Sequence[int]],
@@ -310,35 +341,58 @@ def prompt_states(
 
     Raises
     ------
+    TypeError
+        A token id or an index of ``which`` that is not an integer (a float, even 0.0, or a
+        bool), or a size that is not an integer.
     ValueError
-        Empty queries or targets, ``which`` out of range, batch_size < 1 or max_tokens < 1.
+        Empty queries or targets, a token id outside ``[0, lm.vocab_size)`` (the message names
+        it and the vocabulary size), ``which`` out of range, a prompt (BOS, prefix, query and
+        target) longer than the model's context (:meth:`~.models.LanguageModel.check_fits`:
+        refused, not truncated), batch_size < 1 or max_tokens < 1, or (with the cache) a
+        cache directory that cannot be one (a file in its place).
+
+    Warns
+    -----
+    RuntimeWarning
+        A cache entry that cannot be read (truncated, empty, corrupt) or does not hold what its
+        key promises is recomputed and rewritten, with a warning naming the file.
     """
-    qlist = [list(map(int, q)) for q in queries]
-    plist = [list(map(int, p)) for p in prefixes]
+    vocab = lm.vocab_size
+    qlist = check_token_ids("queries", queries, vocab)
+    plist = check_token_ids("prefixes", prefixes, vocab)
     if not qlist or any(len(q) == 0 for q in qlist):
         raise ValueError("queries must be a non-empty list of non-empty token-id lists")
-    which_arr = np.zeros(len(queries), np.int64) if which is None else np.asarray(which, np.int64)
-    if (
-        which_arr.shape != (len(queries),)
-        or which_arr.min() < 0
-        or which_arr.max() >= len(prefixes)
-    ):
-        raise ValueError(f"which must hold one prefix index in [0, {len(prefixes)}) per query")
-    tlist = None if targets is None else [list(map(int, t)) for t in targets]
+    if not plist:
+        raise ValueError("prefixes must hold at least one prefix (e.g. [[]] for zero-shot)")
+    if which is None:
+        which_arr = np.zeros(len(qlist), np.int64)
+    else:
+        which_arr = check_index_array("which", which, len(plist))
+    if which_arr.shape != (len(qlist),):
+        raise ValueError(f"which must hold one prefix index in [0, {len(plist)}) per query, got "
+                         f"shape {which_arr.shape} for {len(qlist)} queries")  # fmt: skip
+    tlist = None if targets is None else check_token_ids("targets", targets, vocab)
     if tlist is not None and (len(tlist) != len(qlist) or any(len(t) == 0 for t in tlist)):
         raise ValueError("targets must hold one non-empty token-id list per query")
     batch_size = check_int("batch_size", batch_size, 1)
     if max_tokens is not None:
         max_tokens = check_int("max_tokens", max_tokens, 1)
+    n_bos = len(lm.bos_ids)
+    for i, (q, p) in enumerate(zip(qlist, which_arr, strict=True)):
+        extra = len(tlist[i]) if tlist is not None else 0
+        lm.check_fits(n_bos + len(plist[p]) + len(q) + extra, f"prompt {i}")
     use_cache = uses_cache(lm, cache)
     key, file = None, None
     if use_cache:
         key = states_key(lm, plist, qlist, which_arr, tlist, weights)
         digest = hashlib.sha1(json.dumps(key, sort_keys=True).encode()).hexdigest()[:20]
-        file = cache_dir(cache_path) / "llm" / f"{lm.name}_{digest}.pt"
+        folder = cache_dir(cache_path) / "llm"
+        check_directory("cache_path", folder, must_exist=False)  # before the run, not at the save
+        file = folder / f"{lm.name}_{digest}.pt"
     if file is not None and file.is_file():
-        saved = torch.load(file, weights_only=False)
-        return PromptStates(saved["h"], saved["logprob"], saved["top1"], from_cache=True)
+        saved = _read_entry(file, key, (len(qlist), lm.n_layers + 1, lm.d_model), tlist is not None)
+        if saved is not None:
+            return PromptStates(saved["h"], saved["logprob"], saved["top1"], from_cache=True)
     h, lp, top1 = _extract(
         lm, plist, qlist, which_arr, tlist, batch_size, max_tokens, progress, desc
     )
