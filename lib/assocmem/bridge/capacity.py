@@ -17,10 +17,16 @@ from pathlib import Path
 import pandas as pd
 
 from assocmem._validate import check_frame, check_int
-from assocmem.stats import Estimate, mean_interval
+from assocmem.stats import Estimate, Verdict, mean_interval, verdict
 from assocmem.streams import Seed, child
 
-from .facts import N_RELATIONS, bits_per_parameter, fact_set
+from .facts import (
+    HEBBIAN_BITS_PER_PARAMETER,
+    N_RELATIONS,
+    OPTIMAL_BITS_PER_PARAMETER,
+    bits_per_parameter,
+    fact_set,
+)
 from .memories import MEMORIES, n_parameters
 
 __all__ = [
@@ -33,6 +39,11 @@ __all__ = [
     "bits_difference",
     "check_in_band",
     "stored_table",
+    "capacity_findings",
+    "summary_frame",
+    "SUMMARY_NAMES",
+    "SUMMARY_FORMATS",
+    "FINDINGS_SPEC",
     "TABLE_PATH",
 ]
 
@@ -206,3 +217,59 @@ def check_in_band(table: pd.DataFrame, row: dict[str, object], slack: int = N_RE
 def stored_table(path: str | Path = TABLE_PATH) -> pd.DataFrame:
     """Read the stored capacity table (comment lines ``#`` hold the command and version)."""
     return check_frame("table", pd.read_csv(path, comment="#"), COLUMNS, str(path))
+
+
+#: Format of each finding in prose (:func:`assocmem.pages.glue_all`'s ``spec``).
+FINDINGS_SPEC = {
+    **{f"bits_{m}": ".2f" for m in MEMORIES},
+    **{k: "+.2f" for k in ("diff_mlp_lin", "diff_tr_lin", "diff_mlp_lin_dmax")},
+}
+
+
+def capacity_findings(
+    table: pd.DataFrame, live: dict[str, dict[str, object]]
+) -> dict[str, Estimate | Verdict | float | int]:
+    """Return the numbers chapter 7a quotes, by label.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The capacity table (all three memories).
+    live : dict
+        Memory -> its live :func:`capacity_point` row.
+
+    Returns
+    -------
+    dict
+        ``bits_<memory>`` (Estimate at the largest d), ``live_<memory>`` (int), the differences
+        ``diff_mlp_lin``, ``diff_tr_lin`` (all sizes) and ``diff_mlp_lin_dmax`` (largest d) with
+        their verdicts ``<name>_v``, ``dmax``, ``live_d`` (the live rows' d), and the reference
+        lines ``opt``, ``hebb``.
+    """
+    summary = capacity_summary(table)
+    dmax = int(table.d.max())
+    largest = summary[summary.d == dmax].set_index("memory")
+    out: dict[str, Estimate | Verdict | float | int] = {
+        f"bits_{m}": largest.loc[m, "bits_per_param"] for m in largest.index
+    }
+    out.update({f"live_{m}": int(r["capacity"]) for m, r in live.items()})  # type: ignore[call-overload]
+    diffs = {
+        "diff_mlp_lin": bits_difference(table, "mlp", "linear"),
+        "diff_tr_lin": bits_difference(table, "transformer", "linear"),
+        "diff_mlp_lin_dmax": bits_difference(table[table.d == dmax], "mlp", "linear"),
+    }
+    out.update(diffs)
+    out["live_d"] = int(next(iter(live.values()))["d"]) if live else 0  # type: ignore[call-overload]
+    out.update({f"{k}_v": verdict(v) for k, v in diffs.items()})
+    out.update(dmax=dmax, opt=OPTIMAL_BITS_PER_PARAMETER, hebb=HEBBIAN_BITS_PER_PARAMETER)
+    return out
+
+
+#: Column names of :func:`summary_frame`, and the formats of its Estimates.
+SUMMARY_NAMES = {"params": "P", "capacity": "N stored (≥ 99 %)", "bits_per_param": "bits / param"}
+SUMMARY_FORMATS = {"N stored (≥ 99 %)": "{:.1f}", "bits / param": "{:.2f}"}
+
+
+def summary_frame(summary: pd.DataFrame) -> pd.DataFrame:
+    """Return :func:`capacity_summary`'s frame with the page's column names (SUMMARY_NAMES)."""
+    return summary.rename(columns=SUMMARY_NAMES)

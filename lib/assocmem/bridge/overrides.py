@@ -39,6 +39,7 @@ from assocmem.llm.probes import (
     layer_profile,
 )
 from assocmem.llm.states import prompt_states
+from assocmem.pages import glue_key
 from assocmem.stats import Estimate, Verdict, bootstrap_interval, crossing, rate, verdict
 from assocmem.streams import Seed, child, numpy_rng
 
@@ -53,6 +54,7 @@ __all__ = [
     "ToyControls",
     "measure_controls",
     "CONTROL_ROWS",
+    "CONTROL_SPEC",
     "controls_frame",
     "Transition",
     "measure_transition",
@@ -265,7 +267,9 @@ def probe_prompts(task: OverrideTask, n: int, seed: Seed) -> Prompts:
 
 def _states(lm: LanguageModel, ids: np.ndarray) -> torch.Tensor:
     """Chapter 6's :func:`~assocmem.llm.states.prompt_states` on whole prompts: (n, L + 1, d)."""
-    return prompt_states(lm, [[]], [list(r) for r in ids], cache=False, batch_size=256).h
+    return prompt_states(
+        lm, [[]], [list(r) for r in ids], cache=False, batch_size=256, progress=False
+    ).h
 
 
 def _correct(lm: LanguageModel, task: OverrideTask, h: torch.Tensor, ans: np.ndarray) -> np.ndarray:
@@ -321,6 +325,15 @@ class ToyControls:
         out["collapse"], out["collapse_v"] = self.collapse, verdict(self.collapse)
         return out
 
+    def findings(self, chance: float) -> dict[str, Estimate | Verdict | float]:
+        """:meth:`summary` plus the final-layer N_eff, ``neff_zero`` and ``neff_icl``."""
+        out: dict[str, Estimate | Verdict | float] = dict(self.summary(chance))
+        out.update({f"neff_{k}": float(v[-1]) for k, v in self.neff.items()})
+        return out
+
+
+#: Format of each finding in prose (:func:`assocmem.pages.glue_all`'s ``spec``).
+CONTROL_SPEC = {"override": "+.3f", "unknown": "+.3f", "support": "+.3f", "collapse": "+.2f"}
 
 #: The rows of :func:`controls_frame`: label, measurement, what the construction implies.
 CONTROL_ROWS = (
@@ -395,6 +408,30 @@ class Transition:
     fraction: list[Estimate]
     lambda_crit: Estimate
     selection: np.ndarray
+
+    def at(self, lam: float) -> Estimate:
+        """Return the fraction answering the target at the grid point ``lam``.
+
+        Raises
+        ------
+        ValueError
+            If ``lam`` is not on the grid.
+        """
+        hit = np.flatnonzero(np.isclose(self.lambdas, lam))
+        if hit.size == 0:
+            raise ValueError(f"lam must be one of the grid {self.lambdas.tolist()}, got {lam}")
+        return self.fraction[int(hit[0])]
+
+    def findings(self, at: tuple[float, ...] = ()) -> dict[str, Estimate | float | int]:
+        """``lcrit``, ``layer``, ``lam_max``, ``frac_end`` and ``frac_<lambda>`` for ``at``."""
+        out: dict[str, Estimate | float | int] = {
+            "lcrit": self.lambda_crit,
+            "layer": self.layer,
+            "lam_max": float(self.lambdas[-1]),
+            "frac_end": self.fraction[-1],
+        }
+        out.update({glue_key("frac", lam): self.at(lam) for lam in at})
+        return out
 
 
 def measure_transition(lm: LanguageModel, task: OverrideTask, n: int, lambdas: np.ndarray,
