@@ -8,7 +8,16 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
-from assocmem.bridge.capacity import COLUMNS, bits_difference, capacity_summary, check_in_band
+from assocmem.bridge import __main__ as sweep
+from assocmem.bridge.capacity import (
+    COLUMNS,
+    TABLE_PATH,
+    bits_difference,
+    capacity_point,
+    capacity_summary,
+    check_in_band,
+    stored_table,
+)
 from assocmem.bridge.facts import (
     HEBBIAN_BITS_PER_PARAMETER,
     OPTIMAL_BITS_PER_PARAMETER,
@@ -125,6 +134,7 @@ def test_chapter6_verdicts_on_the_toy(task: OverrideTask, toys: dict[str, Langua
     assert control.override.verdict is not Verdict.ABOVE
     assert control.unknown.verdict is not Verdict.ABOVE
     assert control.support.verdict is not Verdict.ABOVE
+    assert verdict(control.collapse) is not Verdict.ABOVE
 
 
 def test_additive_transition_on_the_toy(task: OverrideTask, toys: dict[str, LanguageModel]) -> None:
@@ -133,3 +143,17 @@ def test_additive_transition_on_the_toy(task: OverrideTask, toys: dict[str, Lang
     assert tr.fraction[0].value < 0.2  # lambda = 0: the stored answer, never the target
     assert tr.fraction[-1].value > 0.8
     assert 0.0 < tr.lambda_crit.value < 3.0
+
+
+def test_stored_table_is_what_the_script_makes() -> None:
+    """The stored table names its command and version, and seed 0 at d = 8 reproduces exactly."""
+    head = TABLE_PATH.read_text().splitlines()[:2]
+    assert head[0] == "# made by: python -m assocmem.bridge"
+    assert head[1].startswith("# assocmem ")
+    table = stored_table()
+    assert set(table.memory) == set(MEMORIES)
+    assert sorted(set(table.d)) == sorted(sweep.SIZES)
+    for memory in ("linear", "mlp"):
+        row = capacity_point(memory, 8, 8, 0, sweep.ROOT, steps=sweep.STEPS)
+        stored = table[(table.memory == memory) & (table.d == 8) & (table.seed == 0)]
+        assert row["capacity"] == int(stored["capacity"].iloc[0])

@@ -341,7 +341,11 @@ CONTROL_ROWS = (
     ("override", "ICL − zero-shot accuracy on the override a′", "above (control: not above)"),
     ("unknown", "ICL − zero-shot accuracy, unknown subjects", "above (control: not above)"),
     ("support", "supportive − adversarial accuracy on a(s)", "above (control: not above)"),
-    ("collapse", "zero-shot − ICL final-layer N_eff, unknown subjects", "above"),
+    (
+        "collapse",
+        "zero-shot − ICL final-layer N_eff, unknown subjects",
+        "above (control: not above)",
+    ),
 )
 
 
