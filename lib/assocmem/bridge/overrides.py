@@ -426,14 +426,21 @@ class Transition:
             raise ValueError(f"lam must be one of the grid {self.lambdas.tolist()}, got {lam}")
         return self.fraction[int(hit[0])]
 
-    def findings(self, at: tuple[float, ...] = ()) -> dict[str, Estimate | float | int]:
-        """``lcrit``, ``layer``, ``lam_max``, ``frac_end`` and ``frac_<lambda>`` for ``at``."""
+    def findings(
+        self, at: tuple[float, ...] = (), crossing: bool = True
+    ) -> dict[str, Estimate | float | int]:
+        """``layer``, ``lam_max``, ``frac_end``, ``frac_<lambda>`` for ``at``, and ``lcrit``.
+
+        ``crossing=False`` leaves out ``lcrit`` (for a curve that never reaches 1/2, whose
+        crossing has no interval).
+        """
         out: dict[str, Estimate | float | int] = {
-            "lcrit": self.lambda_crit,
             "layer": self.layer,
             "lam_max": float(self.lambdas[-1]),
             "frac_end": self.fraction[-1],
         }
+        if crossing:
+            out["lcrit"] = self.lambda_crit
         out.update({glue_key("frac", lam): self.at(lam) for lam in at})
         return out
 
