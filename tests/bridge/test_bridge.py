@@ -30,6 +30,7 @@ from assocmem.bridge.overrides import (
     measure_controls,
     measure_transition,
     probe_prompts,
+    repetitions,
 )
 from assocmem.bridge.toy import WordTokenizer
 from assocmem.llm.models import LanguageModel
@@ -157,3 +158,15 @@ def test_stored_table_is_what_the_script_makes() -> None:
         row = capacity_point(memory, 8, 8, 0, sweep.ROOT, steps=sweep.STEPS)
         stored = table[(table.memory == memory) & (table.d == 8) & (table.seed == 0)]
         assert row["capacity"] == int(stored["capacity"].iloc[0])
+
+
+def test_repetitions_switch_the_toy_not_the_control(
+    task: OverrideTask, toys: dict[str, LanguageModel]
+) -> None:
+    toy = repetitions(toys["toy"], task, 60, (0, 1, 2), seed=9)
+    assert toy["reps_0"].value < 0.1  # no statement: the stored fact, never a'
+    assert toy["reps_1"].value > 0.8 and toy["reps_2"].value > 0.8
+    control = repetitions(toys["control"], task, 60, (0, 2), seed=9)
+    assert control["reps_2"].value < 0.1
+    with pytest.raises(ValueError, match="copies must lie in"):
+        repetitions(toys["toy"], task, 10, (task.n_ctx + 1,), seed=9)

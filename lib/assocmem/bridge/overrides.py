@@ -56,6 +56,7 @@ __all__ = [
     "CONTROL_ROWS",
     "CONTROL_SPEC",
     "controls_frame",
+    "repetitions",
     "Transition",
     "measure_transition",
 ]
@@ -388,6 +389,41 @@ def measure_controls(lm: LanguageModel, task: OverrideTask, prompts: Prompts,
         label_mass={k: v["label_mass"].mean(0) for k, v in prof.items()},
         neff={k: v["neff_entropy"].mean(0) for k, v in prof.items()},
     )
+
+
+def repetitions(
+    lm: LanguageModel, task: OverrideTask, n: int, copies: tuple[int, ...], seed: Seed = 0
+) -> dict[str, Estimate]:
+    """Fraction of known-subject queries answering the override a' when it is stated r times.
+
+    Parameters
+    ----------
+    copies : tuple of int in [0, n_ctx]
+        Repetitions r of the pair (s, a') among the n_ctx context pairs (0: no statement).
+
+    Returns
+    -------
+    dict
+        ``reps_<r>``: Wilson rate over n prompts (final-layer logit lens over the attributes).
+
+    Raises
+    ------
+    ValueError
+        If a count is outside [0, n_ctx].
+    """
+    n = check_int("n", n, 2)
+    out = {}
+    for r in copies:
+        if not 0 <= r <= task.n_ctx:
+            raise ValueError(f"copies must lie in [0, {task.n_ctx}], got {r}")
+        rng = numpy_rng(child(seed, r))
+        ids, ans, _, _ = _sequences(
+            task, rng, n, np.ones(n, np.int64), copies=np.full(n, max(r, 1))
+        )
+        if r == 0:
+            ids = _hide_statement(task, ids, rng)
+        out[f"reps_{r}"] = rate(_correct(lm, task, _states(lm, ids), ans))
+    return out
 
 
 @dataclass(frozen=True)
