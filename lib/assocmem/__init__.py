@@ -5,8 +5,10 @@ Import from the modules themselves (packages re-export nothing). One subpackage 
 - :mod:`.linear` — Part I, chapters 1-4: the linear associative memory.
 - :mod:`.context_gated` — Part II, chapter 5: the context-gated associative memory.
 - :mod:`.llm` — Part II, chapter 6: context-gated retrieval inside a language model.
+- :mod:`.bridge` — Part III, chapter 7: the memories and a toy transformer on facts the book
+  chose (reads :mod:`.linear` and :mod:`.llm`).
 
-Shared by both parts (they import no part):
+Shared by all parts (they import no part):
 
 - :mod:`.plotting` — the one figure style: sizes, colours, theory lines, simulation markers.
 - :mod:`.streams` — random streams: one root seed per experiment, independent keyed children.

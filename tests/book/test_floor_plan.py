@@ -14,7 +14,13 @@ from pathlib import Path
 import pytest
 
 LIB = Path(__file__).resolve().parents[2] / "lib" / "assocmem"
-PACKAGES = ["assocmem", "assocmem.linear", "assocmem.context_gated", "assocmem.llm"]
+PACKAGES = [
+    "assocmem",
+    "assocmem.linear",
+    "assocmem.context_gated",
+    "assocmem.llm",
+    "assocmem.bridge",
+]
 #: A member named in a floor plan: ``:mod:`.name``` or ``:mod:`~.name``` (relative to the package).
 _NAMED = re.compile(r":mod:`~?\.([\w.]+)`")
 
