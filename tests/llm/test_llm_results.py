@@ -22,7 +22,7 @@ from assocmem.llm.claims import (
     share_words,
 )
 from assocmem.llm.evaluation import PairedComparison, paired_comparison
-from assocmem.llm.plots import claim_lines, verdict_table
+from assocmem.llm.plots import claim_lines, findings_table, verdict_table
 from assocmem.llm.probes import LamaEffect
 from assocmem.llm.prompts import Split
 from assocmem.llm.protocol import Chapter6Protocol
@@ -264,14 +264,29 @@ def test_one_shot_on_the_same_sets_gives_the_paired_difference_of_more_shots() -
 def test_the_collapse_is_the_papers_reading_only_with_a_gain_above_zero() -> None:
     """Issue 39 item 12: a collapse whose gain is not resolved is not the paper's reading."""
     assert collapse_reading(True, _est(0.05, 0.3)) == READINGS[Verdict.ABOVE]
-    assert collapse_reading(True, _est(-0.293, 0.017)) == "collapse without a resolved gain"
-    assert collapse_reading(True, _est(0.0, 0.3)) == "collapse without a resolved gain"
-    assert collapse_reading(True, _est(-0.3, -0.05)) == "collapse with a loss"
+    assert collapse_reading(True, _est(-0.293, 0.017)) == "collapse, gain not resolved"
+    assert collapse_reading(True, _est(0.0, 0.3)) == "collapse, gain not resolved"
+    assert collapse_reading(True, _est(-0.3, -0.05)) == "collapse, gain below 0"
     assert collapse_reading(False, _est(0.05, 0.3)) == "no collapse"
     c = _controls_result(zero=4, icl=28, add=16, wrong=8).claims()
     assert c.collapsed and c.reading == READINGS[Verdict.ABOVE] == c.summary()["reading"]
     flat = _controls_result(zero=16, icl=16, add=16, wrong=8).claims()  # ICL = zero-shot
-    assert flat.collapsed and flat.reading == "collapse without a resolved gain"
+    assert flat.collapsed and flat.reading == "collapse, gain not resolved"
+
+
+def test_findings_table_writes_each_estimate_with_its_verdict() -> None:
+    r = _controls_result(zero=4, icl=28, add=16, wrong=8)
+    flat = _controls_result(zero=16, icl=16, add=16, wrong=8)
+    summaries = {("M", "SST-2"): r.summary(), ("M", "TREC"): flat.summary()}
+    t = findings_table(summaries, {"ICL - zero": "gain_zero", "reading": "reading"})
+    lines = str(t).splitlines()
+    assert len(lines) == 3 and lines[0].split() == ["model", "task", "ICL", "-", "zero", "reading"]
+    gain = r.claims().gain_zero
+    assert f"+{gain.value:.3f} [+{gain.low:.3f}, +{gain.high:.3f}] above" in lines[1]
+    assert lines[1].endswith("collapse, gain above 0")
+    assert "+0.000" in lines[2] and lines[2].endswith("collapse, gain not resolved")
+    with pytest.raises(KeyError, match="has no 'shots'"):
+        findings_table(summaries, {"more shots": "shots"})
 
 
 def test_format_share_and_its_words_follow_the_number() -> None:

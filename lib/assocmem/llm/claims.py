@@ -53,10 +53,11 @@ NOT_TESTABLE = "not testable"
 
 #: What a model-task pair's collapse onto the labels says about the paper's reading (better
 #: retrieval), by the verdict of ICL's gain over zero-shot; the last: the mass did not collapse.
+#: Only the first is the paper's reading of the collapse as better retrieval.
 READINGS: dict[Verdict | None, str] = {
-    Verdict.ABOVE: "collapse with a gain (the paper's reading)",
-    Verdict.UNRESOLVED: "collapse without a resolved gain",
-    Verdict.BELOW: "collapse with a loss",
+    Verdict.ABOVE: "collapse, gain above 0",
+    Verdict.UNRESOLVED: "collapse, gain not resolved",
+    Verdict.BELOW: "collapse, gain below 0",
     None: "no collapse",
 }
 
