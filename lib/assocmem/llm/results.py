@@ -338,8 +338,8 @@ class TaskResult:
             ``n`` (test queries), ``k``, ``sets``; at the last layer, over the profiled
             queries, the median entropy N_eff ``neff_zero``/``neff_icl``; the pooled accuracies
             (:meth:`rates`, keys ``zero``, ``cal``, ``one``, ``icl``, ``wrong``, ``add``,
-            ``vocab_zero``, ``vocab_icl``, ``chat_zero``, ``chat_icl`` where run) and the label masses
-            ``mass_zero``/``mass_icl`` (Estimates); ``icl_sets`` (the per-set ICL accuracies,
+            ``vocab_zero``, ``vocab_icl``, ``chat_zero``, ``chat_icl`` where run) and the label
+            masses ``mass_zero``/``mass_icl`` (Estimates); ``icl_sets`` (the per-set ICL accuracies,
             as text); :meth:`ClassificationClaims.summary` of :meth:`claims` where the controls
             were run; the McNemar p-values of the
             additive score against zero-shot and ICL (``diff_zero_p``, ``diff_icl_p``);
