@@ -219,13 +219,13 @@ UNREFERENCED: dict[str, dict[str, str]] = {
         "hidden check asserts it); the prose quotes λ >= 1.5",
     },
     # Chapter 6 glues each model's and task's typed summary whole (TaskResult.summary,
-    # LamaResult.summary); the prose quotes SST-2 in full and the other tasks through grouped
-    # verdict words, and the verdict and results tables show every number.
+    # LamaResult.summary); the prose quotes Gemma's SST-2, and the findings, verdict and results
+    # tables show every number of every model and task.
     "06_transformers": {
         "llm_*_sst2_*": "SST-2 numbers the prose does not quote: the results and verdict "
         "tables show them",
-        "llm_*_ag_news_*": "AG-News: the prose quotes its verdicts grouped into words and its "
-        "probe layers; the tables show the rest",
+        "llm_*_ag_news_*": "AG-News numbers the prose does not quote: the findings, verdict and "
+        "results tables show them",
         "llm_*_trec_*": "TREC: as AG-News",
         "llm_*_lama_*": "LAMA counts and rates the prose does not quote: the LAMA table shows them",
     },

@@ -461,9 +461,14 @@ def test_tiny_llama_runs_whole_path(tiny: LanguageModel) -> None:
     # and the selection curve, unchanged
     y = task.labels.copy()
     y[sp.test] = 1 - y[sp.test]
-    res2 = run_classification(tiny, _with_labels(task, y), sp, **kw)
+    res2 = run_classification(tiny, _with_labels(task, y), sp, one_shot=True, **kw)
     assert res2.chosen == res.chosen and np.array_equal(res2.acc_sel[2], res.acc_sel[2])
     assert np.array_equal(res2.correct_zero, ~res.correct_zero)
+    assert res.correct_one is None and res2.correct_one is not None
+    assert res2.correct_one.shape == (12,) and "1-shot ICL (same sets)" in res2.rates()
+    assert res2.summary()["shots"].value == pytest.approx(
+        res2.correct_icl[2].mean() - res2.correct_one.mean()
+    )
     fig = plot_additive([res])
     ax = fig.axes[0]
     assert ax.get_xlabel() == "context strength λ" and ax.get_xscale() == "log"

@@ -12,9 +12,29 @@ import torch
 from assocmem.llm.data import load_task
 from assocmem.llm.evaluation import set_bootstrap
 from assocmem.llm.experiments import calibrated_predict
-from assocmem.llm.prompts import demo_prefixes, make_split
+from assocmem.llm.prompts import demo_prefixes, first_demos, make_split
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_first_demos_cut_the_same_sets_and_keep_each_querys_set() -> None:
+    """Issue 39 item 14: 1-shot prompts on the k-shot sets, paired query by query."""
+    task = load_task("sst2", source="examples")
+    sp = make_split(task, n_ctx=4, n_sel=4, n_test=16, n_pool=32, pool_per_class=16, seed=3,
+                    verbose=False)  # fmt: skip
+    sup = demo_prefixes(task, sp.pool, k=4, n_prefixes=8, seed=3, balanced=True)
+    one = first_demos(task, sup, 1)
+    assert one.k == 1 and one.items.shape == (8, 1) and one.demos == "supportive"
+    assert np.array_equal(one.items[:, 0], sup.items[:, 0])
+    assert np.array_equal(one.labels[:, 0], sup.labels[:, 0])
+    for short, long in zip(one.texts, sup.texts, strict=True):  # the text of the first demo
+        assert long.startswith(short) and short.count(task.separator) == 1
+    assert np.array_equal(one.assign(sp.test), sup.assign(sp.test))  # same set per query
+    assert first_demos(task, sup, 4).texts == sup.texts
+    with pytest.raises(ValueError, match="at most the sets' k = 4"):
+        first_demos(task, sup, 5)
+    with pytest.raises(ValueError, match="m must be >= 1"):
+        first_demos(task, sup, 0)
 
 
 @pytest.mark.parametrize(("name", "k"), [("sst2", 4), ("ag_news", 4), ("trec", 6)])

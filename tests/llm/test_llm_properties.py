@@ -183,6 +183,8 @@ CASES: list[Case] = [
          lambda: ((_task(), _split().pool), {"k": 2, "n_prefixes": 3, "balanced": True}),
          {"k": "size", "n_prefixes": "size", "seed": "count0"},
          check=lambda d: d.items.shape == (3, 2) or pytest.fail("shape")),
+    Case(prompts.first_demos, lambda: ((_task(), _prefixes()), {"m": 1}), {"m": "size"},
+         check=lambda d: d.items.shape == (3, 1) or pytest.fail("shape")),
     Case(prompts.prompt_ids,
          lambda: ((_tiny(), ["Review: a\nSentiment:", "Review: bc\nSentiment:"]),
                   {"which": np.array([0, 1])}),

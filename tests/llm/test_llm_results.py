@@ -14,13 +14,25 @@ import re
 
 import numpy as np
 import pytest
-from assocmem.llm.claims import ClassificationClaims, share_verdict, share_words
+from assocmem.llm.claims import (
+    READINGS,
+    ClassificationClaims,
+    collapse_reading,
+    share_verdict,
+    share_words,
+)
 from assocmem.llm.evaluation import PairedComparison, paired_comparison
-from assocmem.llm.plots import claim_lines, verdict_table
+from assocmem.llm.plots import claim_lines, findings_table, verdict_table
 from assocmem.llm.probes import LamaEffect
 from assocmem.llm.prompts import Split
 from assocmem.llm.protocol import Chapter6Protocol
-from assocmem.llm.results import LamaResult, ProbeResult, TaskResult
+from assocmem.llm.results import (
+    LamaResult,
+    ProbeResult,
+    TaskResult,
+    format_share,
+    format_words,
+)
 from assocmem.stats import Estimate, Verdict, verdict
 from scipy import stats
 
@@ -232,6 +244,62 @@ def test_methods_that_agree_on_every_query_get_an_interval_not_a_point() -> None
     assert "two-stage" in c.add_icl.method and c.add_icl.low < c.add_icl.high
 
 
+def test_one_shot_on_the_same_sets_gives_the_paired_difference_of_more_shots() -> None:
+    r = _controls_result(zero=4, icl=28, add=16, wrong=8)
+    assert r.claims().shots is None and "shots" not in r.claims().summary()
+    one = np.zeros(32, bool)
+    one[:12] = True  # 1-shot: the first 12 queries right; 4-shot: the first 28
+    r1 = dataclasses.replace(r, correct_one=one)
+    c = r1.claims()
+    assert c.shots is not None and c.shots.value == pytest.approx(16 / 32)
+    assert c.shots.low > 0 and c.verdicts()["shots"] is Verdict.ABOVE
+    assert "two-stage" in c.shots.method
+    s = r1.summary()
+    assert s["v_shots"] is Verdict.ABOVE and s["one"].value == pytest.approx(12 / 32)
+    labels = [row.label for row in c.rows()]
+    assert labels.index("acc. ICL - 1-shot ICL") == labels.index("acc. ICL - zero-shot") + 1
+    assert "1-shot ICL (same sets)" in r1.rates()
+
+
+def test_the_collapse_is_the_papers_reading_only_with_a_gain_above_zero() -> None:
+    """Issue 39 item 12: a collapse whose gain is not resolved is not the paper's reading."""
+    assert collapse_reading(True, _est(0.05, 0.3)) == READINGS[Verdict.ABOVE]
+    assert collapse_reading(True, _est(-0.293, 0.017)) == "collapse, gain not resolved"
+    assert collapse_reading(True, _est(0.0, 0.3)) == "collapse, gain not resolved"
+    assert collapse_reading(True, _est(-0.3, -0.05)) == "collapse, gain below 0"
+    assert collapse_reading(False, _est(0.05, 0.3)) == "no collapse"
+    c = _controls_result(zero=4, icl=28, add=16, wrong=8).claims()
+    assert c.collapsed and c.reading == READINGS[Verdict.ABOVE] == c.summary()["reading"]
+    flat = _controls_result(zero=16, icl=16, add=16, wrong=8).claims()  # ICL = zero-shot
+    assert flat.collapsed and flat.reading == "collapse, gain not resolved"
+
+
+def test_findings_table_writes_each_estimate_with_its_verdict() -> None:
+    r = _controls_result(zero=4, icl=28, add=16, wrong=8)
+    flat = _controls_result(zero=16, icl=16, add=16, wrong=8)
+    summaries = {("M", "SST-2"): r.summary(), ("M", "TREC"): flat.summary()}
+    t = findings_table(summaries, {"ICL - zero": "gain_zero", "reading": "reading"})
+    lines = str(t).splitlines()
+    assert len(lines) == 3 and lines[0].split() == ["model", "task", "ICL", "-", "zero", "reading"]
+    gain = r.claims().gain_zero
+    assert f"+{gain.value:.3f} [+{gain.low:.3f}, +{gain.high:.3f}] above" in lines[1]
+    assert lines[1].endswith("collapse, gain above 0")
+    assert "+0.000" in lines[2] and lines[2].endswith("collapse, gain not resolved")
+    with pytest.raises(KeyError, match="has no 'shots'"):
+        findings_table(summaries, {"more shots": "shots"})
+
+
+def test_format_share_and_its_words_follow_the_number() -> None:
+    assert format_share(0.1, 0.5, 0.4) == pytest.approx(0.75)
+    assert format_share(0.1, 0.5, 0.2) == pytest.approx(0.25)
+    assert format_share(0.1, 0.5, 0.0) == pytest.approx(-0.25)  # wrong capitals hurt
+    assert format_share(0.5, 0.5, 0.9) is None and format_share(0.5, 0.4, 0.9) is None
+    assert format_words(0.75) == format_words(0.5)
+    assert format_words(0.5).startswith("mostly the format of the answer")
+    assert format_words(0.25) == format_words(-0.25) == "mostly the facts shown"
+    assert format_words(None).startswith("undefined")
+
+
 def _lama() -> LamaResult:
     layers = np.arange(0, 31, 3)  # 0 .. 30; late (>= 22.5): 24, 27, 30
     prob = np.zeros((2, len(layers), 3))
@@ -253,6 +321,10 @@ def test_lama_summary_and_report() -> None:
     assert (s["zero"].value, s["plus"].value, s["minus"].value) == (0.5, 0.7, 0.2)
     assert s["p0"] == 0.12 and s["pplus"] == pytest.approx(0.27)
     assert s["late"] == "24, 27, 30"  # layers 0 .. 30 in steps of 3, late: >= 22.5
+    # wrong capitals: 0.2 against 0.5 zero-shot and 0.7 correct: (0.2 - 0.5) / (0.7 - 0.5)
+    assert (
+        s["format_share"] == pytest.approx(-1.5) and s["format_words"] == "mostly the facts shown"
+    )
     lo, hi = _wilson(5, 10)
     lines = str(lama).splitlines()
     assert lines[0] == f"whole-word top-1, zero-shot        0.500 [{lo:.3f}, {hi:.3f}]  (n = 10)"

@@ -17,6 +17,9 @@ interval of their own, so that one table cannot call one piece of evidence two w
   contradicts another or its own interval.
 - the **collapse** onto the label set: the label mass rises (its gain :attr:`~Verdict.ABOVE` 0)
   and the ICL mass lies :attr:`~Verdict.ABOVE` the protocol's ``collapse_mass``.
+- the **reading** of a collapse (:func:`collapse_reading`): the paper reads the collapse as better
+  retrieval, which needs ICL's gain over zero-shot :attr:`~Verdict.ABOVE` 0 as well. A collapse
+  whose gain is :attr:`~Verdict.BELOW` 0 or not resolved is not that reading.
 """
 
 from __future__ import annotations
@@ -40,10 +43,42 @@ __all__ = [
     "ClaimRow",
     "classification_claims",
     "NOT_TESTABLE",
+    "collapse_reading",
+    "READINGS",
 ]
 
 #: The share's verdict where ICL's gain is not above zero (nothing to recover).
 NOT_TESTABLE = "not testable"
+
+
+#: What a model-task pair's collapse onto the labels says about the paper's reading (better
+#: retrieval), by the verdict of ICL's gain over zero-shot; the last: the mass did not collapse.
+#: Only the first is the paper's reading of the collapse as better retrieval.
+READINGS: dict[Verdict | None, str] = {
+    Verdict.ABOVE: "collapse, gain above 0",
+    Verdict.UNRESOLVED: "collapse, gain not resolved",
+    Verdict.BELOW: "collapse, gain below 0",
+    None: "no collapse",
+}
+
+
+def collapse_reading(collapsed: bool, gain: Estimate) -> str:
+    """Return the reading of one model-task pair (:data:`READINGS`).
+
+    Parameters
+    ----------
+    collapsed : bool
+        Whether the label mass collapses (:attr:`ClassificationClaims.collapsed`).
+    gain : Estimate
+        ICL minus zero-shot accuracy.
+
+    Returns
+    -------
+    str
+        ``READINGS[verdict(gain)]`` for a collapse, ``READINGS[None]`` otherwise: only a collapse
+        with a gain above 0 is the paper's reading of it as better retrieval.
+    """
+    return READINGS[verdict(gain)] if collapsed else READINGS[None]
 
 
 def against(v: Verdict, reference: float) -> str:
@@ -106,6 +141,7 @@ _LABELS = {
     "add_zero": "additive - zero-shot",
     "add_cal": "additive - calibrated",
     "add_icl": "additive - ICL",
+    "shots": "acc. ICL - 1-shot ICL",
 }
 
 
@@ -130,6 +166,9 @@ class ClassificationClaims:
         None where the gain is not above 0 (not testable).
     collapse_mass : float
         The label mass above which the ICL mass counts as a collapse.
+    shots : Estimate or None
+        k-shot minus 1-shot ICL accuracy, the 1-shot prompts showing the first demonstration of
+        each k-shot set (the same sets); None where the 1-shot prompts were not run.
     """
 
     mass_gain: Estimate
@@ -142,14 +181,16 @@ class ClassificationClaims:
     add_icl: Estimate
     recovered: Estimate | None
     collapse_mass: float
+    shots: Estimate | None = None
 
     #: The differences, in the verdict table's order.
-    DIFFERENCES = ("mass_gain", "gain_zero", "gain_cal", "labels", "add_zero", "add_cal",
-                   "add_icl")  # fmt: skip
+    DIFFERENCES = ("mass_gain", "gain_zero", "shots", "gain_cal", "labels", "add_zero",
+                   "add_cal", "add_icl")  # fmt: skip
 
     def differences(self) -> dict[str, Estimate]:
-        """Return the differences by name (:attr:`DIFFERENCES`)."""
-        return {name: getattr(self, name) for name in self.DIFFERENCES}
+        """Return the differences by name (:attr:`DIFFERENCES`; ``shots`` where measured)."""
+        return {name: getattr(self, name) for name in self.DIFFERENCES
+                if getattr(self, name) is not None}  # fmt: skip
 
     def verdicts(self) -> dict[str, Verdict]:
         """Return each difference's verdict against 0 (:func:`assocmem.stats.verdict`)."""
@@ -164,6 +205,11 @@ class ClassificationClaims:
     def collapsed(self) -> bool:
         """Whether the mass rises (gain above 0) and the ICL mass lies above ``collapse_mass``."""
         return verdict(self.mass_gain) is Verdict.ABOVE and self.collapse is Verdict.ABOVE
+
+    @property
+    def reading(self) -> str:
+        """:func:`collapse_reading` of this task: the collapse read against ICL's gain."""
+        return collapse_reading(self.collapsed, self.gain_zero)
 
     @property
     def share(self) -> tuple[Verdict, Verdict] | None:
@@ -193,7 +239,7 @@ class ClassificationClaims:
         """
         v = self.verdicts()
         diff = {name: ClaimRow(label, getattr(self, name), "+.3f", against(v[name], 0))
-                for name, label in _LABELS.items()}  # fmt: skip
+                for name, label in _LABELS.items() if name in v}  # fmt: skip
         mass = ClaimRow("label mass with ICL", self.mass_icl, ".3f",
                         against(self.collapse, self.collapse_mass))  # fmt: skip
         pair = self.share
@@ -203,7 +249,12 @@ class ClassificationClaims:
             share = [ClaimRow("share of ICL's gain", self.shown_share, ".2f",
                               against(pair[0], 0)),
                      ClaimRow("", None, ".2f", against(pair[1], 1))]  # fmt: skip
-        return [diff["mass_gain"], mass, *(diff[n] for n in self.DIFFERENCES[1:]), *share]
+        return [
+            diff["mass_gain"],
+            mass,
+            *(diff[n] for n in self.DIFFERENCES[1:] if n in diff),
+            *share,
+        ]
 
     def summary(self) -> dict[str, Estimate | Verdict | str | float]:
         """Return the claims by the labels the page glues.
@@ -212,7 +263,8 @@ class ClassificationClaims:
         -------
         dict
             Each difference (Estimate) and ``v_<name>`` (its Verdict); ``mass_icl``,
-            ``v_collapse`` (the ICL mass against ``collapse_mass``), ``collapse_mass``;
+            ``v_collapse`` (the ICL mass against ``collapse_mass``), ``collapse_mass``,
+            ``reading`` (:attr:`reading`);
             ``recovered`` (:attr:`shown_share`, only where testable and shown),
             ``v_recovered`` (:func:`share_words`) and ``share_text``, the sentence's words for
             the share: ``"1.53 [1.10, 4.01] (<words>)"`` where shown, else the words.
@@ -220,7 +272,7 @@ class ClassificationClaims:
         out: dict[str, Estimate | Verdict | str | float] = dict(self.differences())
         out.update({f"v_{name}": v for name, v in self.verdicts().items()})
         out.update({"mass_icl": self.mass_icl, "v_collapse": self.collapse,
-                    "collapse_mass": self.collapse_mass,
+                    "collapse_mass": self.collapse_mass, "reading": self.reading,
                     "v_recovered": share_words(self.share)})  # fmt: skip
         words = str(share_words(self.share))
         out["share_text"] = words
@@ -245,7 +297,8 @@ def classification_claims(b: SetBootstrap, collapse_mass: float) -> Classificati
     -------
     ClassificationClaims
         Differences by :meth:`SetBootstrap.difference` (the exact bound where two methods agree
-        on every query). The share is the ratio on the same resamples, or, where the additive
+        on every query); ``shots`` (``icl - one``) where ``b`` has the column ``one``. The share
+        is the ratio on the same resamples, or, where the additive
         score and zero-shot agree on every query, ``[-u, u]`` with ``u`` the exact bound on
         ``add - zero`` over the lower end of ICL's gain; None where the gain is not above 0.
 
@@ -284,6 +337,7 @@ def classification_claims(b: SetBootstrap, collapse_mass: float) -> Classificati
         add_icl=b.difference("add", "icl", "additive - ICL"),
         recovered=recovered,
         collapse_mass=collapse,
+        shots=b.difference("icl", "one", "k-shot - 1-shot ICL") if "one" in b.columns else None,
     )
 
 

@@ -34,7 +34,7 @@ from .probes import (
     layer_profile,
     log_partition,
 )
-from .prompts import DemoPrefixes, Split, chat_text, demo_prefixes, prompt_ids
+from .prompts import DemoPrefixes, Split, chat_text, demo_prefixes, first_demos, prompt_ids
 from .protocol import Chapter6Protocol, default_layers
 from .results import LamaResult, ProbeResult, TaskResult
 from .states import PromptStates, prompt_states, uses_cache
@@ -198,6 +198,7 @@ def run_classification(
     probe: bool = True,
     balanced: bool = True,
     wrong_demos: bool = True,
+    one_shot: bool = False,
     chat: bool = False,
     n_chat: int | None = None,
     seed: int = 0,
@@ -238,6 +239,9 @@ def run_classification(
         Run the linear probe and the alignment (App. D.4) on the largest k's test states.
     balanced, wrong_demos, chat : bool
         See above.
+    one_shot : bool
+        Also run the test queries 1-shot, each shown the first demonstration of its largest-k
+        set (:func:`.prompts.first_demos`: the same sets, so k-shot minus 1-shot is paired).
     n_chat : int or None
         Run the chat template on the first ``n_chat`` test queries only (None: all).
     seed : int
@@ -315,6 +319,11 @@ def run_classification(
         h_wrong = _prompt_states(lm, task, split.test, wrong,
                                  desc=f"{task.name} {k_max}-shot wrong", **kw).h  # fmt: skip
         correct_wrong = predict(h_wrong[:, -1]) == y_test
+    correct_one = None
+    if one_shot:
+        one = first_demos(task, prefixes[k_max], 1)
+        h_one = _prompt_states(lm, task, split.test, one, desc=f"{task.name} 1-shot", **kw).h
+        correct_one = predict(h_one[:, -1]) == y_test
     chat_correct: dict[str, np.ndarray] = {}
     if chat:
         m = len(split.test) if n_chat is None else check_int("n_chat", n_chat, 1)
@@ -361,6 +370,7 @@ def run_classification(
         mass_zero=mass_zero,
         mass_icl=mass_icl,
         chat=chat_correct,
+        correct_one=correct_one,
     )
 
 

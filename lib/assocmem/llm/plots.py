@@ -6,9 +6,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
-from assocmem.stats import render, wilson_interval
+from assocmem.stats import Estimate, render, wilson_interval
 
+from ..pages import Table, table
 from ..plotting import color, finish, legend_below, new_figure, sim_points
 from .claims import ClaimRow
 from .protocol import Chapter6Protocol
@@ -24,6 +26,7 @@ __all__ = [
     "results_table",
     "verdict_table",
     "claim_lines",
+    "findings_table",
     "TASK_TITLES",
 ]
 
@@ -385,3 +388,45 @@ def verdict_table(
         if lama is not None and model in lama:
             rows += claim_lines("LAMA", lama[model].paired(proto.late).rows())
     return "\n".join(rows)
+
+
+def findings_table(
+    summaries: Mapping[tuple[str, str], Mapping[str, object]],
+    columns: Mapping[str, str],
+    spec: str = "+.3f",
+) -> Table:
+    """One row per model and task, one column per claim: the estimate and its verdict in words.
+
+    Parameters
+    ----------
+    summaries : mapping of (model, task) to a summary
+        :meth:`TaskResult.summary` per model and task; the keys are written as they are.
+    columns : mapping of str to str
+        Column header -> summary label. An Estimate is written through
+        :func:`assocmem.stats.render` with ``spec``, followed by its verdict ``v_<label>`` where
+        the summary has one; anything else as text.
+    spec : str
+        Format of the estimates.
+
+    Returns
+    -------
+    Table
+        :func:`assocmem.pages.table` of the rows (model, task, then ``columns``).
+
+    Raises
+    ------
+    KeyError
+        If a summary lacks a label of ``columns`` (the message names it).
+    """
+    rows = []
+    for (model, task), summary in summaries.items():
+        row = {"model": model, "task": task}
+        for header, label in columns.items():
+            if label not in summary:
+                raise KeyError(f"the summary of {model}, {task} has no {label!r}")
+            value = summary[label]
+            words = summary.get(f"v_{label}")
+            text = render(value, spec) if isinstance(value, Estimate) else str(value)
+            row[header] = text if words is None else f"{text} {words}"
+        rows.append(row)
+    return table(pd.DataFrame(rows))

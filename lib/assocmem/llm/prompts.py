@@ -48,6 +48,7 @@ __all__ = [
     "make_split",
     "DemoPrefixes",
     "demo_prefixes",
+    "first_demos",
     "encode",
     "prompt_ids",
     "chat_text",
@@ -364,14 +365,50 @@ def demo_prefixes(
                 1, n_labels, size=labels.shape
             )
             labels = (labels + shift) % n_labels
-    texts = tuple(
+    texts = _prefix_texts(task, items, labels)
+    return DemoPrefixes(k, demos, items.astype(np.int64), labels.astype(np.int64), texts)
+
+
+def first_demos(task: Task, pre: DemoPrefixes, m: int = 1) -> DemoPrefixes:
+    """Cut the same sets to their first ``m`` demonstrations (e.g. 1-shot from the k-shot sets).
+
+    Parameters
+    ----------
+    task : Task
+        The task ``pre`` was drawn from (its template and label words write the texts).
+    pre : DemoPrefixes
+    m : int
+        Demonstrations kept per set, in ``[1, pre.k]``.
+
+    Returns
+    -------
+    DemoPrefixes
+        ``k = m``, the first ``m`` items and shown labels of each set, in order; test query i
+        is assigned the same set as with ``pre`` (:meth:`DemoPrefixes.assign`) whenever no query
+        is a demonstration.
+
+    Raises
+    ------
+    ValueError
+        If ``m`` is outside ``[1, pre.k]``.
+    """
+    m = _check_size("m", m, 1)
+    if m > pre.k:
+        raise ValueError(f"m must be at most the sets' k = {pre.k}, got {m}")
+    items, labels = pre.items[:, :m], pre.labels[:, :m]
+    texts = _prefix_texts(task, items, labels)
+    return DemoPrefixes(m, pre.demos, items.copy(), labels.copy(), texts)
+
+
+def _prefix_texts(task: Task, items: np.ndarray, labels: np.ndarray) -> tuple[str, ...]:
+    """Each set's text: its demonstrations with their shown labels, each ended by the separator."""
+    return tuple(
         "".join(
             task.template.format(x=task.texts[j], y=" " + task.label_words[y]) + task.separator
             for j, y in zip(row, lab, strict=True)
         )
         for row, lab in zip(items, labels, strict=True)
     )
-    return DemoPrefixes(k, demos, items.astype(np.int64), labels.astype(np.int64), texts)
 
 
 def _balanced_sets(task: Task, pool: np.ndarray, k: int, n_sets: int, seed: Seed) -> np.ndarray:

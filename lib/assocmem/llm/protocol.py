@@ -121,7 +121,8 @@ class Chapter6Protocol:
         (commit 97cf3ea), before the two-model runs.
     collapse_mass : float
         "Collapse onto the label set": the ICL label mass's interval lies above this; fixed
-        2026-12-02 after a referee's read of the page (commit fb1e84c), not tuned on results.
+        2026-12-02 (commit fb1e84c) after the page's two-model run had been read: not searched
+        over, but set knowing that run's label masses.
     reach_tol : float
         The probe "reaches" its best accuracy within this much; fixed with the first version of
         the chapter, 2026-11-30 (commit f916421).

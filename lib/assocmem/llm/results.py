@@ -26,7 +26,7 @@ from .probes import LamaEffect
 from .prompts import Split
 from .protocol import Chapter6Protocol
 
-__all__ = ["ProbeResult", "TaskResult", "LamaResult"]
+__all__ = ["ProbeResult", "TaskResult", "LamaResult", "format_share", "format_words"]
 
 #: The page's protocol: the thresholds' defaults.
 _PAGE = Chapter6Protocol()
@@ -161,6 +161,9 @@ class TaskResult:
     chat : dict of str to numpy.ndarray, bool, shape (n_chat,)
         ``"zero"`` and ``"icl"`` through the chat template, on the first ``n_chat <= n_test``
         test queries (which cycle through the demonstration sets); empty: not run.
+    correct_one : numpy.ndarray, bool, shape (n_test,) or None
+        1-shot ICL, each test query shown the first demonstration of its largest-k set (the
+        same sets, so k-shot minus 1-shot is paired query by query); None: not run.
     """
 
     task: str
@@ -191,6 +194,7 @@ class TaskResult:
     mass_icl: np.ndarray | None = None
     chat: dict[str, np.ndarray] = field(default_factory=dict)
     extra: dict[str, object] = field(default_factory=dict)
+    correct_one: np.ndarray | None = None
 
     @property
     def n_test(self) -> int:
@@ -206,13 +210,14 @@ class TaskResult:
         """Per-test-query outcomes of every method measured, by short name.
 
         ``zero``, ``cal``, ``icl`` (largest k), ``add`` (additive with the largest k's c-bar),
-        ``wrong``, ``vocab_zero``, ``vocab_icl``, ``mass_zero``, ``mass_icl`` (those that were
-        run); the chat-template runs, on a prefix of the test queries, are in :attr:`chat`.
+        ``wrong``, ``one`` (1-shot ICL), ``vocab_zero``, ``vocab_icl``, ``mass_zero``,
+        ``mass_icl`` (those that were run); the chat-template runs, on a prefix of the test
+        queries, are in :attr:`chat`.
         """
         k = self.k
         cols: dict[str, np.ndarray | None] = {
             "zero": self.correct_zero, "cal": self.correct_cal, "icl": self.correct_icl[k],
-            "add": self.correct_add[k], "wrong": self.correct_wrong,
+            "add": self.correct_add[k], "wrong": self.correct_wrong, "one": self.correct_one,
             "vocab_zero": self.vocab_zero, "vocab_icl": self.vocab_icl,
             "mass_zero": self.mass_zero, "mass_icl": self.mass_icl,
         }  # fmt: skip
@@ -249,7 +254,8 @@ class TaskResult:
         (:attr:`bootstrap`), which includes the set-to-set spread. Without a set assignment:
         Wilson intervals throughout.
         """
-        names = {"zero": "zero-shot", "cal": "calibrated zero-shot", "icl": f"{self.k}-shot ICL",
+        names = {"zero": "zero-shot", "cal": "calibrated zero-shot",
+                 "one": "1-shot ICL (same sets)", "icl": f"{self.k}-shot ICL",
                  "wrong": f"{self.k}-shot, wrong labels", "add": f"additive ({self.k}-shot c)",
                  "vocab_zero": "zero-shot, whole vocab", "vocab_icl": "ICL, whole vocab",
                  "chat_zero": "zero-shot, chat", "chat_icl": "ICL, chat"}  # fmt: skip
@@ -331,9 +337,9 @@ class TaskResult:
         dict
             ``n`` (test queries), ``k``, ``sets``; at the last layer, over the profiled
             queries, the median entropy N_eff ``neff_zero``/``neff_icl``; the pooled accuracies
-            (:meth:`rates`, keys ``zero``, ``cal``, ``icl``, ``wrong``, ``add``, ``vocab_zero``,
-            ``vocab_icl``, ``chat_zero``, ``chat_icl`` where run) and the label masses
-            ``mass_zero``/``mass_icl`` (Estimates); ``icl_sets`` (the per-set ICL accuracies,
+            (:meth:`rates`, keys ``zero``, ``cal``, ``one``, ``icl``, ``wrong``, ``add``,
+            ``vocab_zero``, ``vocab_icl``, ``chat_zero``, ``chat_icl`` where run) and the label
+            masses ``mass_zero``/``mass_icl`` (Estimates); ``icl_sets`` (the per-set ICL accuracies,
             as text); :meth:`ClassificationClaims.summary` of :meth:`claims` where the controls
             were run; the McNemar p-values of the
             additive score against zero-shot and ICL (``diff_zero_p``, ``diff_icl_p``);
@@ -378,7 +384,8 @@ class TaskResult:
 
 #: Format specs of the signed differences and the share in :meth:`TaskResult.summary`, for
 #: :func:`assocmem.pages.glue_all` (everything else: ``".3f"``).
-SIGNED = ("mass_gain", "gain_zero", "gain_cal", "labels", "add_zero", "add_cal", "add_icl")
+SIGNED = ("mass_gain", "gain_zero", "shots", "gain_cal", "labels", "add_zero", "add_cal",
+          "add_icl")  # fmt: skip
 
 
 #: Format specs of the LAMA effects in :meth:`LamaResult.summary` (``"+.3f"``: a difference of
@@ -396,6 +403,41 @@ def summary_specs(summary: dict[str, object]) -> dict[str, str]:
     if "recovered" in summary:
         specs["recovered"] = ".2f"
     return specs
+
+
+def format_share(zero: float, plus: float, minus: float) -> float | None:
+    """Share of what correct demonstrations add that wrong ones add too: ``(m - z) / (p - z)``.
+
+    Parameters
+    ----------
+    zero, plus, minus : float
+        Whole-word top-1 rates zero-shot, after k correct and after k wrong demonstrations.
+
+    Returns
+    -------
+    float or None
+        The share (1: the wrong capitals lift the rate as much as the correct ones; 0: not at
+        all; it can leave [0, 1]); None where the correct demonstrations add nothing
+        (``plus <= zero``).
+    """
+    gain = plus - zero
+    return None if gain <= 0 else (minus - zero) / gain
+
+
+def format_words(share: float | None) -> str:
+    """Return the LAMA sentence's reading of :func:`format_share`, as far as the number goes.
+
+    share >= 0.5: ``"mostly the format of the answer, which wrong capitals carry too, not the
+    facts shown"``; share < 0.5: ``"mostly the facts shown"``; None: ``"undefined: the correct
+    demonstrations add nothing"``.
+    """
+    if share is None:
+        return "undefined: the correct demonstrations add nothing"
+    if share >= 0.5:
+        return (
+            "mostly the format of the answer, which wrong capitals carry too, not the facts shown"
+        )
+    return "mostly the facts shown"
 
 
 @dataclass(frozen=True)
@@ -522,7 +564,9 @@ class LamaResult:
         dict
             ``n`` (queries scored), the counts of :func:`lama_target_stats`; the whole-word top-1
             rates (Estimates, Wilson) ``zero``, ``plus`` (k correct demonstrations) and
-            ``minus`` (k wrong ones); the whole-word target probability zero-shot ``p0`` and,
+            ``minus`` (k wrong ones); ``format_share`` (:func:`format_share` of the three rates'
+            values; NaN where correct demonstrations add nothing) and ``format_words``
+            (:func:`format_words`); the whole-word target probability zero-shot ``p0`` and,
             over the top quarter of the layers (:meth:`late_prob`), ``pplus`` and ``pminus``;
             where the sets and per-query probabilities were kept, :meth:`LamaClaims.summary` of
             :meth:`paired` (keys ``demos``, ``vector`` and their verdicts ``v_demos``,
@@ -541,6 +585,10 @@ class LamaResult:
             "p0": float(self.effect.prob0), "pplus": p_plus,
             "pminus": p_minus,
         }  # fmt: skip
+        share = format_share(rates["zero-shot"].value, rates[f"{self.k} correct demos"].value,
+                             rates[f"{self.k} wrong demos"].value)  # fmt: skip
+        out["format_share"] = float("nan") if share is None else share
+        out["format_words"] = format_words(share)
         out["late"] = ", ".join(str(int(ell)) for ell in self.effect.layers[self._late(top)])
         if self.sets is not None and self.effect.prob_query is not None:
             out.update(self.paired(top).summary())
