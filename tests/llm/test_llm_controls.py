@@ -33,7 +33,7 @@ def test_first_demos_cut_the_same_sets_and_keep_each_querys_set() -> None:
     assert first_demos(task, sup, 4).texts == sup.texts
     with pytest.raises(ValueError, match="at most the sets' k = 4"):
         first_demos(task, sup, 5)
-    with pytest.raises(ValueError, match="m must be >= 1"):
+    with pytest.raises(ValueError, match="m must be an integer >= 1, got 0"):
         first_demos(task, sup, 0)
 
 

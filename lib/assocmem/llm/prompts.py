@@ -392,7 +392,7 @@ def first_demos(task: Task, pre: DemoPrefixes, m: int = 1) -> DemoPrefixes:
     ValueError
         If ``m`` is outside ``[1, pre.k]``.
     """
-    m = _check_size("m", m, 1)
+    m = check_int("m", m, 1)
     if m > pre.k:
         raise ValueError(f"m must be at most the sets' k = {pre.k}, got {m}")
     items, labels = pre.items[:, :m], pre.labels[:, :m]
