@@ -114,7 +114,7 @@ def main() -> None:
                 lm, task, split, ks=(P.shots[name],), n_prefixes=P.n_sets, lambdas=P.lambdas,
                 layers=P.layers(lm.n_layers), seed=P.seed,
                 chat=spec.instruct, n_chat=P.n_chat, batch_size=P.batch_size,
-                max_tokens=P.tokens(model), progress=False,
+                max_tokens=P.tokens(model), progress=False, one_shot=True,
             )  # fmt: skip
         if not args.no_lama:
             run_lama(

@@ -173,7 +173,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
                                  lambdas=proto.lambdas, layers=layers,
                                  chat=MODELS[lm.name].instruct, n_chat=proto.n_chat,
                                  seed=proto.seed, batch_size=proto.batch_size,
-                                 max_tokens=proto.tokens(lm.name))  # fmt: skip
+                                 max_tokens=proto.tokens(lm.name), one_shot=True)  # fmt: skip
         results.append(res)
         summary[name] = {
             "data": Path(task.source).name,
