@@ -63,6 +63,19 @@ def test_new_figure_is_made_at_page_width_and_stacks_narrow_panels():
     plt.close("all")
 
 
+def test_figures_are_saved_on_an_opaque_white_ground():
+    from PIL import Image
+
+    fig, ax = plotting.new_figure(width=3.4, height=2.0)
+    ax.plot([0, 1], [0, 1])
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    im = np.asarray(Image.open(io.BytesIO(buf.getvalue())).convert("RGBA"))
+    assert im[..., 3].min() == 255  # no transparent pixel: dark mode shows no black-on-dark text
+    assert tuple(im[2, 2, :3]) == (255, 255, 255)  # the ground is white
+    plt.close(fig)
+
+
 def test_theory_and_simulation_are_drawn_differently():
     fig, ax = plotting.new_figure()
     (line,) = plotting.theory_line(ax, [0, 1, 2], [0, 1, 4], label="theory")
