@@ -105,11 +105,15 @@ class _Control:
     widget: Any = None
 
     def allows(self, value: Any) -> bool:
-        """Whether ``value`` is one the control offers (in range, among the options)."""
+        """Whether ``value`` is one the control offers (on the slider's steps, an option)."""
         if self.kind in ("int", "float"):
             ok = isinstance(value, (int, float, np.integer, np.floating))
+            if not ok or isinstance(value, (bool, np.bool_)):
+                return False
             tol = 1e-9 * max(1.0, abs(self.hi - self.lo))
-            return ok and not isinstance(value, bool) and self.lo - tol <= value <= self.hi + tol
+            steps = (float(value) - self.lo) / self.step  # on the slider's grid of steps
+            on_grid = abs(steps - round(steps)) < 1e-6
+            return on_grid and self.lo - tol <= value <= self.hi + tol
         if self.kind == "options":
             return any(_same(value, o) for o in self.options)
         if self.kind == "bool":

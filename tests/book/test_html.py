@@ -34,6 +34,20 @@ have loaded (issue 17):
 * at 390 px the page does not scroll sideways (document ``scrollWidth`` <= the viewport) and every
   equation number lies inside the viewport (the equation itself may scroll inside its box).
 
+Static explorers (issue 41): every page whose saved widget state holds an explorer of
+``assocmem.widgets`` (CSS class ``assocmem-explorer``) is opened offline; each slider is moved one
+step by the keyboard (arrow key on the focused handle) and then dragged with the mouse to the far
+end of its track, and after each move the image the explorer shows (its ``blob:`` bytes, fetched
+in the page) must be the frame the saved state holds for the sliders' new values, with no
+JavaScript or console error (two console messages that are not the explorers' are named and
+allowed). The explorers of chapters 1, 3, 4 and 5 must be static ones, and no page (with its
+figure files) may exceed 12 MB.
+
+Dark mode (issue 41): every page of ``book/`` is opened with the theme's stored mode set to dark;
+each output figure, as the browser paints it, must lie on a light ground (the median luma of a ring
+just inside its edge), and table cells and widget labels must keep a contrast of 4.5 with what lies
+under them.
+
 The other pages (the root ``index.html``, which redirects to the first chapter, ``search.html``,
 ``genindex.html``) get the offline, math and widget checks at the desktop width.
 ``ASSOCMEM_HTML_DIR`` points the checks at another build (a small test book).

@@ -291,16 +291,21 @@ def test_static_grid_bad_input():
     cases = [
         ({"depth": [1]}, r"'depth' is not a control"),
         ({"level": [0.5, 1.5]}, r"static\['level'\]: \[1.5\] not offered"),
+        ({"level": [0.5, 0.55]}, r"static\['level'\]: \[0.55\] not offered"),  # between steps
         ({"kind": ["OP", "XP"]}, r"\['XP'\] not offered"),
         ({"level": [0.2, 0.4]}, r"must hold the control's default 0.5"),
         ({"level": []}, r"non-empty list"),
         ({"level": [0.5, 0.5]}, r"repeated values"),
-        ({"level": [i / 50 for i in range(51)], "kind": ["OP", "DP"]}, r"102 states .* at most 40"),
         ({}, r"one or two control names"),
     ]
     for static, match in cases:
         with pytest.raises(ValueError, match=match):
             widgets.explorer(_draw_level, static=static, **ctl)
+    with pytest.raises(ValueError, match=r"42 states \(21 x 2\); at most 40"):
+        widgets.explorer(
+            _draw_level, level=(0.0, 1.0, 0.05), kind=["OP", "DP"],
+            static={"level": [k / 20 for k in range(21)], "kind": ["OP", "DP"]},
+        )  # fmt: skip
     with pytest.raises(ValueError, match="one or two"):
         widgets.static_explorer(
             _draw_level, {"level": [0.5], "kind": ["OP"], "shade": [0]},
