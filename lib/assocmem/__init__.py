@@ -13,7 +13,7 @@ Shared by all parts (they import no part):
 - :mod:`.plotting` — the one figure style: sizes, colours, theory lines, simulation markers.
 - :mod:`.streams` — random streams: one root seed per experiment, independent keyed children.
 - :mod:`.stats` — crossings of measured curves, 95 % intervals, permutation tests.
-- :mod:`.widgets` — explorers: sliders in a live kernel, the default figure in the HTML.
+- :mod:`.widgets` — explorers: sliders that redraw in a live kernel, precomputed frames in the HTML.
 - :mod:`.device` — device and thread selection for the torch computations.
 - :mod:`.pages` — page helpers (``glue``) for the book build, Colab and plain Jupyter.
 - :mod:`._validate` — input checks shared by the modules (one home for each kind of check).

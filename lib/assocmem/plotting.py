@@ -11,6 +11,8 @@ about 1 and a 9 pt font reads as 9 pt. Panels narrower than :data:`MIN_PANEL_WID
 a row of more than two such panels is stacked into rows of two (the caller still gets its axes in
 the shape it asked for). In a Jupyter kernel the inline backend sends "retina" PNGs (twice the
 pixels, same displayed size), sharp on high-density screens and when a phone scales them down.
+Figures are saved on an opaque white ground (never transparent), so black text stays readable on
+the book's dark mode and in any image viewer.
 """
 
 from __future__ import annotations
@@ -65,6 +67,11 @@ BOOK_STYLE: dict[str, Any] = {
     "figure.dpi": 100,
     "savefig.dpi": 200,
     "savefig.bbox": "tight",
+    # Opaque white ground: a figure stays readable on the book's dark mode and in any viewer.
+    "figure.facecolor": "white",
+    "axes.facecolor": "white",
+    "savefig.facecolor": "white",
+    "savefig.transparent": False,
     "font.size": 10.5,
     "axes.titlesize": 11,
     "axes.labelsize": 10.5,

@@ -34,6 +34,20 @@ have loaded (issue 17):
 * at 390 px the page does not scroll sideways (document ``scrollWidth`` <= the viewport) and every
   equation number lies inside the viewport (the equation itself may scroll inside its box).
 
+Static explorers (issue 41): every page whose saved widget state holds an explorer of
+``assocmem.widgets`` (CSS class ``assocmem-explorer``) is opened offline; each slider is moved one
+step by the keyboard (arrow key on the focused handle) and then dragged with the mouse to the far
+end of its track, and after each move the image the explorer shows (its ``blob:`` bytes, fetched
+in the page) must be the frame the saved state holds for the sliders' new values, with no
+JavaScript or console error (two console messages that are not the explorers' are named and
+allowed). The explorers of chapters 1, 3, 4 and 5 must be static ones, and no page (with its
+figure files) may exceed 12 MB.
+
+Dark mode (issue 41): every page of ``book/`` is opened with the theme's stored mode set to dark;
+each output figure, as the browser paints it, must lie on a light ground (the median luma of a ring
+just inside its edge), and table cells and widget labels must keep a contrast of 4.5 with what lies
+under them.
+
 The other pages (the root ``index.html``, which redirects to the first chapter, ``search.html``,
 ``genindex.html``) get the offline, math and widget checks at the desktop width.
 ``ASSOCMEM_HTML_DIR`` points the checks at another build (a small test book).
@@ -42,6 +56,7 @@ The other pages (the root ``index.html``, which redirects to the first chapter, 
 from __future__ import annotations
 
 import importlib.util
+import math
 import os
 import re
 import shutil
@@ -649,3 +664,369 @@ def test_layout_checks_catch_what_they_look_for():
     assert len(_small_images(bad)) == 1
     assert len(_bad_text(bad)) == 2
     assert len(_sideways(bad)) == 2
+
+
+# ---- Static explorers (issue 41): the slider moves the figure in the page opened from disk ----
+
+EXPLORER_CLASS = "assocmem-explorer"  # assocmem.widgets.STATIC_CLASS
+EXPLORER_CHAPTERS = (  # chapters whose explorer must move in the static page
+    "01_linear_memory",
+    "03_hebbian_vs_optimal",
+    "04_rank_constraints",
+    "05_context_gated_memory",
+)
+_STATE = re.compile(
+    r'<script type="application/vnd\.jupyter\.widget-state\+json">(.*?)</script>', re.S
+)
+_VIEW = re.compile(
+    r'<script type="application/vnd\.jupyter\.widget-view\+json">(.*?)</script>', re.S
+)
+# Console errors that are not the explorers' and that a reader does not see:
+# * sphinx-book-theme (pydata-sphinx-theme 0.17) logs this on a first visit, when the browser has
+#   no stored light/dark mode yet, and resets to "auto" (the theme has no option to avoid it);
+# * the widget manager's CSS names Font Awesome files that the book does not ship (no widget
+#   has an icon; _static/vendor/README.md): a local file miss, no network.
+_BENIGN_CONSOLE = re.compile(r"^Got invalid theme mode: \. Resetting to auto\.$")
+_BENIGN_MISSING = re.compile(
+    r"/@jupyter-widgets/html-manager/dist/[0-9a-f]+\.(woff2?|ttf|eot|svg)$"
+)
+
+
+def _ref(value: str) -> str:
+    return value.removeprefix("IPY_MODEL_")
+
+
+def saved_explorers(html: str) -> list[dict]:
+    """The static explorers of a page, in page order, read from its saved widget state.
+
+    Each is ``{"model_id", "sliders": [{"labels", "index"}], "frame": f}`` where ``f(indices)``
+    gives the saved image bytes of the state at those slider indices (outer slider first).
+    """
+    import base64
+    import json
+
+    m = _STATE.search(html)
+    if not m:
+        return []
+    models = json.loads(m.group(1))["state"]
+    explorers = []
+    for view in _VIEW.findall(html):
+        model_id = json.loads(view)["model_id"]
+        box = models.get(model_id, {})
+        if EXPLORER_CLASS not in box.get("state", {}).get("_dom_classes", []):
+            continue
+        row, _, stack = (_ref(c) for c in box["state"]["children"])
+        sliders = [models[_ref(s)]["state"] for s in models[row]["state"]["children"]]
+
+        def frame(indices, stack=stack):
+            node = models[stack]
+            for i in indices:
+                node = models[_ref(node["state"]["children"][i])]
+            assert node["model_name"] == "ImageModel", node["model_name"]
+            (buf,) = [b for b in node["buffers"] if b["path"] == ["value"]]
+            return base64.b64decode(buf["data"])
+
+        explorers.append(
+            {
+                "model_id": model_id,
+                "sliders": [{"labels": s["_options_labels"], "index": s["index"]} for s in sliders],
+                "frame": frame,
+            }
+        )
+    return explorers
+
+
+def _explorer_pages() -> list[Path]:
+    return [
+        p for p in _pages() if EXPLORER_CLASS in p.read_text(encoding="utf-8", errors="replace")
+    ]
+
+
+# The explorer's visible figure (the one image of the selected frame) as base64, and its readouts.
+_SHOWN = """async (el) => {
+    const imgs = Array.from(el.querySelectorAll('img')).filter(i => i.offsetParent !== null);
+    const readouts = Array.from(el.querySelectorAll('.widget-readout')).map(
+        r => r.innerText.trim());
+    if (imgs.length !== 1) return {images: imgs.length, readouts};
+    const img = imgs[0];
+    const bytes = new Uint8Array(await (await fetch(img.src)).arrayBuffer());
+    let s = '';
+    for (let i = 0; i < bytes.length; i++) s += String.fromCharCode(bytes[i]);
+    const r = img.getBoundingClientRect();
+    return {images: 1, readouts, data: btoa(s), width: r.width, height: r.height,
+            complete: img.complete && img.naturalWidth > 0};
+}"""
+
+
+def _open_offline(browser, page_path: Path, init_script: str | None = None, **context_args):
+    """A page opened from disk, every non-local request refused; (context, page, problems).
+
+    ``init_script`` runs in the page before its own scripts (e.g. the stored dark mode).
+    """
+    context = browser.new_context(
+        viewport={"width": 1280, "height": 900}, service_workers="block", **context_args
+    )
+    if init_script:
+        context.add_init_script(init_script)
+    problems: list[str] = []
+
+    def refuse(route) -> None:
+        if _is_local(route.request.url):
+            route.continue_()
+        else:
+            problems.append(f"request refused: {route.request.url}")
+            route.abort()
+
+    def console(msg) -> None:
+        if msg.type != "error" or _BENIGN_CONSOLE.match(msg.text):
+            return
+        url = (msg.location or {}).get("url", "")
+        if msg.text.startswith("Failed to load resource") and _BENIGN_MISSING.search(url):
+            return
+        problems.append(f"console error: {msg.text} ({url})")
+
+    context.route("**/*", refuse)
+    page = context.new_page()
+    page.on("pageerror", lambda exc: problems.append(f"JavaScript error: {exc}"))
+    page.on("console", console)
+    page.goto(page_path.as_uri(), wait_until="load")
+    _wait(page, f"() => ({_WIDGETS})().missing.length === 0", WAIT_MS)
+    return context, page, problems
+
+
+def _expect_frame(page, element, explorer: dict, indices: list[int], before: str | None, how: str):
+    """Wait until the explorer shows the frame for ``indices``; fail with what it shows instead."""
+    import base64
+
+    want = [s["labels"][i] for s, i in zip(explorer["sliders"], indices, strict=True)]
+    expected = base64.b64encode(explorer["frame"](indices)).decode("ascii")
+    shown = None
+    for _ in range(50):  # up to 5 s
+        shown = element.evaluate(_SHOWN)
+        if shown["readouts"] == want and shown.get("data") == expected:
+            break
+        page.wait_for_timeout(100)
+    assert shown["readouts"] == want, f"{how}: the slider reads {shown['readouts']}, not {want}"
+    assert shown["images"] == 1, f"{how}: {shown['images']} images visible in the explorer"
+    assert shown["data"] == expected, (
+        f"{how}: the visible figure is not the saved frame for {want}"
+        + (" (it did not change)" if shown["data"] == before else "")
+    )
+    assert shown["complete"] and shown["width"] > 100, f"{how}: the frame is not drawn: {shown}"
+    return shown["data"]
+
+
+@pytest.mark.parametrize(
+    "page_path",
+    _explorer_pages() or [pytest.param(None, marks=pytest.mark.skip(reason="no static explorer"))],
+    ids=lambda p: p.stem if p else "none",
+)
+def test_static_explorer_moves_by_keyboard_and_by_drag(browser, page_path):
+    """Each static explorer, offline: the figure follows its sliders, by keyboard and by drag."""
+    explorers = saved_explorers(page_path.read_text(encoding="utf-8"))
+    assert explorers, f"{page_path.name}: no static explorer in the saved widget state"
+    context, page, problems = _open_offline(browser, page_path)
+    try:
+        elements = page.locator(f".{EXPLORER_CLASS}")
+        assert elements.count() == len(explorers), (
+            f"{page_path.name}: {elements.count()} explorers rendered, {len(explorers)} saved; "
+            f"{problems}"
+        )
+        for k, explorer in enumerate(explorers):
+            element = elements.nth(k)
+            element.scroll_into_view_if_needed()
+            indices = [s["index"] for s in explorer["sliders"]]
+            shown = _expect_frame(page, element, explorer, indices, None, "at load")
+            for j, slider in enumerate(explorer["sliders"]):  # keyboard: one step per slider
+                n = len(slider["labels"])
+                key, step = ("ArrowRight", 1) if indices[j] < n - 1 else ("ArrowLeft", -1)
+                element.locator(".noUi-handle").nth(j).focus()
+                page.keyboard.press(key)
+                indices[j] += step
+                shown = _expect_frame(page, element, explorer, indices, shown, f"slider {j} {key}")
+            for j, slider in enumerate(explorer["sliders"]):  # drag: to the far end and back
+                n = len(slider["labels"])
+                handle = element.locator(".noUi-handle").nth(j).bounding_box()
+                track = element.locator(".noUi-target").nth(j).bounding_box()
+                far = n - 1 if indices[j] < n / 2 else 0
+                x = track["x"] + (track["width"] - 2 if far else 2)
+                y = handle["y"] + handle["height"] / 2
+                page.mouse.move(handle["x"] + handle["width"] / 2, y)
+                page.mouse.down()
+                page.mouse.move(x, y, steps=8)
+                page.mouse.up()
+                indices[j] = far
+                shown = _expect_frame(page, element, explorer, indices, shown, f"slider {j} drag")
+        assert not problems, f"{page_path.name}: " + "\n".join(problems)
+    finally:
+        context.close()
+
+
+def test_chapters_explorers_are_static():
+    """In a built book, the explorers of chapters 1, 3, 4 and 5 move without a kernel."""
+    built = {p.stem: p for p in _pages()}
+    if not built:
+        pytest.skip(f"no built HTML in {HTML}")
+    for stem in EXPLORER_CHAPTERS:
+        if stem in built:  # a small test book may hold only some chapters
+            explorers = saved_explorers(built[stem].read_text(encoding="utf-8"))
+            assert explorers, f"{stem}.html: its explorer saved no frames (static= missing?)"
+            for e in explorers:
+                states = [len(s["labels"]) for s in e["sliders"]]
+                assert 1 <= len(states) <= 2 and math.prod(states) <= 40, states
+
+
+def test_page_sizes_stay_within_budget():
+    """No page (HTML with its widget frames, plus its figure files) exceeds 12 MB."""
+    if not _pages():
+        pytest.skip(f"no built HTML in {HTML}")
+    for page in _pages():
+        html = page.read_text(encoding="utf-8", errors="replace")
+        images = set(re.findall(r'src="\.\./(_images/[^"]+)"', html))
+        total = page.stat().st_size + sum((HTML / i).stat().st_size for i in images)
+        assert total <= 12e6, f"{page.name}: {total / 1e6:.1f} MB with its figures"
+
+
+# ---- Dark mode (issue 41): figures on an opaque light ground, text and widgets legible ------
+
+MIN_CONTRAST = 4.5  # WCAG AA for body text
+MIN_FIGURE_GROUND = 0.6  # luma (0 black, 1 white) of what surrounds a figure's plot, dark mode
+# What the theme's light/dark switch stores (pydata-sphinx-theme reads it before the first paint).
+_DARK_MODE = "localStorage.setItem('mode', 'dark'); localStorage.setItem('theme', 'dark');"
+
+# Text whose colour must contrast with what lies under it: tables, widget labels and readouts.
+_CONTRAST = r"""() => {
+    const rgba = s => {
+        const m = /rgba?\(([^)]+)\)/.exec(s || '');
+        if (!m) return [0, 0, 0, 0];
+        const v = m[1].split(/[ ,\/]+/).filter(x => x).map(Number);
+        return [v[0], v[1], v[2], v.length > 3 ? v[3] : 1];
+    };
+    const over = (top, under) => {
+        const a = top[3];
+        return [0, 1, 2].map(i => top[i] * a + under[i] * (1 - a)).concat([1]);
+    };
+    const lum = c => {
+        const f = x => {
+            x /= 255;
+            return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
+        };
+        return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]);
+    };
+    const ground = el => {
+        const chain = [];
+        for (let e = el; e; e = e.parentElement) {
+            chain.push(rgba(getComputedStyle(e).backgroundColor));
+        }
+        let c = [255, 255, 255, 1];  // the canvas under everything
+        for (const layer of chain.reverse()) c = over(layer, c);
+        return c;
+    };
+    const selectors = 'div.cell_output table td, div.cell_output table th, article table td, '
+        + 'article table th, .jupyter-widgets .widget-label, .jupyter-widgets .widget-readout, '
+        + '.jupyter-widgets .widget-html-content, .jupyter-widgets label';
+    const bad = [];
+    let checked = 0;
+    for (const el of document.querySelectorAll(selectors)) {
+        const text = el.innerText.trim();
+        if (!text || el.offsetParent === null) continue;
+        checked++;
+        const bg = ground(el);
+        const fg = over(rgba(getComputedStyle(el).color), bg);
+        const [hi, lo] = [lum(fg), lum(bg)].sort((a, b) => b - a);
+        const ratio = (hi + 0.05) / (lo + 0.05);
+        if (ratio < %(min)s) bad.push(`${text.slice(0, 40)!r}: contrast ${ratio.toFixed(2)} `
+            + `(text ${getComputedStyle(el).color} on ${bg.slice(0, 3).map(Math.round)})`);
+    }
+    return {checked, bad, theme: document.documentElement.dataset.theme,
+            page: lum(ground(document.querySelector('article') || document.body))};
+}""".replace("%(min)s", str(MIN_CONTRAST)).replace(
+    "${text.slice(0, 40)!r}", "'${text.slice(0, 40)}'"
+)
+
+
+def figure_ground(png: bytes, inset: int = 6) -> float:
+    """Median luma (Rec. 709 weights on sRGB, 0 to 1) of a ring ``inset`` px inside the edge.
+
+    The ring is what a reader sees around the plot: the figure's own background, or the page
+    behind it where the figure is transparent.
+    """
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    a = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), dtype=float) / 255.0
+    h, w = a.shape[:2]
+    if h <= 2 * inset + 2 or w <= 2 * inset + 2:
+        return 1.0
+    ring = np.concatenate(
+        [a[inset, inset:-inset], a[-inset - 1, inset:-inset], a[inset:-inset, inset],
+         a[inset:-inset, -inset - 1]]
+    )  # fmt: skip
+    return float(np.median(ring @ np.array([0.2126, 0.7152, 0.0722])))
+
+
+def test_figure_ground_tells_light_from_dark():
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    def png(ground: int, ink: int) -> bytes:
+        a = np.full((60, 80, 3), ground, dtype=np.uint8)
+        a[20:40, 20:60] = ink  # the plot
+        buf = io.BytesIO()
+        Image.fromarray(a).save(buf, format="png")
+        return buf.getvalue()
+
+    assert figure_ground(png(255, 0)) == pytest.approx(1.0)
+    assert figure_ground(png(219, 0)) > MIN_FIGURE_GROUND  # the theme's dimmed white
+    assert figure_ground(png(18, 0)) < 0.1  # a transparent figure on the dark page
+
+
+@pytest.fixture(scope="module")
+def dark_pages(browser):
+    """Every page of book/ in the theme's dark mode: (contrast report, figure grounds)."""
+    found = {}
+    for path in _pages():
+        context, page, _ = _open_offline(browser, path, _DARK_MODE, color_scheme="dark")
+        try:
+            report = page.evaluate(_CONTRAST)
+            figures = page.locator("div.cell_output img")
+            grounds = []
+            for i in range(figures.count()):
+                img = figures.nth(i)
+                box = img.bounding_box()
+                if not img.is_visible() or not box or box["width"] < 50 or box["height"] < 50:
+                    continue
+                src = (img.get_attribute("src") or "")[:60]
+                grounds.append((src, figure_ground(img.screenshot())))
+            found[path.name] = (report, grounds)
+        finally:
+            context.close()
+    return found
+
+
+def test_dark_mode_is_dark(dark_pages):
+    for name, (report, _) in dark_pages.items():
+        assert report["theme"] == "dark", f"{name}: the theme did not switch to dark mode"
+        assert report["page"] < 0.1, f"{name}: the page is not dark ({report['page']:.2f})"
+
+
+def test_figures_keep_a_light_ground_in_dark_mode(dark_pages):
+    problems = [
+        f"{name}: figure {src}... on a ground of luminance {g:.2f}"
+        for name, (_, grounds) in dark_pages.items()
+        for src, g in grounds
+        if g < MIN_FIGURE_GROUND
+    ]
+    assert any(grounds for _, grounds in dark_pages.values()), "no figure checked"
+    assert not problems, "figures without an opaque light ground in dark mode:\n" + "\n".join(
+        problems
+    )
+
+
+def test_tables_and_widgets_are_legible_in_dark_mode(dark_pages):
+    problems = [f"{name}: {b}" for name, (report, _) in dark_pages.items() for b in report["bad"]]
+    assert not problems, "text below contrast 4.5 in dark mode:\n" + "\n".join(problems)

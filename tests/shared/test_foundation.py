@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import base64
+import io
+import json
+import re
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -13,6 +18,7 @@ import pytest
 import torch
 from assocmem import device as dev
 from assocmem import plotting, widgets
+from assocmem.pages import PAGE_BUILD_ENV
 from assocmem.streams import torch_generator, torch_seed
 from matplotlib.figure import Figure
 
@@ -55,6 +61,19 @@ def test_new_figure_is_made_at_page_width_and_stacks_narrow_panels():
     with pytest.raises(ValueError, match="squeeze"):
         plotting.new_figure(1, 2, squeeze=False)
     plt.close("all")
+
+
+def test_figures_are_saved_on_an_opaque_white_ground():
+    from PIL import Image
+
+    fig, ax = plotting.new_figure(width=3.4, height=2.0)
+    ax.plot([0, 1], [0, 1])
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    im = np.asarray(Image.open(io.BytesIO(buf.getvalue())).convert("RGBA"))
+    assert im[..., 3].min() == 255  # no transparent pixel: dark mode shows no black-on-dark text
+    assert tuple(im[2, 2, :3]) == (255, 255, 255)  # the ground is white
+    plt.close(fig)
 
 
 def test_theory_and_simulation_are_drawn_differently():
@@ -155,6 +174,143 @@ def test_explorer_displays_static_png_then_controls(monkeypatch):
     assert isinstance(shown[0], Figure)  # the static default figure first
     assert isinstance(shown[1], w.VBox)  # then the live controls and output area
     plt.close("all")
+
+
+def _draw_level(level: float = 0.5, kind: str = "OP", shade: int = 0) -> Figure:
+    """A figure whose background grey is set by level (read back from the frames)."""
+    fig, ax = plotting.new_figure(width=3.4, height=2.0)
+    ax.set_facecolor((level, level, level))
+    ax.set_title(f"{kind} {shade}")
+    return fig
+
+
+def _grey_at_centre(frame: bytes) -> int:
+    from PIL import Image
+
+    im = Image.open(io.BytesIO(frame))
+    assert im.mode == "RGB"  # opaque: no alpha channel
+    return im.getpixel((im.size[0] // 2, im.size[1] // 2))[0]
+
+
+def test_static_page_follows_the_page_build_switch(monkeypatch):
+    monkeypatch.delenv(PAGE_BUILD_ENV, raising=False)
+    assert widgets.static_page() is False
+    monkeypatch.setenv(PAGE_BUILD_ENV, "1")
+    assert widgets.static_page() is True
+
+
+def test_static_explorer_saves_one_frame_per_state_linked_to_its_slider():
+    calls = []
+
+    def draw(level=0.5, kind="OP", shade=0):
+        calls.append((level, kind, shade))
+        return _draw_level(level, kind, shade)
+
+    ex = widgets.static_explorer(
+        draw, {"level": [0.2, 0.5, 0.9]}, level=(0.0, 1.0, 0.1), kind=["OP", "DP"], shade=(0, 3, 1)
+    )
+    assert calls == [(0.2, "OP", 0), (0.5, "OP", 0), (0.9, "OP", 0)]  # held at their defaults
+    assert ex.default == (1,) and ex.held == {"kind": "OP", "shade": 0}
+    assert sorted(ex.frames) == [(0,), (1,), (2,)]
+    greys = [_grey_at_centre(ex.frames[(i,)]) for i in range(3)]
+    assert greys == pytest.approx([0.2 * 255, 0.5 * 255, 0.9 * 255], abs=2)
+    from PIL import Image
+
+    sizes = {Image.open(io.BytesIO(f)).size for f in ex.frames.values()}
+    assert sizes == {ex.size}  # every frame the same size: the figure does not jump
+    assert ex.size[0] == pytest.approx(340, abs=40)  # 1x: the figure's own 100 dpi
+    pdf = Image.open(io.BytesIO(ex.pdf_png))
+    assert pdf.size[0] == pytest.approx(2 * ex.pdf_shown[0], abs=4)  # the PDF's 2x PNG
+    (slider,) = ex.box.children[0].children
+    stack = ex.box.children[2]
+    assert isinstance(slider, w.SelectionSlider) and slider.index == 1
+    assert slider._options_labels == ("0.2", "0.5", "0.9")
+    assert isinstance(stack, w.Stack) and stack.selected_index == 1
+    assert [c.value for c in stack.children] == [ex.frames[(i,)] for i in range(3)]
+    assert [(link.source, link.target) for link in ex.links] == [
+        ((slider, "index"), (stack, "selected_index"))
+    ]
+    assert "kind = OP, shade = 0" in ex.box.children[1].value  # the held values are stated
+    assert widgets.STATIC_CLASS in ex.box._dom_classes
+    plt.close("all")
+
+
+def test_static_explorer_nests_stacks_for_two_axes():
+    ex = widgets.static_explorer(
+        _draw_level, {"shade": [0, 2], "level": [0.1, 0.5, 0.8]},
+        level=(0.0, 1.0, 0.1), shade=(0, 3, 1),
+    )  # fmt: skip
+    assert ex.default == (0, 1)
+    s_shade, s_level = ex.box.children[0].children
+    outer = ex.box.children[2]
+    assert len(outer.children) == 2 and all(len(s.children) == 3 for s in outer.children)
+    for i in range(2):
+        for j in range(3):
+            assert outer.children[i].children[j].value == ex.frames[(i, j)]
+    links = [(link.source, link.target) for link in ex.links]
+    assert links[0] == ((s_shade, "index"), (outer, "selected_index"))
+    assert links[1:] == [((s_level, "index"), (s, "selected_index")) for s in outer.children]
+    greys = [_grey_at_centre(ex.frames[(1, j)]) for j in range(3)]
+    assert greys == pytest.approx([0.1 * 255, 0.5 * 255, 0.8 * 255], abs=2)
+    plt.close("all")
+
+
+def test_explorer_on_a_static_page_leaves_one_output(monkeypatch):
+    shown = []
+    monkeypatch.setattr("IPython.display.display", lambda obj, **kw: shown.append((obj, kw)))
+    monkeypatch.setenv(PAGE_BUILD_ENV, "1")
+    built = []
+    real = widgets.static_explorer
+    monkeypatch.setattr(
+        widgets, "static_explorer", lambda *a, **k: built.append(real(*a, **k)) or built[-1]
+    )
+    widgets.explorer(_draw_level, level=(0.0, 1.0, 0.1), static={"level": [0.2, 0.5]})
+    assert len(shown) == 1
+    data, kw = shown[0]
+    assert kw["raw"] is True and set(data) == {"text/html", "image/png", "text/plain"}
+    html_text = data["text/html"]
+    view = re.search(r'<script type="application/vnd.jupyter.widget-view\+json">(.*)</script>',
+                     html_text)  # fmt: skip
+    assert view, html_text[:200]
+    assert json.loads(view.group(1))["model_id"] == built[0].box.model_id
+    noscript = re.search(r'<noscript><img src="data:image/(\w+);base64,([^"]+)"', html_text)
+    assert noscript  # a reader without JavaScript sees the default frame
+    assert _grey_at_centre(base64.b64decode(noscript.group(2))) == pytest.approx(127, abs=2)
+    png = base64.b64decode(data["image/png"])  # the PDF's one figure: the default state
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert kw["metadata"]["image/png"]["width"] < 400  # shown at 1x, the PNG holds 2x
+    monkeypatch.delenv(PAGE_BUILD_ENV)
+    shown.clear()
+    widgets.explorer(_draw_level, level=(0.0, 1.0, 0.1), static={"level": [0.2, 0.5]})
+    assert isinstance(shown[0][0], Figure) and isinstance(shown[1][0], w.VBox)  # live: as before
+    plt.close("all")
+
+
+def test_static_grid_bad_input():
+    ctl = {"level": (0.0, 1.0, 0.1), "kind": ["OP", "DP"]}
+    cases = [
+        ({"depth": [1]}, r"'depth' is not a control"),
+        ({"level": [0.5, 1.5]}, r"static\['level'\]: \[1.5\] not offered"),
+        ({"level": [0.5, 0.55]}, r"static\['level'\]: \[0.55\] not offered"),  # between steps
+        ({"kind": ["OP", "XP"]}, r"\['XP'\] not offered"),
+        ({"level": [0.2, 0.4]}, r"must hold the control's default 0.5"),
+        ({"level": []}, r"non-empty list"),
+        ({"level": [0.5, 0.5]}, r"repeated values"),
+        ({}, r"one or two control names"),
+    ]
+    for static, match in cases:
+        with pytest.raises(ValueError, match=match):
+            widgets.explorer(_draw_level, static=static, **ctl)
+    with pytest.raises(ValueError, match=r"42 states \(21 x 2\); at most 40"):
+        widgets.explorer(
+            _draw_level, level=(0.0, 1.0, 0.05), kind=["OP", "DP"],
+            static={"level": [k / 20 for k in range(21)], "kind": ["OP", "DP"]},
+        )  # fmt: skip
+    with pytest.raises(ValueError, match="one or two"):
+        widgets.static_explorer(
+            _draw_level, {"level": [0.5], "kind": ["OP"], "shade": [0]},
+            level=(0.0, 1.0, 0.1), kind=["OP", "DP"], shade=(0, 3, 1),
+        )  # fmt: skip
 
 
 # --- device ---
