@@ -15,7 +15,6 @@ from pathlib import Path
 import jupytext
 import nbformat
 import yaml
-from assocmem.pages import glue_key
 
 ROOT = Path(__file__).resolve().parents[1]
 GUARD = '"google.colab" in sys.modules'
@@ -177,13 +176,6 @@ def check_colab_cell(md: Path, url: str, version: str | None = None) -> list[str
 #: Glued intervals a page may show as they are (tests/book/test_glued_intervals.py):
 #: (chapter stem, glued key without _lo/_hi) -> why the page may show this interval as it is.
 INTERVAL_EXCEPTIONS: dict[tuple[str, str], str] = {
-    **{
-        ("05_context_gated_memory", glue_key("hy_down", lam)): (
-            "every memory set stays in its winner state down to the grid's lower end: the value "
-            "is a bound, and the page says the interval is empty"
-        )
-        for lam in (1.5, 2, 2.5)
-    },
     **{
         ("03_hebbian_vs_optimal", key): (
             "every instance at that load has the same accuracy: no interval can be formed, and "

@@ -185,7 +185,6 @@ UNREFERENCED: dict[str, dict[str, str]] = {
         "shows them, the prose quotes the larger size's",
         "gap_*_above": "sizes with the OP above the DP: all of them (the hidden check asserts "
         "it), so the prose says 'in all n_pairs pairs'",
-        "gap_*_sizes": "sizes per method: the prose quotes their sum (n_pairs) and lists them",
         "gap_tr_min": "the trained gaps' range: the table shows it, the prose the exact LP's",
         "gap_tr_max": "the trained gaps' range: the table shows it, the prose the exact LP's",
         "gap_tr_icpt*": "the trained line's intercept: the prose quotes the exact LP's",
@@ -213,10 +212,6 @@ UNREFERENCED: dict[str, dict[str, str]] = {
         "the prose quotes it at λ = 4",
         "os_gap_paper_l16*": "the paper's gap at the ends of the λ grid: the right panel draws "
         "it, the prose quotes it at λ = 4",
-        "hy_maxwell_sets_*": "no set has a Maxwell point in the grid for λ >= 1.5 (the hidden "
-        "check asserts it; the prose says so in words)",
-        "hy_winner_lower_*": "for λ <= 1 no set's winner branch is lower down to α = 0 (the "
-        "hidden check asserts it); the prose quotes λ >= 1.5",
     },
     # Chapter 6 glues each model's and task's typed summary whole (TaskResult.summary,
     # LamaResult.summary); the prose quotes Gemma's SST-2, and the findings, verdict and results
