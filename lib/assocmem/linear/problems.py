@@ -242,7 +242,8 @@ def _as_weight(
 ) -> torch.Tensor:
     """Check ``W`` against ``problem``; return it on the problem's device (its dtype by default).
 
-    A ``W`` that requires grad is read detached (a memory is evaluated here, not trained).
+    A ``W`` that requires grad keeps it (gradients flow through the score functions, e.g. the
+    autograd check of the engine's gradient); the functions that return numpy detach.
     """
     if not isinstance(problem, MemoryProblem):
         raise TypeError(f"problem must be a MemoryProblem, got {type(problem).__name__}")
@@ -250,7 +251,6 @@ def _as_weight(
         W = torch.from_numpy(W)
     if not isinstance(W, torch.Tensor):
         raise TypeError(f"W must be a torch tensor or numpy array, got {type(W).__name__}")
-    W = W.detach()
     d = problem.d
     if W.dim() not in (2, 3) or W.shape[-2:] != (d, d):
         raise ValueError(f"W must have shape (d, d) or (B, d, d) with d={d}, got {tuple(W.shape)}")
