@@ -367,9 +367,14 @@ def _highs_decide(
             bounds.add_w(W)
             # the duals of this restricted LP bound t* of the full one (zeros elsewhere)
             y = np.abs(np.asarray(h.getSolution().row_dual))[p * d :]
+            mu_all, j_all = np.concatenate(rows_mu), np.concatenate(rows_j)
             Y = np.zeros((p, p - 1))
-            Y[np.concatenate(rows_mu), np.concatenate(rows_j)] = y
+            Y[mu_all, j_all] = y
             bounds.add_y(Y)
+            if bounds.upper <= tol and bounds.lower <= FEASIBLE_FLOOR and y.sum() > 0:
+                # near t* = 0 the simplex's duals cancel to its tolerance only: polish them
+                op = DenseConstraints(constraint_rows(e, u, c, mu_all, j_all))
+                _sharpener(bounds, op, mu_all, j_all)(y)
             dec = bounds.decision(rounds, int(have.sum()))
             if dec is not None:
                 return dec
@@ -513,7 +518,8 @@ def _cg_decide(problem: MemoryProblem, per_round: int, tol: float, max_rounds: i
         # 2. solve the restricted LP: max t s.t. A vec(W) >= t, |W_ij| <= 1; its iterates are
         # checked on all constraints, its duals bound t* of the full LP (zeros elsewhere)
         op = DenseConstraints(A)
-        res = max_margin_ipm(op, tol, margin, rel=1e-3, max_iter=100)
+        sharpen = _sharpener(bounds, op, np.concatenate(rows_mu), np.concatenate(rows_j))
+        res = max_margin_ipm(op, tol, margin, sharpen=sharpen, rel=1e-3, max_iter=100)
         work[0] += res.iterations
         work[1] += op.flops
         if res.witness is not None:
@@ -533,7 +539,9 @@ def _cg_decide(problem: MemoryProblem, per_round: int, tol: float, max_rounds: i
     return _highs_decide(problem, per_round, tol, max_rounds)
 
 
-def _polish_duals(L: StructuredConstraints, y: NDArray[np.float64]) -> NDArray[np.float64]:
+def _polish_duals(
+    L: StructuredConstraints | DenseConstraints, y: NDArray[np.float64]
+) -> NDArray[np.float64]:
     """Project the duals ``y`` onto ``A^T z = 0`` in the metric ``diag(y)^-1``; clip at 0.
 
     Near ``t* = 0`` the interior-point method can stall with a dual bound a little above
@@ -561,6 +569,22 @@ def _polish_duals(L: StructuredConstraints, y: NDArray[np.float64]) -> NDArray[n
     return z
 
 
+def _sharpener(
+    bounds: _Bounds, L: StructuredConstraints | DenseConstraints, mu: NDArray[np.intp],
+    j: NDArray[np.intp],
+) -> Callable[[NDArray[np.float64]], float]:  # fmt: skip
+    """``y -> `` the best certified bound after polishing ``y`` (duals of rows ``(mu, j)``)."""
+    p = bounds.problem.p
+
+    def sharpen(y: NDArray[np.float64]) -> float:
+        Y = np.zeros((p, p - 1))
+        Y[mu, j] = _polish_duals(L, y)
+        bounds.add_y(Y)
+        return bounds.upper
+
+    return sharpen
+
+
 def _ipm_decide(
     problem: MemoryProblem, per_round: int, tol: float, max_rounds: int, max_iter: int = 150
 ) -> LPDecision:
@@ -574,11 +598,8 @@ def _ipm_decide(
     p, d = e.shape
     L = StructuredConstraints(e, u, c)
     bounds = _Bounds(problem, tol)
-
-    def sharpen(y: NDArray[np.float64]) -> float:  # near t* = 0: polished multipliers
-        bounds.add_y(_polish_duals(L, y).reshape(p, p - 1))
-        return bounds.upper
-
+    mu, j = np.divmod(np.arange(p * (p - 1)), p - 1)
+    sharpen = _sharpener(bounds, L, mu, j)  # near t* = 0: polished multipliers
     res = max_margin_ipm(L, tol, _full_margin(problem), sharpen=sharpen, max_iter=max_iter)
     if res.witness is not None:
         bounds.add_w(res.witness.reshape(d, d))
