@@ -95,10 +95,10 @@ def main() -> None:
                 frac = [r.constraints / (p * (p - 1)) for r, _, p in rows]
                 gf = sum(r.flops for r in decs) / sum(secs) / 1e9
                 margins = [r.margin for r in decs if r.feasible]
-                bounds = [r.margin for r in decs if not r.feasible]
+                bounds = [r.margin for r in decs if r.feasible is False]  # None: undecided
                 mtxt = f"{min(margins):.1e}" if margins else "-"
                 btxt = f"{max(bounds):.1e}" if bounds else "-"
-                n_feas = sum(r.feasible for r in decs)
+                n_feas = sum(r.feasible is True for r in decs)
                 print(f"{d:<3d} {name:>3s}  {min(ps)}-{max(ps):<4d} {meth:>6s} {len(rows):2d}  "
                       f"{_med_max(secs)}  {np.median([r.iterations for r in decs]):5.0f}  "
                       f"{np.median([r.rounds for r in decs]):6.0f}  {np.median(frac):11.3f}  "

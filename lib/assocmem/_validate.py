@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -20,6 +20,9 @@ from numpy.typing import ArrayLike, NDArray
 
 if TYPE_CHECKING:
     import torch
+
+#: A numpy array or a torch tensor (the helpers below return the kind they are given).
+ArrayOrTensor = TypeVar("ArrayOrTensor", np.ndarray, "torch.Tensor")
 
 
 def check_int(name: str, value: object, minimum: int) -> int:
@@ -69,9 +72,12 @@ def as_float_array(x: ArrayLike, name: str) -> NDArray[np.float64]:
     """Return ``x`` as a float64 array; ``TypeError`` if it is not made of real numbers.
 
     Strings are refused even when numpy could parse them (``"0.5"``): a number given as text is
-    more likely a mistake than an intent.
+    more likely a mistake than an intent. A torch tensor is read detached, from the CPU (one
+    that requires grad is accepted, issue 42 item 16).
     """
-    raw = np.asarray(x) if not hasattr(x, "detach") else x
+    if hasattr(x, "detach"):  # a torch tensor, possibly requiring grad or on a GPU
+        x = x.detach().cpu()
+    raw = np.asarray(x)
     if isinstance(raw, np.ndarray) and raw.dtype.kind not in "biuf":
         raise TypeError(f"{name} must be a real number or array of real numbers, got {x!r}")
     try:
@@ -387,3 +393,54 @@ def check_broadcast(what: str, *shapes: tuple[int, ...]) -> None:
         np.broadcast_shapes(*(tuple(s) for s in shapes))
     except ValueError as exc:
         raise ValueError(f"the batch shapes of {what} do not broadcast: {shapes}") from exc
+
+
+# --- unit norms at any magnitude (issue 42, item 13) --------------------------------------------
+
+
+def row_norms(x: ArrayOrTensor) -> ArrayOrTensor:
+    """Euclidean norms of the rows (last axis) of ``x``, exact to rounding at any magnitude.
+
+    Each row is divided by its largest absolute entry before its squares are summed, so a row
+    of norm 1e-160 (whose squares would be subnormal) or 1e200 (whose squares would overflow)
+    gets its norm to a few units of rounding. Returns the same kind as ``x`` (numpy array or
+    torch tensor) with the last axis kept (size 1); a zero row has norm 0.
+    """
+    if isinstance(x, np.ndarray):
+        amax = np.abs(x).max(axis=-1, keepdims=True)
+        safe = np.where(amax > 0, amax, 1.0)
+        return amax * np.linalg.norm(x / safe, axis=-1, keepdims=True)
+    amax_t = x.abs().amax(dim=-1, keepdim=True)
+    safe_t = amax_t.where(amax_t > 0, amax_t.new_ones(()))
+    torch_ = sys.modules["torch"]
+    return amax_t * torch_.linalg.vector_norm(x / safe_t, dim=-1, keepdim=True)
+
+
+def unit_rows(name: str, x: ArrayOrTensor) -> ArrayOrTensor:
+    """Return ``x`` with every row (last axis) scaled to unit Euclidean norm, at any magnitude.
+
+    The row is first divided by its largest absolute entry (exact to rounding), then by the norm
+    of the result (between 1 and ``sqrt(d)``), so the output norms are 1 to rounding whether
+    the input norms are 1e-300 or 1e300. Numpy array or torch tensor in, the same kind out.
+
+    Raises
+    ------
+    ValueError
+        If a row is zero (it has no direction), naming ``name`` and the row's index.
+    """
+    if isinstance(x, np.ndarray):
+        amax = np.abs(x).max(axis=-1, keepdims=True)
+        zero = np.argwhere(amax[..., 0] == 0)
+        scaled = x / np.where(amax > 0, amax, 1.0)
+        if zero.size:
+            raise ValueError(f"{name} row {tuple(int(i) for i in zero[0])} is zero: it has no "
+                             "direction and cannot be scaled to unit norm")  # fmt: skip
+        return scaled / np.linalg.norm(scaled, axis=-1, keepdims=True)
+    amax_t = x.abs().amax(dim=-1, keepdim=True)
+    zero_t = (amax_t[..., 0] == 0).nonzero()
+    if zero_t.numel():
+        raise ValueError(f"{name} row {tuple(int(i) for i in zero_t[0])} is zero: it has no "
+                         "direction and cannot be scaled to unit norm")  # fmt: skip
+    torch_ = sys.modules["torch"]
+    scaled_t = x / amax_t
+    return scaled_t / torch_.linalg.vector_norm(scaled_t, dim=-1, keepdim=True)

@@ -356,3 +356,36 @@ def test_documented_infinities_are_where_the_docs_say() -> None:
     """scale_for_winner: inf exactly where the largest entry is tied (its nan_ok reason)."""
     out = winner.scale_for_winner(torch.tensor([[1.0, 1.0, 0.0], [2.0, 1.0, 0.0]]), 3.0, 0.05)
     assert math.isinf(float(out[0])) and math.isfinite(float(out[1]))
+
+
+@PROPERTY_SETTINGS
+@given(
+    exponent=st.floats(-300, 300),
+    d=st.integers(1, 8),
+    as_tensor=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_unit_norm_rows_at_any_magnitude(
+    exponent: float, d: int, as_tensor: bool, seed: int
+) -> None:
+    """Issue 42, item 13: ``as_memories(rows of norm 1e-160, normalize=True)`` gave norms of
+    1.0000056 (the squares were subnormal); every row is now of unit norm to rounding, whatever
+    its magnitude, and a zero row is refused by its index."""
+    rng = np.random.default_rng(seed)
+    z = rng.standard_normal((3, d)) * 10.0 ** (exponent + rng.uniform(-3, 3, size=(3, 1)))
+    if not np.all(np.abs(z).max(axis=1) > 0) or not np.all(np.isfinite(z)):
+        return  # a row underflowed to zero (or overflowed) in the draw itself
+    zn = theory.as_memories(torch.as_tensor(z) if as_tensor else z, normalize=True)
+    norms = torch.linalg.vector_norm(zn, dim=-1)
+    assert torch.allclose(norms, torch.ones(3, dtype=norms.dtype), rtol=0, atol=4e-16), norms
+    # the direction is kept: a positive multiple of the input row
+    ratio = zn.numpy() / z
+    assert np.allclose(ratio[:, :1], ratio, rtol=1e-12, atol=0)
+
+
+def test_a_zero_memory_row_is_refused_by_its_index() -> None:
+    z = np.array([[1e-160, 0.0], [0.0, 0.0], [0.0, 1e200]])
+    with pytest.raises(ValueError, match=r"memories row \(1,\) is zero"):
+        theory.as_memories(z, normalize=True)
+    out = theory.as_memories(np.array([[3e-160, 4e-160], [0.0, 1e200]]), normalize=True)
+    np.testing.assert_allclose(out.numpy(), [[0.6, 0.8], [0.0, 1.0]], rtol=1e-15, atol=0)

@@ -16,6 +16,7 @@ from assocmem.linear.constraints import (
     constraint_rows,
     dual_bound,
     lp_size,
+    normalise_rows,
 )
 from assocmem.linear.finite_size import predicted_transition
 from assocmem.linear.interior_point import DenseConstraints, StructuredConstraints, max_margin_ipm
@@ -25,6 +26,7 @@ from assocmem.linear.lp import (
     INFEASIBLE_TOL,
     LP_MAX_ENTRIES,
     LPDecision,
+    LPOutcome,
     constraint_generation,
     lp_decide,
     lp_feasible,
@@ -33,7 +35,7 @@ from assocmem.linear.lp import (
 from assocmem.linear.problems import MemoryProblem, all_recalled, score_matrix
 from assocmem.linear.sampling import sample_problem, sample_problems
 from assocmem.linear.training import train_memory
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 
@@ -88,21 +90,28 @@ def test_certificates_are_checked_on_every_constraint(decoupled: bool) -> None:
         for seed in range(3):
             prob = sample_problem(pairs_for_load(alpha, d), d, decoupled=decoupled, seed=seed)
             r = lp_decide(prob)
+            norm, scales = normalise_rows(prob)  # the certificates' units
+            assert r.scales is not None and np.array_equal(r.scales, scales)
             if r.feasible:
                 W = r.weights
                 assert W is not None and np.abs(W).max() <= 1 + 1e-9
-                assert constraint_margins(W, prob).min() == pytest.approx(r.margin, rel=1e-12)
-                assert r.margin > FEASIBLE_FLOOR
+                assert constraint_margins(W, norm).min() == pytest.approx(r.margin, rel=1e-12)
+                assert r.margin > INFEASIBLE_TOL
+                # the margins as given are the normalised ones times each row's scale
+                np.testing.assert_allclose(constraint_margins(W, prob),
+                                           scales[:, None] * constraint_margins(W, norm),
+                                           rtol=1e-6, atol=1e-12)  # fmt: skip
                 assert bool(all_recalled(torch.tensor(W, dtype=torch.float32), prob))
             else:
-                assert r.weights is None and 0 <= r.margin <= INFEASIBLE_TOL
+                assert r.feasible is False and r.outcome is LPOutcome.NOT_STORED
+                assert r.weights is None and 0 <= r.margin <= FEASIBLE_FLOOR
                 assert r.multipliers is not None and r.multipliers.min() >= 0
-                assert dual_bound(r.multipliers, prob) == pytest.approx(r.margin, rel=1e-9)
+                assert dual_bound(r.multipliers, norm) == pytest.approx(r.margin, rel=1e-9)
                 # weak duality: no W in the box beats the bound, e.g. random sign matrices
                 rng = np.random.default_rng(seed)
                 for _ in range(20):
                     Wr = rng.choice([-1.0, 1.0], size=(d, d))
-                    assert constraint_margins(Wr, prob).min() <= r.margin
+                    assert constraint_margins(Wr, norm).min() <= r.margin
             assert r.constraints <= prob.p * (prob.p - 1)
 
 
@@ -146,6 +155,8 @@ def test_lp_errors() -> None:
         lp_decide(sample_problem(4, 8, seed=0), per_round=0)
     with pytest.raises(ValueError, match="tol"):
         lp_decide(sample_problem(4, 8, seed=0), tol=0.0)
+    with pytest.raises(ValueError, match="tol must exceed the zero level"):
+        lp_decide(sample_problem(4, 8, seed=0), tol=FEASIBLE_FLOOR)
     with pytest.raises(ValueError, match="shape"):
         constraint_margins(np.zeros((3, 3)), sample_problem(4, 8, seed=0))
     # one round is not enough near capacity: the method says so instead of guessing
@@ -193,16 +204,18 @@ def test_cg_agrees_with_dense_lp_across_seeds_near_capacity(decoupled: bool) -> 
             prob = sample_problem(pairs_for_load(alpha, d), d, decoupled=decoupled, seed=seed)
             r = lp_decide(prob)
             dense = lp_decide(prob, method="dense")
+            norm = normalise_rows(prob)[0]
             assert r.feasible is dense.feasible, (alpha, seed, r.margin, dense.margin)
             if r.feasible:
                 assert r.weights is not None
-                assert _brute_force_margins(r.weights, prob).min() > FEASIBLE_FLOOR
+                assert _brute_force_margins(r.weights, norm).min() > INFEASIBLE_TOL
+                assert _brute_force_margins(r.weights, prob).min() > 0
                 # the certified margin never beats the LP optimum (to the solver's tolerance)
                 assert r.margin <= dense.margin + 1e-8
             else:
                 assert r.multipliers is not None
-                assert _loop_bound(r.multipliers, prob) <= INFEASIBLE_TOL
-                assert dense.margin <= 1e-7
+                assert _loop_bound(r.multipliers, norm) <= FEASIBLE_FLOOR
+                assert dense.margin <= FEASIBLE_FLOOR
             n_feasible += r.feasible
             n += 1
     assert 10 <= n_feasible <= n - 10
@@ -236,7 +249,7 @@ def test_duplicated_input_with_two_targets_is_infeasible(decoupled: bool) -> Non
     assert lp_decide(prob).feasible is True
     r = lp_decide(bad)
     assert r.feasible is False and r.weights is None and r.multipliers is not None
-    assert _loop_bound(r.multipliers, bad) <= INFEASIBLE_TOL
+    assert _loop_bound(r.multipliers, normalise_rows(bad)[0]) <= FEASIBLE_FLOOR
     assert lp_decide(bad, method="dense").feasible is False
     Y = np.zeros((bad.p, bad.p - 1))
     Y[0, 0] = Y[1, 0] = 1.0  # OP: competitor j = 0 of input 1 is u_0, of input 0 is u_1
@@ -250,7 +263,7 @@ def test_far_above_capacity_is_infeasible_with_a_certificate() -> None:
         for method in ("cg", "highs"):
             r = lp_decide(prob, method=method)
             assert r.feasible is False and r.multipliers is not None
-            assert _loop_bound(r.multipliers, prob) <= INFEASIBLE_TOL
+            assert _loop_bound(r.multipliers, normalise_rows(prob)[0]) <= FEASIBLE_FLOOR
         assert lp_decide(prob, method="dense").feasible is False
 
 
@@ -314,14 +327,15 @@ def test_max_margin_linf_agrees_with_the_decision(decoupled: bool) -> None:
         prob = sample_problem(pairs_for_load(alpha, d), d, decoupled=decoupled, seed=seed)
         t, W = max_margin_linf(prob)
         dec = lp_decide(prob)
-        assert (t > FEASIBLE_FLOOR) == dec.feasible
+        assert (t > INFEASIBLE_TOL) == dec.feasible
         assert np.abs(W).max() <= 1 + 1e-9
         assert t == pytest.approx(constraint_margins(W, prob).min(), abs=1e-12)
         if dec.feasible:  # the certifying W of the decision is in the box: its margin <= t*
-            assert dec.margin <= t + 1e-9
+            t_norm = max_margin_linf(normalise_rows(prob)[0])[0]  # t* in the decision's units
+            assert dec.margin <= t_norm + 1e-9
             # the capped dense LP (t <= 1) has the same optimum when t* < 1
             capped = lp_decide(prob, method="dense").margin
-            assert capped == pytest.approx(min(t, 1.0), abs=1e-7)
+            assert capped == pytest.approx(min(t_norm, 1.0), abs=1e-7)
 
 
 def test_lp_decision_prints_its_certificate() -> None:
@@ -335,6 +349,12 @@ def test_lp_decision_prints_its_certificate() -> None:
     assert str(LPDecision(True, 0.5, 1, 12)) == (
         "stored after 1 round, 12 constraints; max margin t* = 0.5 (no certificate)"
     )
+    assert str(LPDecision(None, 3e-10, 1, 30, W, Y, bound=1.1e-9)) == (
+        "undecided at tolerance after 1 round, 30 constraints; best margin in [3.0e-10, "
+        "1.1e-09], within tol = 1e-07 of 0"
+    )
+    assert LPDecision(None, 3e-10, 1, 30).outcome is LPOutcome.UNDECIDED
+    assert LPDecision(False, 0.0, 1, 30).outcome == "not stored"
 
 
 @pytest.mark.parametrize("decoupled", [False, True])
@@ -364,11 +384,11 @@ def test_one_interior_point_method_on_dense_and_structured_constraints(alpha: fl
     A = constraint_rows(e, u, c, mu, j)
     np.testing.assert_array_equal(A, constraint_matrix(prob))
     dense, structured = DenseConstraints(A), StructuredConstraints(e, u, c)
-    never = lambda w: False  # noqa: E731  (run to the optimum or the certificate)
+    never = lambda w: -np.inf  # noqa: E731  (no lower bound: run to the optimum or the bound)
     a = max_margin_ipm(dense, 1e-7, never, rel=1e-6)
     b = max_margin_ipm(structured, 1e-7, never, rel=1e-6)
-    assert a.status == b.status and a.status in ("optimal", "infeasible")
-    assert a.iterations == b.iterations
+    assert a.status == b.status and a.status in ("optimal", "not stored")
+    assert a.iterations == b.iterations and a.witness is None and a.lower == -np.inf
     np.testing.assert_allclose(a.w, b.w, atol=1e-6)
     assert a.bound == pytest.approx(b.bound, rel=1e-6, abs=1e-12)
     # the status agrees with the exact decision, and the bound is a true upper bound on t*
@@ -379,13 +399,17 @@ def test_one_interior_point_method_on_dense_and_structured_constraints(alpha: fl
 
 
 def _check_certificate(r: LPDecision, prob: MemoryProblem) -> None:
-    """The answer's certificate, recomputed by explicit loops (scale-relative floors)."""
-    if r.feasible:
+    """The answer's certificates, recomputed by explicit loops on the row-normalised instance."""
+    norm = normalise_rows(prob)[0]
+    if r.feasible is not False:
         assert r.weights is not None and np.abs(r.weights).max() <= 1
-        assert _brute_force_margins(r.weights, prob).min() > FEASIBLE_FLOOR * r.scale
-    else:
+        low = _brute_force_margins(r.weights, norm).min()
+        assert low > (INFEASIBLE_TOL if r.feasible else FEASIBLE_FLOOR)
+        assert _brute_force_margins(r.weights, prob).min() > 0  # it stores the data as given
+    if r.feasible is not True:
         assert r.multipliers is not None and r.multipliers.min() >= 0
-        assert _loop_bound(r.multipliers, prob) <= INFEASIBLE_TOL * r.scale
+        high = _loop_bound(r.multipliers, norm)
+        assert high <= (FEASIBLE_FLOOR if r.feasible is False else INFEASIBLE_TOL)
 
 
 @pytest.mark.slow
@@ -471,8 +495,10 @@ def test_decisions_are_invariant_to_rescaling_inputs_and_targets(decoupled: bool
         for s_e, s_u in zip(pow2, pow2[::-1], strict=True):
             r = lp_decide(_scaled(prob, s_e, s_u))
             assert r.feasible is ref.feasible
-            assert r.margin == pytest.approx(ref.margin * s_e * s_u, rel=1e-12, abs=0)
-            assert r.scale == pytest.approx(ref.scale * s_e * s_u, rel=1e-15)
+            # powers of two: the normalised instance is the same, bit for bit, and so the answer
+            assert r.margin == ref.margin
+            assert r.scales is not None and ref.scales is not None
+            np.testing.assert_allclose(r.scales, ref.scales * s_e * s_u, rtol=1e-15)
 
 
 @PROPERTY_SETTINGS
@@ -504,3 +530,92 @@ def test_an_embedding_edited_in_place_is_refused() -> None:
     for method in ("ipm", "cg", "dense"):
         with pytest.raises(ValueError, match="inputs must be finite"):
             lp_decide(prob, method=method)
+
+
+# --------------------------------------------- the third answer and row scales (issue 42)
+
+
+def _rank_one_targets(seed: int, decoupled: bool) -> MemoryProblem:
+    """Issue 42, item 5: p = 6, d = 5, targets (and DP competitors) a_mu v in float32.
+
+    In exact arithmetic ``(a_mu - a_nu) v^T W e_mu > 0`` for all pairs is impossible for the
+    middle values of ``a``; the float32 rounding of ``a_mu v`` leaves a best margin of order
+    1e-9 of unit-norm inputs: within the tolerance of zero.
+    """
+    prob = sample_problem(6, 5, seed=seed, decoupled=decoupled)
+    rng = np.random.default_rng(seed)
+    a, v = rng.standard_normal(6), rng.standard_normal(5) / np.sqrt(5)
+    u = torch.tensor(np.outer(a, v), dtype=torch.float32)
+    c = None
+    if decoupled:
+        c = torch.tensor(rng.standard_normal((6, 5))[..., None] * v, dtype=torch.float32)
+    return MemoryProblem(prob.inputs, u, c)
+
+
+@pytest.mark.parametrize(("seed", "decoupled"), [(8, False), (6, True), (0, False)])
+def test_rank_one_targets_are_undecided_by_every_method(seed: int, decoupled: bool) -> None:
+    """Issue 42, item 5: on 7d44cde "ipm" and "highs" said "not stored" and "cg" said "stored"
+    (seed 8 OP: dual bounds 1.1e-7 and 1.5e-7 against a W of margin 3.0e-10; seed 6 DP alike);
+    every method now answers "undecided at tolerance" with both certificates."""
+    prob = _rank_one_targets(seed, decoupled)
+    for method in ("ipm", "cg", "highs", "dense"):
+        r = lp_decide(prob, method=method)
+        assert r.outcome is LPOutcome.UNDECIDED and r.feasible is None, (method, str(r))
+        assert FEASIBLE_FLOOR < r.margin <= r.bound <= INFEASIBLE_TOL, method
+        assert r.tol == INFEASIBLE_TOL and r.floor == FEASIBLE_FLOOR
+        _check_certificate(r, prob)
+    assert lp_feasible(prob) is None
+    assert str(lp_decide(prob)).startswith("undecided at tolerance after 1 round, 30 constraints")
+    # a tolerance below the best margin makes it a stored instance, for every method
+    low = lp_decide(prob).margin * 0.9
+    for method in ("ipm", "cg", "highs"):
+        assert lp_decide(prob, method=method, tol=low).outcome is LPOutcome.STORED, method
+
+
+@pytest.mark.parametrize("factor", [1e-9, 1e-12, 1e9, 2.0**-40])
+@pytest.mark.parametrize("decoupled", [False, True])
+def test_one_rescaled_input_changes_no_decision(factor: float, decoupled: bool) -> None:
+    """Issue 42, item 6: a storable instance (p = 14, d = 6) flipped to "not stored" for every
+    method on 7d44cde once one input was multiplied by 1e-9 or 1e-12 (and by 1e9); each input
+    is now scaled to unit norm first, so every method answers as on the instance as drawn."""
+    for seed in range(2):
+        prob = sample_problem(14, 6, decoupled=decoupled, seed=seed)
+        e = prob.inputs.clone()
+        e[seed] = e[seed] * factor
+        moved = MemoryProblem(e, prob.targets, prob.competitors)
+        for method in ("ipm", "cg", "highs", "dense"):
+            ref, r = lp_decide(prob, method=method), lp_decide(moved, method=method)
+            assert ref.outcome is r.outcome is LPOutcome.STORED, (seed, method, str(r))
+            _check_certificate(r, moved)
+            assert r.scales is not None and ref.scales is not None
+            assert r.scales[seed] == pytest.approx(ref.scales[seed] * factor, rel=1e-6)
+
+
+@settings(max_examples=20, derandomize=True, deadline=None, database=None)
+@given(
+    d=st.integers(3, 6),
+    rel=st.floats(0.7, 1.4),
+    decoupled=st.booleans(),
+    seed=st.integers(0, 10**6),
+    exponents=st.lists(st.floats(-12, 12), min_size=40, max_size=40),
+    target_exponent=st.floats(-12, 12),
+)
+def test_row_scales_never_change_a_decided_answer(
+    d: int, rel: float, decoupled: bool, seed: int, exponents: list[float],
+    target_exponent: float,
+) -> None:  # fmt: skip
+    """Issue 42: every input times its own factor in [1e-12, 1e12], the targets times another:
+    a decided answer ("stored" or "not stored") stays the same, for two methods."""
+    p = max(2, pairs_for_load(rel * predicted_transition(d)[0], d))
+    prob = sample_problem(p, d, decoupled=decoupled, seed=seed)
+    ref = lp_decide(prob)
+    s_e = torch.tensor([10.0**x for x in exponents[:p]], dtype=torch.float64)
+    s_u = 10.0**target_exponent
+    c = None if prob.competitors is None else (prob.competitors.double() * s_u).float()
+    scaled = MemoryProblem((prob.inputs.double() * s_e[:, None]).float(),
+                           (prob.targets.double() * s_u).float(), c)  # fmt: skip
+    for method in ("ipm", "dense"):
+        r = lp_decide(scaled, method=method)
+        if ref.outcome is not LPOutcome.UNDECIDED:
+            assert r.outcome is ref.outcome, (method, str(ref), str(r))
+        _check_certificate(r, scaled)

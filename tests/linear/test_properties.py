@@ -760,6 +760,8 @@ CASES: list[Case] = [
     ),
     Case(constraints.dual_bound, lambda: ((np.ones((P, P - 1)), _dp()), {}), {"Y": "array"}),
     Case(constraints.constraint_matrix, lambda: ((_op(),), {})),
+    Case(constraints.normalise_rows, lambda: ((_dp(),), {})),
+    Case(constraints.normalise_rows, lambda: ((_op(),), {})),
     Case(lp.max_margin_linf, lambda: ((_op(),), {})),
     Case(
         lp.constraint_generation,
@@ -772,6 +774,11 @@ CASES: list[Case] = [
 
 EXEMPT: dict[str, str] = {
     "assocmem.linear.lp.LPDecision": "a result record of lp_decide",
+    "assocmem.linear.constraints.LPOutcome": "the three words of lp_decide's answer (an enum)",
+    "assocmem.linear.constraints.storage_outcome": (
+        "the decision rule on certified bounds (+-inf documented: no bound yet); test_lp.py "
+        "checks it through every method, on stored, not stored and undecided instances"
+    ),
     **{
         f"assocmem.linear.interior_point.{n}": "the LP solver's internals, on checked float64"
         " arrays (test_lp.py: both operators against constraint_matrix, one solve on each)"
@@ -866,3 +873,55 @@ def test_every_public_function_is_covered() -> None:
 def test_local_kinds_refuse_what_they_should() -> None:
     assert LOCAL_KINDS["real_p"].invalid(1.5) and not LOCAL_KINDS["real_p"].invalid(2.5)
     assert LOCAL_KINDS["real_d"].invalid(float("nan")) and is_real(3)
+
+
+# ------------------------------------------- tensors that require grad (issue 42, item 16)
+
+
+def _requiring_grad(x: Any) -> Any:
+    """``x`` with every floating-point tensor in it (also in lists and tuples) requiring grad."""
+    if isinstance(x, torch.Tensor) and x.dtype.is_floating_point:
+        return x.detach().clone().requires_grad_(True)
+    if isinstance(x, (list, tuple)):
+        return type(x)(_requiring_grad(v) for v in x)
+    return x
+
+
+def _takes_tensors(case: Case) -> bool:
+    args, kwargs = case.make()
+    return any(isinstance(v, torch.Tensor) and v.dtype.is_floating_point
+               for v in (*args, *kwargs.values()))  # fmt: skip
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if _takes_tensors(c)], ids=lambda c: c.name)
+def test_tensors_that_require_grad_are_read_or_refused_clearly(case: Case) -> None:
+    """Issue 42, item 16: every entry taking tensors reads a ``requires_grad`` one (detached)."""
+    args, kwargs = case.make()
+    args = _requiring_grad(args)
+    kwargs = {k: _requiring_grad(v) for k, v in kwargs.items()}
+    try:
+        out = case.func(*args, **kwargs)
+    except (ValueError, TypeError) as exc:  # a refusal must say why, up front
+        assert "requires grad" in str(exc) or "require" in str(exc), exc
+        return
+    if not case.nan_ok:
+        assert not non_finite(out), non_finite(out)
+
+
+def test_a_problem_built_from_tensors_that_require_grad_is_decided() -> None:
+    """Issue 42, item 16: ``MemoryProblem(inputs.requires_grad_(), targets)`` then ``lp_decide``
+    raised "Can't call numpy() on Tensor that requires grad" deep inside; the instance is now
+    stored detached, and decided as the same data without grad."""
+    ref = sample_problem(12, 6, decoupled=True, seed=0)
+    e, u = ref.inputs.clone().requires_grad_(), ref.targets.clone().requires_grad_()
+    assert ref.competitors is not None
+    prob = MemoryProblem(e, u, ref.competitors.clone().requires_grad_())
+    assert not (prob.inputs.requires_grad or prob.targets.requires_grad)
+    assert prob.competitors is not None and not prob.competitors.requires_grad
+    for method in ("ipm", "dense"):
+        got, want = lp.lp_decide(prob, method=method), lp.lp_decide(ref, method=method)
+        assert got.outcome is want.outcome is lp.LPOutcome.STORED
+        assert got.margin == want.margin
+    W = torch.eye(6, requires_grad=True)
+    assert np.array_equal(constraints.constraint_margins(W, ref),
+                          constraints.constraint_margins(W.detach(), ref))  # fmt: skip

@@ -136,6 +136,24 @@ def test_hebbian_and_lp_sweeps() -> None:
     lp = capacity_sweep(10, [0.5, 1.8], seeds=[0], method="lp", decoupled=True, progress=False)
     assert lp["recalled_all"].tolist() == [True, False] and set(lp["problem"]) == {"dp"}
     assert lp["accuracy"].isna().all() and (lp["steps"] == 0).all()
+    assert lp["undecided"].tolist() == [False, False] and not h["undecided"].any()
+
+
+def test_undecided_instances_count_as_not_stored_and_are_counted() -> None:
+    """Issue 42: an LP answer "undecided at tolerance" is in n, not in stored, and counted."""
+    t = _synthetic({0.5: [True] * 4, 0.8: [True, True, False, False], 1.1: [False] * 4},
+                   method="lp")  # fmt: skip
+    t["undecided"] = False
+    t.loc[(t["alpha"] == 0.8) & (t["seed"] == 3), "undecided"] = True
+    c = success_by_load(t)
+    assert c["n"].tolist() == [4, 4, 4] and c["stored"].tolist() == [4, 2, 0]
+    assert c["undecided"].tolist() == [0, 1, 0]
+    np.testing.assert_allclose(c["fraction"], [1.0, 0.5, 0.0])
+    # the crossing reads recalled_all only: the same as with the instance decided "not stored"
+    decided = t.assign(undecided=False)
+    assert transition_load(t).value == transition_load(decided).value
+    # a table built without the column's values (NaN) counts none
+    assert success_by_load(t.assign(undecided=np.nan))["undecided"].tolist() == [0, 0, 0]
 
 
 @pytest.mark.parametrize(

@@ -31,6 +31,7 @@ from assocmem._validate import (
     check_int,
     check_real,
     check_tensor,
+    unit_rows,
 )
 
 __all__ = [
@@ -71,7 +72,8 @@ def as_memories(
     memories : array_like, shape (..., N, d)
         One stored pattern ζ^μ per row, N >= 2, finite; leading axes index memory sets.
     normalize : bool
-        Rescale every row to unit Euclidean norm (rows must then be non-zero).
+        Rescale every row to unit Euclidean norm (rows must then be non-zero), exact to rounding
+        whatever the rows' norms (1e-160 or 1e200: :func:`assocmem._validate.unit_rows`).
     dtype, device
         Output dtype (default float64, the book's theory precision) and device (``device=None``
         keeps the input's device, CPU for numpy).
@@ -86,7 +88,7 @@ def as_memories(
         If ``memories`` is not a numpy array or torch tensor.
     ValueError
         If it has fewer than 2 axes or 2 rows, contains non-finite entries, or has a zero row
-        while ``normalize`` is set.
+        while ``normalize`` is set (the message names the row).
     """
     if isinstance(memories, np.ndarray):
         z = torch.as_tensor(memories)
@@ -101,11 +103,8 @@ def as_memories(
         raise ValueError(f"memories needs N >= 2 rows and d >= 1 columns, got {tuple(z.shape)}")
     if not bool(torch.isfinite(z).all()):
         raise ValueError("memories contains non-finite entries (nan or inf)")
-    if normalize:
-        norms = z.norm(dim=-1, keepdim=True)
-        if bool((norms == 0).any()):
-            raise ValueError("memories has a zero row; it cannot be normalised to unit norm")
-        z = z / norms
+    if normalize:  # unit norm to rounding at any magnitude; a zero row is named
+        z = unit_rows("memories", z)
     return z
 
 

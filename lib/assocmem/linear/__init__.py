@@ -6,10 +6,11 @@ Import from the modules (the package re-exports nothing). They import downward o
 - :mod:`.problems` — the OP/DP instance (``MemoryProblem``), score matrices, recall checks.
 - :mod:`.sampling` — instances with i.i.d. ``N(0, I/d)`` embeddings, one seed each; memory checks.
 - :mod:`.training` — the cross-entropy + Adam engine (full rank and ``W = Q R^T``), Hebbian rule.
-- :mod:`.constraints` — the perfect-storage constraints: margins, rows, the dual bound (float64).
+- :mod:`.constraints` — the perfect-storage constraints: margins, rows, the dual bound (float64),
+  unit-norm inputs, and the one rule from certificates to stored / not stored / undecided.
 - :mod:`.interior_point` — Mehrotra's method for the max-margin LP, dense or structured rows.
 - :mod:`.lp` — exact perfect-storage decisions with certificates (one solve, constraint
-  generation, simplex, dense reference).
+  generation, simplex, dense reference), alike for every method and every scale of an input.
 - :mod:`.implicit_bias` — normalised margins of trained memories against the max-margin optima.
 - :mod:`.max_margin` — memories of rank at most ``m`` that maximise the margin (projected Adam).
 - :mod:`.scores` — score statistics: targets against competitors, Hebbian and trained memories.

@@ -5,8 +5,10 @@ competitor of input ``mu``: OP, the other targets in order; DP, the private comp
 ``a . vec(W) > 0`` with the row ``a = vec((u_mu - v_j) e_mu^T)``. This module evaluates them in
 float64 independently of any solver: the margins of a ``W`` (:func:`constraint_margins`, the
 feasibility certificate) and the weak-duality bound of multipliers (:func:`dual_bound`, the
-infeasibility certificate); and builds the rows (:func:`constraint_rows`,
-:func:`constraint_matrix`) that the solvers of :mod:`.lp` and :mod:`.interior_point` read.
+infeasibility certificate); scales every input to unit norm (:func:`normalise_rows`), builds
+the rows (:func:`constraint_rows`, :func:`constraint_matrix`) that the solvers of :mod:`.lp` and
+:mod:`.interior_point` read, and holds the one rule that turns the two certificates into a
+decision (:func:`storage_outcome`: stored, not stored, or undecided at tolerance).
 
 Source: the perfect-storage condition of the digest of arXiv:2605.10795, §3.2-3.3
 (reconstruction, see chapter 1, eqs. ``eq-op`` and ``eq-dp``); Gordan's alternative and weak
@@ -15,11 +17,125 @@ duality are textbook LP (Bertsimas & Tsitsiklis, *Introduction to Linear Optimiz
 
 from __future__ import annotations
 
+from enum import Enum
+
 import numpy as np
+import torch
 from numpy.typing import NDArray
 
-from assocmem._validate import as_float_array, check_finite_array, check_int
+from assocmem._validate import as_float_array, check_finite_array, check_int, row_norms
 from assocmem.linear.problems import MemoryProblem
+
+#: The zero level of the best margin ``t*`` (units: the row-normalised instance of
+#: :func:`normalise_rows`, where ``|W_ij| <= 1`` and the inputs have unit norm): a dual bound at
+#: or below it certifies "not stored" (``t* = 0`` to float64 rounding of the constraints, whose
+#: errors are below 1e-12 at these scales).
+FEASIBLE_FLOOR: float = 1e-10
+
+#: Default margin tolerance ``tol`` (same units): a certified margin above it is "stored"; a best
+#: margin in ``(FEASIBLE_FLOOR, tol]`` is "undecided at tolerance". Feasible instances near
+#: capacity at d <= 32 have best margins of order 1e-3 to 1e-1 (``benchmarks/lp_speed.py``),
+#: infeasible ones have ``t* = 0`` (dual bounds of order 1e-12 or below).
+INFEASIBLE_TOL: float = 1e-7
+
+
+class LPOutcome(str, Enum):
+    """The three answers of the exact LP (a str, so it prints and compares as its words)."""
+
+    STORED = "stored"
+    NOT_STORED = "not stored"
+    UNDECIDED = "undecided at tolerance"
+
+    def __str__(self) -> str:
+        """Return the words."""
+        return self.value
+
+
+def storage_outcome(
+    lower: float, upper: float, tol: float = INFEASIBLE_TOL, floor: float = FEASIBLE_FLOOR
+) -> LPOutcome | None:
+    """Turn certified bounds on the best margin ``t*`` into a decision: the one rule of every LP.
+
+    ``t*`` is the largest margin ``min_k a_k . W`` over ``|W_ij| <= 1`` of the row-normalised
+    instance (:func:`normalise_rows`); ``t* >= 0`` always (``W = 0``), and ``t* = 0`` exactly
+    when no ``W`` stores the instance. A method supplies ``lower`` (the smallest margin of a
+    ``W`` in the box, :func:`constraint_margins`) and ``upper`` (a dual bound,
+    :func:`dual_bound`), so ``lower <= t* <= upper``, and the decision is
+
+    * stored if ``lower > tol`` (so ``t* > tol``);
+    * not stored if ``upper <= floor`` (so ``t* <= floor``: zero to rounding);
+    * undecided at tolerance if ``lower > floor`` and ``upper <= tol`` (so ``floor < t* <= tol``:
+      some ``W`` stores the data as given, with a margin no larger than the tolerance, which a
+      rounding of the embeddings could remove);
+    * None (not yet decided: the method must tighten its bounds) otherwise.
+
+    The three answers need disjoint ranges of ``t*``, so every method that reaches an answer
+    reaches the same one: the decision is a function of the instance, not of the solver.
+
+    Parameters
+    ----------
+    lower, upper : float
+        Certified lower and upper bounds on ``t*`` (``-inf`` / ``inf`` when there is none yet).
+    tol : float
+        The margin tolerance (default :data:`INFEASIBLE_TOL`), > ``floor``.
+    floor : float
+        The zero level (default :data:`FEASIBLE_FLOOR`).
+
+    Returns
+    -------
+    LPOutcome or None
+    """
+    if lower > tol:
+        return LPOutcome.STORED
+    if upper <= floor:
+        return LPOutcome.NOT_STORED
+    if lower > floor and upper <= tol:
+        return LPOutcome.UNDECIDED
+    return None
+
+
+def normalise_rows(problem: MemoryProblem) -> tuple[MemoryProblem, NDArray[np.float64]]:
+    """Scale each input to unit norm and the targets to unit RMS norm (float64): the LP's units.
+
+    A positive factor on input ``e_mu`` multiplies only input ``mu``'s constraints, and one
+    factor on the targets and competitors multiplies all of them, so neither changes which ``W``
+    store the instance; on this scaled instance the thresholds of :func:`storage_outcome` are
+    absolute, and the decision of :func:`~.lp.lp_decide` is the same at every positive scale of
+    any input or of the targets (to the rounding of the data themselves). The norms are taken
+    at any magnitude without underflow or overflow (:func:`assocmem._validate.row_norms`); a
+    zero input (whose constraints are all zero) is left as it is.
+
+    Parameters
+    ----------
+    problem : MemoryProblem
+        Unbatched OP or DP instance.
+
+    Returns
+    -------
+    normalised : MemoryProblem
+        float64 tensors on the CPU: ``e_mu / ||e_mu||``, ``u / s_u``, ``c / s_u`` with ``s_u``
+        the RMS norm of the targets (with the DP's competitors).
+    scales : numpy.ndarray, float64, shape (p,)
+        ``||e_mu|| s_u``: the margins of any ``W`` on ``problem`` are ``scales[:, None]`` times
+        its margins on ``normalised`` (:func:`constraint_margins`).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``problem`` is not one finite, unbatched MemoryProblem.
+    """
+    check_instance(problem)
+    e = problem.inputs.detach().double().cpu()
+    u = problem.targets.detach().double().cpu()
+    c = None if problem.competitors is None else problem.competitors.detach().double().cpu()
+    n_e = row_norms(e)  # (p, 1)
+    n_e = n_e.where(n_e > 0, n_e.new_ones(()))
+    vs = u if c is None else torch.cat([u, c.reshape(-1, c.shape[-1])])
+    n_v = row_norms(vs)[:, 0]
+    big = n_v.max()
+    s_u = float(big * (n_v / big).square().mean().sqrt()) if float(big) > 0 else 1.0
+    out = MemoryProblem(e / n_e, u / s_u, None if c is None else c / s_u)
+    return out, n_e[:, 0].numpy() * s_u
 
 
 def lp_size(p: int, d: int) -> int:
@@ -75,10 +191,10 @@ def constraint_arrays(
     -------
     (e, u, c) : tuple of numpy.ndarray (c None for the OP)
     """
-    e = problem.inputs.double().cpu().numpy()
-    u = problem.targets.double().cpu().numpy()
-    c = None if problem.competitors is None else problem.competitors.double().cpu().numpy()
-    return e, u, c
+    e = problem.inputs.detach().double().cpu().numpy()
+    u = problem.targets.detach().double().cpu().numpy()
+    c = problem.competitors
+    return e, u, None if c is None else c.detach().double().cpu().numpy()
 
 
 def _competitor(

@@ -36,7 +36,7 @@ import torch
 from numpy.typing import NDArray
 from scipy.optimize import nnls
 
-from assocmem._validate import check_int
+from assocmem._validate import check_int, unit_rows
 from assocmem.linear.constraints import constraint_matrix
 from assocmem.linear.lp import DENSE_THRESHOLD, max_margin_linf
 from assocmem.linear.problems import MemoryProblem, normalised_margins
@@ -243,11 +243,10 @@ def margin_ratios(
     g2 = np.atleast_1d(normalised_margins(W, problem, norm="fro"))
     ginf = np.atleast_1d(normalised_margins(W, problem, norm="max"))
     flat = W.reshape(len(g2), -1)
-    unit = flat / np.linalg.norm(flat, axis=1, keepdims=True)
+    unit = unit_rows("weights", flat)  # unit norm at any magnitude
 
     def cosine(ref: NDArray[np.float64]) -> NDArray[np.float64]:
-        r = ref.ravel()
-        return np.asarray(unit @ (r / np.linalg.norm(r)), dtype=np.float64)
+        return np.asarray(unit @ unit_rows("reference", ref.reshape(1, -1))[0], dtype=np.float64)
 
     return {
         "ratio_l2": g2 / l2.margin,

@@ -6,8 +6,9 @@ an operator: :class:`DenseConstraints` holds ``A`` (the restricted LPs of constr
 generation, :func:`~.lp.constraint_generation`), :class:`StructuredConstraints` never forms it
 and builds the normal matrix from the Kronecker structure of the rows (every constraint at once,
 :func:`~.lp.lp_decide`'s default). Every iterate keeps ``|w_i| < 1`` and ``y > 0``, so each gives
-a float64 dual bound ``||A^T y||_1 / sum(y)`` on the optimum; the certificates themselves are
-checked by :mod:`.lp` from :mod:`.constraints`, never taken from this solver.
+a float64 dual bound ``||A^T y||_1 / sum(y)`` on the optimum, and it stops on the one decision
+rule of :func:`~.constraints.storage_outcome`; the certificates themselves are checked by
+:mod:`.lp` from :mod:`.constraints`, never taken from this solver.
 
 Source: Mehrotra's predictor-corrector (Nocedal & Wright, *Numerical Optimization*, 2nd ed.,
 Algorithm 14.3); the structured normal matrix is a reconstruction (chapter 2, "Theory vs
@@ -24,6 +25,8 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 from scipy.linalg.blas import dsyrk
+
+from assocmem.linear.constraints import FEASIBLE_FLOOR, storage_outcome
 
 
 class ConstraintOperator(Protocol):
@@ -168,13 +171,20 @@ class IPMResult:
     Attributes
     ----------
     status : str
-        ``"infeasible"`` (the dual bound fell to the tolerance), ``"accepted"`` (``accept(w)``
-        held), ``"optimal"`` (relative gap reached), ``"stalled"`` (``max_iter`` iterations) or
-        ``"failed"`` (singular normal equations).
+        A decision of :func:`~.constraints.storage_outcome` reached on the bounds below
+        (``"stored"``, ``"not stored"`` or ``"undecided at tolerance"``), else ``"optimal"``
+        (relative gap reached), ``"stalled"`` (``max_iter`` iterations) or ``"failed"``
+        (singular normal equations).
     w : numpy.ndarray, float64, shape (n,)
         The last primal iterate (strictly inside the box).
+    witness : numpy.ndarray or None
+        float64, shape (n,): the iterate with the largest ``margin`` seen (None if no iterate
+        had ``t > floor``).
+    lower : float
+        ``margin(witness)`` (``-inf`` if None).
     bound : float
-        The dual bound ``||A^T y||_1 / sum(y)`` of the last dual iterate.
+        The dual bound ``||A^T y||_1 / sum(y)`` of the last dual iterate (an upper bound on the
+        LP's optimum, and on ``t*`` of every LP whose constraints include these).
     y : numpy.ndarray, float64, shape (N,)
         The last dual iterate (> 0).
     iterations : int
@@ -183,6 +193,8 @@ class IPMResult:
 
     status: str
     w: NDArray[np.float64]
+    witness: NDArray[np.float64] | None
+    lower: float
     bound: float
     y: NDArray[np.float64]
     iterations: int
@@ -191,10 +203,11 @@ class IPMResult:
 def max_margin_ipm(
     L: ConstraintOperator,
     tol: float,
-    accept: Callable[[NDArray[np.float64]], bool],
+    margin: Callable[[NDArray[np.float64]], float],
     *,
+    floor: float = FEASIBLE_FLOOR,
+    sharpen: Callable[[NDArray[np.float64]], float] | None = None,
     rel: float | None = None,
-    linger: int = 0,
     max_iter: int = 150,
 ) -> IPMResult:
     """Solve ``max t s.t. A w >= t 1, |w_i| <= 1`` by Mehrotra's predictor-corrector method.
@@ -202,7 +215,10 @@ def max_margin_ipm(
     Feasible start (``w = 0``, ``t = -1``; dual ``y = 1/N``), normal equations in the ``n + 1``
     unknowns ``(w, t)`` with one Cholesky factor per iteration; the products with ``A`` are the
     operator's. Every iterate keeps ``|w_i| < 1`` and ``y > 0``, so each gives a float64 dual
-    bound ``||A^T y||_1 / sum(y)`` on the optimum (weak duality), checked at every iteration.
+    bound ``||A^T y||_1 / sum(y)`` on the optimum (weak duality), checked at every iteration,
+    and each iterate with ``t > floor`` is scored by ``margin``. The method stops as soon as the
+    best score and the bound decide the instance by :func:`~.constraints.storage_outcome` (the
+    rule every method of :mod:`.lp` applies).
 
     Parameters
     ----------
@@ -210,14 +226,21 @@ def max_margin_ipm(
         The constraint operator (its ``flops`` is incremented by the normal matrices and their
         factors).
     tol : float
-        Stop with ``"infeasible"`` once the dual bound is <= ``1e-3 tol``, or once it has been
-        <= ``tol`` on more than ``linger`` iterations.
-    accept : callable
-        Called on ``w`` whenever ``t > 0``; True stops with ``"accepted"``.
+        The margin tolerance of :func:`~.constraints.storage_outcome`, > ``floor``.
+    margin : callable
+        ``margin(w)``: a certified lower bound on the best margin of the problem being decided
+        (e.g. the smallest of *all* its constraint margins, when ``L`` holds a subset); called
+        on every iterate with ``t > floor``.
+    floor : float
+        The zero level of :func:`~.constraints.storage_outcome`.
+    sharpen : callable, optional
+        ``sharpen(y)``: a certified upper bound on the best margin derived from the duals ``y``
+        (e.g. by polishing them, :func:`~.lp.lp_decide`), tighter than their own bound; called
+        when the bound first falls to ``tol``, and again each time it has fallen tenfold, while
+        no iterate has a margin > ``floor`` (near ``t* = 0``, where the iterates approach the
+        optimum slowly).
     rel : float, optional
         Stop with ``"optimal"`` once ``t > 0`` and ``bound - t <= rel * t`` (None: never).
-    linger : int
-        Iterations run on once the bound is <= ``tol`` (a clearer certificate), >= 0.
     max_iter : int
         Iterations before ``"stalled"``.
 
@@ -240,18 +263,25 @@ def max_margin_ipm(
     def rmat_t(v: NDArray[np.float64]) -> NDArray[np.float64]:  # Ap^T v, Ap = [A, -1]
         return np.r_[L.rmat(v), -v.sum()]
 
-    status, bound, below, it = "stalled", np.inf, 0, 0
+    status, bound, it = "stalled", np.inf, 0
+    best_w: NDArray[np.float64] | None = None
+    lower = -np.inf
+    next_sharpen = tol
     while it < max_iter:
         it += 1
         a, b = 1.0 + w, 1.0 - w
         Aty = L.rmat(y)
         bound = float(np.abs(Aty).sum() / y.sum())
-        below += bound <= tol
-        if bound <= 1e-3 * tol or below > linger:  # the certificate is reached
-            status = "infeasible"
-            break
-        if t > 0 and accept(w):
-            status = "accepted"
+        if t > floor:
+            m = margin(w)
+            if m > lower:
+                best_w, lower = w, m
+        if sharpen is not None and bound <= next_sharpen and lower <= floor:
+            next_sharpen = bound / 10  # again once the bound has fallen tenfold
+            bound = min(bound, sharpen(y))
+        outcome = storage_outcome(lower, bound, tol, floor)
+        if outcome is not None:
+            status = outcome.value
             break
         if rel is not None and t > 0 and bound - t <= rel * t:
             status = "optimal"
@@ -297,4 +327,5 @@ def max_margin_ipm(
         ap, ad = 0.995 * ap, 0.995 * ad
         w, t, s = w + ap * dw, t + ap * float(dx[n]), s + ap * ds
         y, lam, nu = y + ad * dy, lam + ad * dl, nu + ad * dn
-    return IPMResult(status, w.copy(), bound, y, it)
+    witness = None if best_w is None else best_w.copy()
+    return IPMResult(status, w.copy(), witness, lower, bound, y, it)

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from assocmem._validate import row_norms
 from assocmem.device import get_device
 from assocmem.linear.load import load_for_pairs
 
@@ -74,10 +75,20 @@ class MemoryProblem:
         ValueError
             If shapes disagree, ``p < 2`` or ``d < 1``, dtypes or devices differ, or an entry
             is NaN or inf (caught here, before any training or LP sees it).
+
+        Tensors that require grad are stored detached (the instance is data; gradients do not
+        flow into it).
         """
         e, u, c = self.inputs, self.targets, self.competitors
         if not isinstance(e, torch.Tensor) or not isinstance(u, torch.Tensor):
             raise TypeError("inputs and targets must be torch tensors")
+        # an instance is data: tensors that require grad are stored detached (issue 42, item 16),
+        # so numpy reads (the LP, the float64 references) work and no graph is kept alive
+        for name in ("inputs", "targets", "competitors"):
+            t = getattr(self, name)
+            if isinstance(t, torch.Tensor) and t.requires_grad:
+                object.__setattr__(self, name, t.detach())
+        e, u, c = self.inputs, self.targets, self.competitors
         if e.shape != u.shape or e.dim() not in (2, 3):
             raise ValueError(
                 "inputs and targets must have the same shape (p, d) or (B, p, d), "
@@ -229,7 +240,11 @@ def stack_problems(problems: Sequence[MemoryProblem]) -> MemoryProblem:
 def _as_weight(
     W: torch.Tensor | np.ndarray, problem: MemoryProblem, dtype: torch.dtype | None = None
 ) -> torch.Tensor:
-    """Check ``W`` against ``problem``; return it on the problem's device (its dtype by default)."""
+    """Check ``W`` against ``problem``; return it on the problem's device (its dtype by default).
+
+    A ``W`` that requires grad keeps it (gradients flow through the score functions, e.g. the
+    autograd check of the engine's gradient); the functions that return numpy detach.
+    """
     if not isinstance(problem, MemoryProblem):
         raise TypeError(f"problem must be a MemoryProblem, got {type(problem).__name__}")
     if isinstance(W, np.ndarray):
@@ -340,7 +355,7 @@ def normalised_margins(
     tgt, comp = _target_competitor(Wt, problem)
     margin = (tgt[..., None] - comp).amin(dim=(-2, -1))
     flat = Wt.flatten(-2)
-    scale = flat.abs().amax(-1) if norm == "max" else torch.linalg.vector_norm(flat, dim=-1)
+    scale = flat.abs().amax(-1) if norm == "max" else row_norms(flat)[..., 0]  # any magnitude
     if norm == "gardner":
         scale = scale / problem.d
     if bool((scale <= 0).any()):

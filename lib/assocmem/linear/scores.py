@@ -76,6 +76,7 @@ def score_statistics(W: torch.Tensor | np.ndarray, problem: MemoryProblem) -> di
         W = torch.from_numpy(W)
     if not isinstance(W, torch.Tensor):
         raise TypeError(f"W must be a torch tensor or numpy array, got {type(W).__name__}")
+    W = W.detach()  # read as data (issue 42, item 16)
     tgt, comp = target_competitor_scores(W, problem)  # validates shapes
     Wd = W.to(dtype=torch.float64)
     sigma = torch.linalg.matrix_norm(Wd).cpu() / problem.d  # (,) or (B,)

@@ -37,7 +37,7 @@ from tqdm.auto import tqdm
 
 from assocmem._validate import check_int, check_loads, seed_list
 from assocmem.linear.load import load_for_pairs, pairs_for_load
-from assocmem.linear.lp import lp_feasible
+from assocmem.linear.lp import LPOutcome, lp_decide
 from assocmem.linear.problems import all_recalled, recall_accuracy, recalled
 from assocmem.linear.sampling import sample_problems
 from assocmem.linear.training import hebbian_memory, train_memory
@@ -66,6 +66,7 @@ COLUMNS = (
     "p",
     "seed",
     "recalled_all",
+    "undecided",
     "accuracy",
     "steps",
     "seconds",
@@ -112,8 +113,14 @@ def capacity_sweep(
     method : {"train", "hebbian", "lp"}
         Cross-entropy + Adam (:func:`assocmem.linear.training.train_memory`, all seeds of one
         load as one batch), the Hebbian rule, or the exact LP decision
-        (:func:`assocmem.linear.lp.lp_feasible`, one interior-point solve with a certificate;
-        about a CPU second per instance at d = 32, see ``benchmarks/lp_speed.py``).
+        (:func:`assocmem.linear.lp.lp_decide`, one interior-point solve with certificates;
+        about a CPU second per instance at d = 32, see ``benchmarks/lp_speed.py``). An
+        instance the LP finds *undecided at tolerance* (its best margin within the LP's
+        tolerance of zero) is recorded with ``undecided = True`` and ``recalled_all = False``:
+        it is counted, as not stored, in every fraction and crossing read from the table (it
+        has no ``W`` with a margin above the tolerance, so it is not stored in the sense the LP
+        certifies; and dropping it would leave its load with fewer instances than the others
+        and bias the fraction upwards where such instances occur, at the capacity boundary).
     rank : int or None
         ``m`` in ``1..d``: train ``W = Q R^T`` with ``Q, R`` of shape (d, m) (``method="train"``
         only). ``None``: unconstrained ``W`` (recorded as ``rank = d``, ``kappa = 1``).
@@ -142,7 +149,9 @@ def capacity_sweep(
         ``W = Q R^T``, which with ``rank = d`` is another engine than the unconstrained ``W``),
         ``alpha`` (requested load), ``load``
         (actual ``p log p / d^2`` of the integer ``p``), ``p``, ``seed`` (int: the instance label),
-        ``recalled_all`` (bool: every association recalled), ``accuracy`` (fraction recalled;
+        ``recalled_all`` (bool: every association recalled; for the LP, certified stored),
+        ``undecided`` (bool: the LP's answer was "undecided at tolerance", counted as not
+        stored; always False for training and the Hebbian rule), ``accuracy`` (fraction recalled;
         NaN for the LP, which only decides), ``steps`` (Adam steps run; 0 for Hebbian and LP),
         ``seconds`` (wall time per instance).
 
@@ -154,7 +163,7 @@ def capacity_sweep(
         Unknown ``method``, empty or repeated ``alphas``, a load <= 0 or not finite, ``rank``
         outside ``1..d`` or given with another method, ``keep_weights`` with the LP.
     RuntimeError
-        If the LP reaches neither certificate (see :func:`assocmem.linear.lp.lp_decide`).
+        If the LP reaches no decision (see :func:`assocmem.linear.lp.lp_decide`).
     MemoryError
         DP competitors that would not fit in memory (checked before allocating).
 
@@ -197,8 +206,9 @@ def capacity_sweep(
             acc, st = np.asarray(res.accuracy), np.asarray(res.steps)
             for i, s in enumerate(seeds_):
                 ok = bool(np.asarray(res.perfect)[i])
-                row = base | {"seed": s, "recalled_all": ok, "accuracy": float(acc[i]),
-                              "steps": int(st[i]), "seconds": sec}  # fmt: skip
+                row = base | {"seed": s, "recalled_all": ok, "undecided": False,
+                              "accuracy": float(acc[i]), "steps": int(st[i]),
+                              "seconds": sec}  # fmt: skip
                 if keep_weights:
                     row["weights"] = res.weights[i].detach().cpu().numpy()
                 rows.append(row)
@@ -207,11 +217,15 @@ def capacity_sweep(
             t1 = time.perf_counter()
             inst = sample_problems(p, d, [s], seed=seed, decoupled=decoupled, device=device)[0]
             W = hebbian_memory(inst)
+            undecided = False
             if method == "hebbian":
                 acc_s, ok = float(recall_accuracy(W, inst)), bool(all_recalled(W, inst))
             else:
-                acc_s, ok = math.nan, lp_feasible(inst)
-            row = base | {"seed": s, "recalled_all": ok, "accuracy": acc_s, "steps": 0,
+                outcome = lp_decide(inst).outcome
+                acc_s, ok = math.nan, outcome is LPOutcome.STORED
+                undecided = outcome is LPOutcome.UNDECIDED
+            row = base | {"seed": s, "recalled_all": ok, "undecided": undecided,
+                          "accuracy": acc_s, "steps": 0,
                           "seconds": time.perf_counter() - t1}  # fmt: skip
             if keep_weights:
                 row["weights"] = W.detach().cpu().numpy()
@@ -256,8 +270,8 @@ def truncated_hebbian_sweep(
         One row per (alpha, rank, seed) with the columns of
         :data:`assocmem.linear.sweeps.COLUMNS`: ``method = "hebbian"``, ``problem = "op"``,
         ``rank = m``, ``kappa = m / d``, ``factored = False``, ``accuracy`` (fraction recalled),
-        ``recalled_all``, ``steps = 0``, ``seconds`` (wall time per instance, all ranks). It
-        feeds :func:`assocmem.linear.tables.success_by_load` and
+        ``recalled_all``, ``undecided = False``, ``steps = 0``, ``seconds`` (wall time per
+        instance, all ranks). It feeds :func:`assocmem.linear.tables.success_by_load` and
         :func:`~.transitions.bootstrap_transitions`.
 
     Raises
@@ -295,6 +309,6 @@ def truncated_hebbian_sweep(
         for m in rank_list:
             for i, s in enumerate(seeds_):
                 rows.append(base | {"rank": m, "kappa": m / d, "seed": s,
-                                    "recalled_all": bool(rec[m][i].all()),
+                                    "recalled_all": bool(rec[m][i].all()), "undecided": False,
                                     "accuracy": float(rec[m][i].mean())})  # fmt: skip
     return pd.DataFrame(rows, columns=list(COLUMNS))

@@ -30,9 +30,14 @@ __all__ = ["check_table", "success_by_load", "instance_agreement", "paired_insta
 def check_table(table: object) -> pd.DataFrame:
     """Check that ``table`` is a non-empty DataFrame with the columns of a sweep table.
 
-    The columns are those of :func:`~.sweeps.capacity_sweep` (:data:`~.sweeps.COLUMNS`).
+    The columns are those of :func:`~.sweeps.capacity_sweep` (:data:`~.sweeps.COLUMNS`);
+    ``undecided`` may be missing (a table written before the LP's third answer, or by hand), and
+    is then added as all False.
     """
-    frame = check_frame("table", table, COLUMNS, "capacity_sweep's output")
+    required = [c for c in COLUMNS if c != "undecided"]
+    frame = check_frame("table", table, required, "capacity_sweep's output")
+    if "undecided" not in frame.columns:
+        frame = frame.assign(undecided=False)
     for c in [*GROUP_COLUMNS, "alpha", "load", "p", "seed", "recalled_all"]:
         if frame[c].isna().any():
             raise ValueError(f"table column {c!r} has missing values")
@@ -58,7 +63,10 @@ def success_by_load(table: pd.DataFrame) -> pd.DataFrame:
     pandas.DataFrame
         One row per (:data:`~.sweeps.GROUP_COLUMNS`, ``alpha``), sorted: the group columns,
         ``alpha``, ``load`` (actual), ``p``, ``n`` (instances), ``stored`` (instances with
-        ``recalled_all``), ``fraction`` (= stored / n), ``ci_low``, ``ci_high`` (95 % Wilson
+        ``recalled_all``), ``undecided`` (instances the exact LP found undecided at tolerance:
+        counted in ``n`` and not in ``stored``, see :func:`~.sweeps.capacity_sweep`; a table
+        whose ``undecided`` is missing counts 0), ``fraction`` (= stored / n), ``ci_low``,
+        ``ci_high`` (95 % Wilson
         score interval of the fraction, :func:`assocmem.stats.wilson_interval`), ``accuracy`` (mean
         fraction recalled) and ``accuracy_sem`` (its standard error over instances; NaN for the
         LP and for n = 1).
@@ -78,16 +86,18 @@ def success_by_load(table: pd.DataFrame) -> pd.DataFrame:
             p=("p", "first"),
             n=("recalled_all", "size"),
             stored=("recalled_all", "sum"),
+            undecided=("undecided", "sum"),
             accuracy=("accuracy", "mean"),
             accuracy_sem=("accuracy", "sem"),
         )
         .reset_index()
     )
     out["stored"] = out["stored"].astype(int)
+    out["undecided"] = out["undecided"].fillna(0).astype(int)
     out["fraction"] = out["stored"] / out["n"]
     out["ci_low"], out["ci_high"] = wilson_interval(out["stored"], out["n"])
-    cols = [*keys, "load", "p", "n", "stored", "fraction", "ci_low", "ci_high", "accuracy",
-            "accuracy_sem"]  # fmt: skip
+    cols = [*keys, "load", "p", "n", "stored", "undecided", "fraction", "ci_low", "ci_high",
+            "accuracy", "accuracy_sem"]  # fmt: skip
     return out[cols]
 
 

@@ -8,7 +8,10 @@ instances). :func:`bootstrap_transitions` gives the same crossing of 1/2 for eve
 table with a percentile bootstrap over instances (the seeds are resampled, jointly for every load
 and every group), and :func:`transition_ratio` the ratio of two such crossings with its interval;
 :func:`crossing_range` the range of several crossings. Every estimator returns an
-:class:`assocmem.stats.Estimate` (the crossing is :func:`assocmem.stats.crossing`). Their uses
+:class:`assocmem.stats.Estimate` (the crossing is :func:`assocmem.stats.crossing`). They read
+``recalled_all``: an instance the exact LP left *undecided at tolerance* counts as not stored, in
+the numerator's complement and in the denominator (:func:`~.sweeps.capacity_sweep` says why;
+the ``undecided`` column and :func:`~.tables.success_by_load` count such instances). Their uses
 are elsewhere: against the theory in :mod:`.capacity_comparison` (chapter 2) and
 :mod:`.rank_transitions` (chapter 4).
 """
@@ -291,7 +294,7 @@ def bootstrap_transitions(
     """
     if not isinstance(table, pd.DataFrame):
         raise TypeError(f"table must be a pandas.DataFrame, got {type(table).__name__}")
-    missing = [c for c in COLUMNS if c not in table.columns]
+    missing = [c for c in COLUMNS if c not in table.columns and c != "undecided"]
     if missing or len(table) == 0:
         raise ValueError(f"table must be a non-empty sweep table (missing {missing})")
     nb = check_int("n_boot", n_boot, 100)
