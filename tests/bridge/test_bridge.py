@@ -144,6 +144,13 @@ def test_additive_transition_on_the_toy(task: OverrideTask, toys: dict[str, Lang
     assert tr.fraction[0].value < 0.2  # lambda = 0: the stored answer, never the target
     assert tr.fraction[-1].value > 0.8
     assert 0.0 < tr.lambda_crit.value < 3.0
+    # layer 0 is never chosen: at the last token both prompts share the embedding, c-bar = 0
+    assert 1 <= tr.layer <= toys["toy"].n_layers
+    assert np.all(tr.selection[0] == tr.selection[0, 0])
+    fixed = measure_transition(toys["control"], task, 40, lams, seed=8, target=0, layer=tr.layer)
+    assert fixed.layer == tr.layer and all(f.value < 0.5 for f in fixed.fraction)
+    with pytest.raises(ValueError, match=r"layer must be an integer >= 1, got 0"):
+        measure_transition(toys["toy"], task, 40, lams, seed=8, layer=0)
 
 
 def test_stored_table_is_what_the_script_makes() -> None:

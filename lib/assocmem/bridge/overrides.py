@@ -434,7 +434,8 @@ class Transition:
     ----------
     lambdas : numpy.ndarray, shape (m,)
     layer : int
-        Context layer of c-bar (chosen on held-out prompts: highest fraction at lambda = 1).
+        Context layer of c-bar, in 1..L (chosen on held-out prompts: highest fraction at
+        lambda = 1; or given).
     fraction : list of Estimate, length m
         Fraction of test queries answering a* (Wilson), per lambda.
     lambda_crit : Estimate
@@ -482,12 +483,16 @@ class Transition:
 
 
 def measure_transition(lm: LanguageModel, task: OverrideTask, n: int, lambdas: np.ndarray,
-                       seed: Seed = 0, target: int = 0) -> Transition:  # fmt: skip
+                       seed: Seed = 0, target: int = 0,
+                       layer: int | None = None) -> Transition:  # fmt: skip
     """Additive context vector toward attribute ``target``: c-bar, layer choice, transition.
 
     c-bar = :func:`~assocmem.llm.probes.context_vector` of prompts overriding known subjects to
     ``target`` against their zero-shot partners (one third of the prompts); the context layer
-    maximises :func:`~assocmem.llm.probes.additive_accuracy` at lambda = 1 on a second third; the
+    maximises :func:`~assocmem.llm.probes.additive_accuracy` at lambda = 1 on a second third,
+    among layers 1..L (layer 0 is excluded: at the last token a prompt and its zero-shot partner
+    have the same token at the same position, so c-bar at layer 0 is exactly 0), unless
+    ``layer`` is given (e.g. another model's choice, to compare two models at one layer); the
     transition is measured on the last third, on subjects whose stored attribute is not the target.
     """
     n = check_int("n", n, 6)
@@ -503,7 +508,12 @@ def measure_transition(lm: LanguageModel, task: OverrideTask, n: int, lambdas: n
     sel = additive_accuracy(lm, c_bar, h_zero[n : 2 * n, -1], labels, task.attr_ids,
                             list(range(lm.n_layers + 1)), lam)  # fmt: skip
     one = int(np.argmin(np.abs(lam - 1.0)))
-    layer = int(np.argmax(sel[:, one]))
+    if layer is None:
+        layer = 1 + int(np.argmax(sel[1:, one]))
+    else:
+        layer = check_int("layer", layer, 1)
+        if layer > lm.n_layers:
+            raise ValueError(f"layer must lie in [1, {lm.n_layers}], got {layer}")
     test = h_zero[2 * n :, -1]
     logits = additive_logits(lm, test, c_bar[layer], lam, task.attr_ids)
     hits = (logits.numpy().argmax(-1) == target).T  # (n, m)

@@ -47,9 +47,9 @@ def plot_capacity(summary: pd.DataFrame) -> Figure:
         sim_points(ax2, x, y, err, label=memory, color=color(i), linestyle="-")
     xs = np.array([summary["params"].min(), summary["params"].max()], float)
     theory_line(ax2, xs, [OPTIMAL_BITS_PER_PARAMETER] * 2, color="0.3",
-                label="optimal linear, 1/(2 ln 2)")  # fmt: skip
+                label="optimal linear, 1/(2 ln 2) (asymptotic)")  # fmt: skip
     theory_line(ax2, xs, [HEBBIAN_BITS_PER_PARAMETER] * 2, color="0.6", linestyle="--",
-                label="Hebbian linear, 1/(8 ln 2)")  # fmt: skip
+                label="Hebbian linear, 1/(8 ln 2) (asymptotic)")  # fmt: skip
     for ax in (ax1, ax2):
         ax.set_xscale("log")
         ax.set_xlabel("trained parameters P")
@@ -89,7 +89,7 @@ def plot_transition(transitions: Sequence[Transition], names: Sequence[str]) -> 
         sim_points(ax, t.lambdas, y, err, label=f"{name} (layer {t.layer})", color=color(i),
                    linestyle="-")  # fmt: skip
     ax.axhline(0.5, color="0.6", linewidth=0.8, linestyle=":")
-    ax.set_xlabel("override strength λ (h + λ c̄ at the chosen layer)")
+    ax.set_xlabel("override strength λ (final state h + λ c̄ of the context layer)")
     ax.set_ylabel("fraction answering the context's attribute")
     legend_below(fig, ncol=2)
     return finish(fig)
