@@ -2,7 +2,8 @@
 
 Writes :data:`~.capacity.TABLE_PATH` (or ``--out``) with two comment lines: the command and the
 library version that made it. Defaults are the stored table's sizes (630 s on this project's
-2-core machine, the time the table's header records); on a GPU or with more time raise ``--sizes`` and ``--seeds``.
+2-core machine, the time the table's header records); on a GPU or with more time raise
+``--sizes`` and ``--seeds``.
 """
 
 from __future__ import annotations
