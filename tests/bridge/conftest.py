@@ -2,21 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 import torch
+from _fixtures import _one_thread  # noqa: F401  (autouse: one torch thread)
 from assocmem.bridge.overrides import OverrideTask, override_task, train_toy
 from assocmem.llm.models import LanguageModel
-
-
-@pytest.fixture(autouse=True)
-def _one_thread() -> Iterator[None]:
-    """These tensors are tiny: one torch thread avoids spin-waiting on a shared 2-core machine."""
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
 
 
 @pytest.fixture(scope="session")
