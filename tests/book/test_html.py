@@ -985,6 +985,44 @@ def test_figure_ground_tells_light_from_dark():
     assert figure_ground(png(18, 0)) < 0.1  # a transparent figure on the dark page
 
 
+def _painted_ground(page, img, tries: int = 4) -> float:
+    """The figure's ground as painted: :func:`figure_ground` of the image element's screenshot.
+
+    The image is decoded first. Chromium may still paint a large image a frame or more after it
+    scrolls into view (its compositor defers big decodes and shows the page behind meanwhile,
+    which on a slow machine is what a screenshot catches), so a dark ring is looked at again, up
+    to ``tries`` times 0.5 s apart. A transparent figure stays dark on every try.
+    """
+    img.evaluate("i => i.decode().then(() => i.naturalWidth, () => 0)")
+    ground = figure_ground(img.screenshot())
+    for _ in range(tries - 1):
+        if ground >= MIN_FIGURE_GROUND:
+            break
+        page.wait_for_timeout(500)
+        ground = figure_ground(img.screenshot())
+    return ground
+
+
+def test_figure_files_are_opaque():
+    """Every figure file a page shows has an opaque edge: no browser timing involved."""
+    import numpy as np
+    from PIL import Image
+
+    if not _pages():
+        pytest.skip(f"no built HTML in {HTML}")
+    problems, checked = [], 0
+    for page in _pages():
+        html = page.read_text(encoding="utf-8", errors="replace")
+        for src in sorted(set(re.findall(r'src="\.\./(_images/[^"]+\.png)"', html))):
+            a = np.asarray(Image.open(HTML / src).convert("RGBA"))
+            edge = np.concatenate([a[0], a[-1], a[:, 0], a[:, -1]])
+            checked += 1
+            if edge[:, 3].min() < 255:
+                problems.append(f"{page.name}: {src} has a transparent edge")
+    assert checked, "no figure file checked"
+    assert not problems, "\n".join(problems)
+
+
 @pytest.fixture(scope="module")
 def dark_pages(browser):
     """Every page of book/ in the theme's dark mode: (contrast report, figure grounds)."""
@@ -1001,7 +1039,7 @@ def dark_pages(browser):
                 if not img.is_visible() or not box or box["width"] < 50 or box["height"] < 50:
                     continue
                 src = (img.get_attribute("src") or "")[:60]
-                grounds.append((src, figure_ground(img.screenshot())))
+                grounds.append((src, _painted_ground(page, img)))
             found[path.name] = (report, grounds)
         finally:
             context.close()
