@@ -345,7 +345,12 @@ def test_comparison_summary_by_label() -> None:
     est = s["largest_measured"]
     assert (est.value, est.low, est.high, est.n, est.stderr) == (0.93, 0.91, 0.95, 8, 0.01)
     assert s["largest_predicted"] == 0.90 and s["largest_z"] == 2.4
-    assert comparison_summary(_comparison(), within=3)["n_within_3"] == 2
+    assert s["n_above_2"] == 1 and s["n_below_2"] == 0  # 2.4 above; NaN counted nowhere
+    s3 = comparison_summary(_comparison(), within=3)
+    assert (s3["n_within_3"], s3["n_above_3"], s3["n_below_3"]) == (2, 0, 0)
+    flipped = _comparison().assign(**{"difference / error": [0.95, -2.4, np.nan]})
+    sf = comparison_summary(flipped)
+    assert (sf["n_within_2"], sf["n_above_2"], sf["n_below_2"]) == (1, 0, 1)
 
 
 def test_comparison_summary_rejects_bad_input() -> None:

@@ -32,6 +32,7 @@ from assocmem.llm.results import (
     TaskResult,
     format_share,
     format_words,
+    order_words,
 )
 from assocmem.stats import Estimate, Verdict, verdict
 from scipy import stats
@@ -109,13 +110,39 @@ def test_probe_layers_by_hand() -> None:
     assert pr.reach_layer(0.0) == 2
     assert pr.alignment_onset() == 2  # 0.3 and 0.4 are >= 0.2, from layer 2 on
     s = pr.summary(0.05)
-    assert (s["probe_peak"], s["probe_reach"], s["align_half"], s["order"]) == (2, 1, 2, "before")
+    within = "not resolved (within 2 layers)"  # one layer apart: the page's rule, 2 layers
+    assert (s["probe_peak"], s["probe_reach"], s["align_half"], s["order"]) == (2, 1, 2, within)
+    assert pr.summary(0.05, order_layers=0)["order"] == "separability first"
     best = s["probe_best"]
     assert best.value == 0.9 and best.n == 50 and best.method == "Wilson"
     assert (best.low, best.high) == pytest.approx(_wilson(45, 50))
-    assert pr.summary(0.0)["order"] == "not before"  # 2 is not before 2
+    assert pr.summary(0.0, order_layers=0)["order"] == "not resolved (within 0 layers)"  # 2, 2
+    with pytest.raises(ValueError, match="order_layers must be an integer >= 0, got -1"):
+        pr.summary(order_layers=-1)
     with pytest.raises(ValueError, match="tol"):
         pr.reach_layer(-0.1)
+
+
+def test_order_words_by_one_rule() -> None:
+    # more than order_layers apart: ordered; at most: not resolved; onset 0: none seen
+    assert order_words(7, 10, 2) == "separability first"  # 3 layers earlier
+    assert order_words(8, 10, 2) == "not resolved (within 2 layers)"  # exactly 2
+    assert order_words(12, 10, 2) == "not resolved (within 2 layers)"
+    assert order_words(13, 10, 2) == "alignment first"
+    assert order_words(10, 10, 0) == "not resolved (within 0 layers)"
+    assert order_words(9, 10, 0) == "separability first"
+    assert order_words(5, 0, 2) == "no onset seen"
+    assert order_words(np.int64(3), np.int64(9), 2) == "separability first"
+    with pytest.raises(ValueError, match="order_layers must be an integer >= 0, got -1"):
+        order_words(1, 5, -1)
+    with pytest.raises(TypeError, match="reach must be an integer, got float"):
+        order_words(1.0, 5, 2)
+    with pytest.raises(ValueError, match="onset must be an integer >= 0, got -2"):
+        order_words(1, -2, 2)
+    with pytest.raises(ValueError, match="order_layers must be an integer >= 0, got -1"):
+        Chapter6Protocol(order_layers=-1)
+    with pytest.raises(TypeError, match="order_layers must be an integer, got float"):
+        Chapter6Protocol(order_layers=2.0)
 
 
 def test_alignment_onset_counts_from_where_it_stays_above_half() -> None:
@@ -161,7 +188,9 @@ def test_task_summary_without_sets_gives_wilson_rates() -> None:
     assert s["diff_zero_p"] == pytest.approx(2 * 0.5**8)  # 8 discordant, all one way
     assert s["diff_icl_p"] == pytest.approx(2 * 0.5**4)
     assert s["chosen"] == "ℓ = 19, λ = 0.178"
-    assert s["probe_reach"] == 1 and s["order"] == "before"
+    assert s["probe_reach"] == 1 and s["order"] == "not resolved (within 2 layers)"
+    s0 = _task_result().summary(protocol=Chapter6Protocol(reach_tol=0.05, order_layers=0))
+    assert s0["order"] == "separability first"
     assert all(isinstance(v, (Estimate, int, float, str)) for v in s.values())
     assert _task_result().summary(1)["chosen"] == "ℓ = 1, λ = 0.1"
     with pytest.raises(KeyError, match="k must be one of"):

@@ -531,7 +531,9 @@ def comparison_summary(
     -------
     dict of str -> Estimate, float, int or str
         ``"n_sweeps"`` (rows); ``"n_within_<within>"`` (rows with ``|difference / error| <=
-        within``, the key written with ``:g``, e.g. ``n_within_2``); ``"z_max"`` (largest
+        within``, the key written with ``:g``, e.g. ``n_within_2``); ``"n_above_<within>"`` and
+        ``"n_below_<within>"`` (rows with ``difference / error`` > ``within`` and < ``-within``:
+        the measurement above or below the prediction); ``"z_max"`` (largest
         ``|difference / error|``, NaN rows ignored); and, for the sweep at the largest ``d``
         (the first such row): ``"largest_sweep"`` (its label), ``"largest_p"`` (``p`` at the
         predicted transition, int), ``"largest_measured"`` (an :class:`~assocmem.stats.Estimate`:
@@ -565,11 +567,14 @@ def comparison_summary(
     if isinstance(within, bool) or not isinstance(within, (int, float, np.integer, np.floating)) \
             or not 0 < within < math.inf:  # fmt: skip
         raise ValueError(f"within must be positive and finite, got {within!r}")
-    z = comparison["difference / error"].abs()
+    signed = comparison["difference / error"]
+    z = signed.abs()
     row = comparison.loc[comparison["d"].idxmax()]
     return {
         "n_sweeps": len(comparison),
         f"n_within_{within:g}": int((z <= within).sum()),
+        f"n_above_{within:g}": int((signed > within).sum()),
+        f"n_below_{within:g}": int((signed < -within).sum()),
         "z_max": float(z.max()),
         "largest_sweep": str(row["sweep"]),
         "largest_p": int(row["p at predicted"]),

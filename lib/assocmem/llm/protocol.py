@@ -129,6 +129,11 @@ class Chapter6Protocol:
     align_frac : float
         The alignment "has set in" from the first layer after which its mean margin stays at or
         above this fraction of its maximum; fixed 2026-12-02 (commit 1873468).
+    order_layers : int
+        Separability and alignment more than this many layers apart are ordered; closer, the
+        order is "not resolved" (:func:`assocmem.llm.results.order_words`). Fixed 2026-12-03
+        after the two-model run had been read by a referee: the page's caution already said
+        that an order by one or two layers is within the probe's uncertainty.
     """
 
     tasks: tuple[str, ...] = ("sst2", "ag_news", "trec")
@@ -156,6 +161,7 @@ class Chapter6Protocol:
     collapse_mass: float = 0.5
     reach_tol: float = 0.02
     align_frac: float = 0.5
+    order_layers: int = 2
 
     def __post_init__(self) -> None:
         """Check the values and freeze the mappings (a protocol cannot change after it is made).
@@ -174,6 +180,7 @@ class Chapter6Protocol:
             check_int(name, getattr(self, name), 1)
         check_int("n_sets", self.n_sets, 2)  # the bootstrap over sets needs two
         check_int("seed", self.seed, 0)
+        check_int("order_layers", self.order_layers, 0)
         for model, by_task in self.sizes.items():
             for task, triple in by_task.items():
                 if not isinstance(triple, (tuple, list)) or len(triple) != 3:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validate import check_fraction, check_real
+from .._validate import check_fraction, check_int, check_real
 from ..stats import Estimate, Verdict, bootstrap_interval, mean_interval, rate, render
 from .claims import ClassificationClaims, LamaClaims, classification_claims
 from .evaluation import PairedComparison, SetBootstrap, paired_comparison, set_bootstrap
@@ -26,7 +26,7 @@ from .probes import LamaEffect
 from .prompts import Split
 from .protocol import Chapter6Protocol
 
-__all__ = ["ProbeResult", "TaskResult", "LamaResult", "format_share", "format_words"]
+__all__ = ["ProbeResult", "TaskResult", "LamaResult", "format_share", "format_words", "order_words"]
 
 #: The page's protocol: the thresholds' defaults.
 _PAGE = Chapter6Protocol()
@@ -96,7 +96,10 @@ class ProbeResult:
         return int(len(above) - np.argmin(above[::-1])) if not above.all() else 0
 
     def summary(
-        self, tol: float = _PAGE.reach_tol, frac: float = _PAGE.align_frac
+        self,
+        tol: float = _PAGE.reach_tol,
+        frac: float = _PAGE.align_frac,
+        order_layers: int = _PAGE.order_layers,
     ) -> dict[str, Estimate | float | int | str]:
         """Return the probe's numbers by the labels chapter 6 quotes.
 
@@ -106,19 +109,64 @@ class ProbeResult:
             Tolerance of :meth:`reach_layer` (>= 0).
         frac : float
             Fraction of :meth:`alignment_onset`, in (0, 1].
+        order_layers : int
+            Layers (>= 0) by which the two layers may differ and the order still be read as not
+            resolved: the probe's per-layer intervals are wider than ``tol``, so a difference of
+            a layer or two is within their uncertainty.
 
         Returns
         -------
         dict
             ``probe_peak`` (:meth:`peak_layer`), ``probe_best`` (its accuracy, an Estimate),
             ``probe_reach`` (:meth:`reach_layer`), ``align_half`` (:meth:`alignment_onset`) and
-            ``order``: ``"before"`` when separability is reached before the alignment sets in,
-            else ``"not before"``.
+            ``order`` (:func:`order_words`).
+
+        Raises
+        ------
+        ValueError
+            If a threshold is out of range.
         """
+        check_int("order_layers", order_layers, 0)
         peak, reach, half = self.peak_layer(), self.reach_layer(tol), self.alignment_onset(frac)
-        order = "before" if reach < half else "not before"
+        order = order_words(reach, half, order_layers)
         return {"probe_peak": peak, "probe_reach": reach, "probe_best": self.accuracy[peak],
                 "align_half": half, "order": order}  # fmt: skip
+
+
+def order_words(reach: int, onset: int, order_layers: int) -> str:
+    """Which comes first, separability or alignment, by chapter 6's one rule.
+
+    Parameters
+    ----------
+    reach : int
+        Layer by which the probe reaches its best (:meth:`ProbeResult.reach_layer`).
+    onset : int
+        Layer from which the alignment has set in (:meth:`ProbeResult.alignment_onset`; 0: no
+        onset seen, the margin never falls below the fraction).
+    order_layers : int
+        Largest difference in layers read as not resolved (>= 0).
+
+    Returns
+    -------
+    str
+        ``"no onset seen"`` when ``onset`` is 0; ``"separability first"`` when ``reach <
+        onset - order_layers``; ``"alignment first"`` when ``onset < reach - order_layers``;
+        else ``"not resolved (within {order_layers} layers)"``.
+
+    Examples
+    --------
+    >>> order_words(10, 11, 2), order_words(3, 11, 2), order_words(12, 5, 2)
+    ('not resolved (within 2 layers)', 'separability first', 'alignment first')
+    """
+    for name, v in (("reach", reach), ("onset", onset), ("order_layers", order_layers)):
+        check_int(name, v, 0)
+    if onset == 0:
+        return "no onset seen"
+    if reach < onset - order_layers:
+        return "separability first"
+    if onset < reach - order_layers:
+        return "alignment first"
+    return f"not resolved (within {order_layers} layers)"
 
 
 @dataclass(frozen=True)
@@ -378,7 +426,8 @@ class TaskResult:
         ell, lam = self.chosen[k]
         out["chosen"] = f"ℓ = {ell}, λ = {lam:.3g}"
         if self.probe is not None:
-            out.update(self.probe.summary(protocol.reach_tol, protocol.align_frac))
+            out.update(self.probe.summary(protocol.reach_tol, protocol.align_frac,
+                                          protocol.order_layers))  # fmt: skip
         return out
 
 
