@@ -39,6 +39,7 @@ from assocmem.linear.scores import mechanism_scores  # noqa: E402
 from assocmem.linear.spectra import hebbian_critical_load  # noqa: E402
 from assocmem.linear.sweeps import COLUMNS  # noqa: E402
 from assocmem.linear.training import hebbian_memory, train_memory  # noqa: E402
+from matplotlib.colors import to_hex  # noqa: E402
 from matplotlib.container import ErrorbarContainer  # noqa: E402
 
 
@@ -129,6 +130,21 @@ def test_plot_finite_size_capacity_draws_measured_points() -> None:
     row = comp.iloc[0]
     assert (seg[0][1], seg[1][1]) == pytest.approx((row["95% low"], row["95% high"]), rel=1e-9)
     assert seg[1][1] - seg[0][1] > 3 * row["measured +-"]
+
+
+def test_plot_finite_size_capacity_gives_every_size_its_own_colour() -> None:
+    # five sizes (chapter 2 measures d = 12, 16, 24, 32, 64): no two share a colour
+    sizes = [12, 16, 24, 32, 64]
+    comp = pd.DataFrame({
+        "sweep": [f"OP, exact LP, d={d}" for d in sizes], "d": sizes,
+        "seeds per load": 8, "measured alpha_c": 1.0, "measured +-": 0.02, "95% low": 0.96,
+        "95% high": 1.04, "predicted alpha_c": 1.0, "p at predicted": [40, 60, 110, 170, 560],
+        "p at measured": [40, 60, 110, 170, 560], "difference / error": 0.0,
+    })  # fmt: skip
+    fig = plot_finite_size_capacity(np.logspace(1, 4, 5), n_samples=200, measured=comp)
+    bars = _errorbars(fig.axes[0])
+    colours = {to_hex(b.lines[0].get_color()) for b in bars}
+    assert len(bars) == len(sizes) and len(colours) == len(sizes)
 
 
 def test_memory_figures_take_trained_weights() -> None:

@@ -381,8 +381,9 @@ def plot_finite_size_capacity(
     return finish(fig)
 
 
-#: Palette indices of the measured sizes (0, 1 and 5 draw the theory lines).
-_D_COLOURS = (2, 3, 4, 6)
+#: Colours of the measured sizes: the palette's entries not used by the theory lines (0, 1 and
+#: 5), then black, wine and orange (Tol), so that up to seven sizes never share one.
+_D_COLOURS = (color(2), color(3), color(4), color(6), "#000000", "#882255", "#EE7733")
 
 
 def _interval(measured: dict[str, list[Any]], j: int) -> tuple[float, float]:
@@ -434,7 +435,7 @@ def _draw_capacity_curves(
     if measured:
         # one colour per d; circle OP, square DP; filled trained, open exact LP
         sizes = sorted(set(measured["d"]))
-        d_colour = {d: color(_D_COLOURS[i % len(_D_COLOURS)]) for i, d in enumerate(sizes)}
+        d_colour = {d: _D_COLOURS[i % len(_D_COLOURS)] for i, d in enumerate(sizes)}
         n_meas = len(measured["sweep"])
         for j, lab in enumerate(measured["sweep"]):
             shift = 1.0 + (0.03 * (j - (n_meas - 1) / 2) if zoom else 0.0)
