@@ -126,7 +126,6 @@ class ProbeResult:
         ValueError
             If a threshold is out of range.
         """
-        check_int("order_layers", order_layers, 0)
         peak, reach, half = self.peak_layer(), self.reach_layer(tol), self.alignment_onset(frac)
         order = order_words(reach, half, order_layers)
         return {"probe_peak": peak, "probe_reach": reach, "probe_best": self.accuracy[peak],
