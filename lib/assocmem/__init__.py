@@ -16,6 +16,7 @@ Shared by all parts (they import no part):
 - :mod:`.widgets` — explorers: sliders that redraw in a live kernel, precomputed frames in the HTML.
 - :mod:`.device` — device and thread selection for the torch computations.
 - :mod:`.pages` — page helpers (``glue``) for the book build, Colab and plain Jupyter.
+- :mod:`.exercises` — the check a computational exercise ends with: right, or what is off.
 - :mod:`._validate` — input checks shared by the modules (one home for each kind of check).
 """
 

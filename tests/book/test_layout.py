@@ -148,6 +148,7 @@ def test_top_level_holds_only_shared_modules() -> None:
         "__init__",
         "_validate",
         "device",
+        "exercises",
         "pages",
         "plotting",
         "stats",
