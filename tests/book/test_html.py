@@ -392,7 +392,7 @@ PATH_LIKE_ALT = re.compile(
 
 
 def alt_problems(images: list[tuple[str, str | None]]) -> list[str]:
-    """Images ``(src, alt)`` whose alt is missing, empty or a path: a reader hears nothing useful."""
+    """Images ``(src, alt)`` whose alt is missing, empty or a path (nothing useful to hear)."""
     problems = []
     for src, alt in images:
         text = (alt or "").strip()
