@@ -42,6 +42,19 @@ def description(path: Path) -> str | None:
     return str(text).strip() or None if text else None
 
 
+def image_path(app: Sphinx, node: nodes.image, docname: str) -> Path:
+    """The file an image node shows.
+
+    Sphinx's image collector (also on ``doctree-read``) may already have rewritten ``uri`` relative
+    to the source folder and filed the path under ``candidates["*"]``; before it, ``uri`` is
+    relative to the page, or to the source folder when it starts with "/" (myst-nb's outputs).
+    """
+    candidate = (node.get("candidates") or {}).get("*")
+    if candidate and not str(candidate).startswith("?"):
+        return Path(app.srcdir) / str(candidate)
+    return Path(app.env.relfn2path(str(node.get("uri", "")), docname)[1])
+
+
 def describe_images(app: Sphinx, doctree: nodes.document) -> None:
     """Give every image node of a page the ``alt`` its file describes; warn where none can be."""
     env = app.env
@@ -54,7 +67,7 @@ def describe_images(app: Sphinx, doctree: nodes.document) -> None:
         if uri.startswith(("data:", "http:", "https:")):
             found = None
         else:
-            found = description(Path(env.relfn2path(uri, docname)[1]))
+            found = description(image_path(app, node, docname))
         if found:
             node["alt"] = found
             continue

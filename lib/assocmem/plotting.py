@@ -243,9 +243,13 @@ _TEX_SYMBOLS = {
     "rightarrow": "→", "propto": "∝", "in": "∈", "partial": "∂", "nabla": "∇", "sum": "Σ",
     "prod": "Π", "int": "∫", "langle": "⟨", "rangle": "⟩", "lvert": "|", "rvert": "|",
     "lVert": "‖", "rVert": "‖", "Vert": "‖", "star": "*", "ast": "*", "circ": "∘",
-    "sqrt": "√", "hat": "", "bar": "", "tilde": "", "vec": "", "mathrm": "", "mathbf": "",
-    "mathit": "", "mathcal": "", "boldsymbol": "", "operatorname": "", "text": "", "rm": "",
-    "left": "", "right": "", "big": "", "Big": "", "displaystyle": "",
+    "top": "ᵀ", "intercal": "ᵀ", "sqrt": "√", "mid": "|", "vert": "|", "mapsto": "↦",
+    "Rightarrow": "⇒", "leftarrow": "←",
+    "dots": "…", "ldots": "…", "cdots": "…", "quad": " ", "qquad": " ",
+    "hat": "", "bar": "", "tilde": "", "vec": "", "dot": "", "overline": "", "underline": "",
+    "widehat": "", "widetilde": "", "mathrm": "", "mathbf": "", "mathit": "", "mathcal": "",
+    "mathbb": "", "mathsf": "", "mathtt": "", "boldsymbol": "", "operatorname": "", "text": "",
+    "rm": "", "left": "", "right": "", "big": "", "Big": "", "displaystyle": "",
 }  # fmt: skip
 _SUPERSCRIPTS = str.maketrans("0123456789+-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻")
 
@@ -261,8 +265,8 @@ def _tex_to_text(tex: str) -> str:
     t = re.sub(r"\\[,;:! ]", " ", t)
     t = re.sub(r"\\([A-Za-z]+)", lambda m: _TEX_SYMBOLS.get(m.group(1), f" {m.group(1)} "), t)
     t = re.sub(r"\^\{?([0-9+-]+)\}?", lambda m: m.group(1).translate(_SUPERSCRIPTS), t)
-    t = t.replace("\\", "").replace("{", "").replace("}", "")
-    t = re.sub(r"([_^])\s+", r"\1", t)  # N_{\rm eff} -> N_eff
+    t = t.replace("\\", "").replace("{", "").replace("}", "").replace("^ᵀ", "ᵀ")
+    t = re.sub(r"\s*([_^])\s*", r"\1", t)  # N_{\rm eff} -> N_eff, \log_{10} -> log_10
     return re.sub(r"\s+", " ", t).strip()
 
 
@@ -397,8 +401,8 @@ def describe(fig: Figure) -> str | None:
             sentences.append(f"Colour scale: {label}")
     if not sentences:
         return None
-    # a sentence starts with a capital (a Latin one: "α_c" stays α)
-    text = ". ".join(s[0].upper() + s[1:] if "a" <= s[0] <= "z" else s for s in sentences)
+    # a sentence starts with a capital, but only a word's: "p = 100", "m_4" and "α_c" stay
+    text = ". ".join(s[0].upper() + s[1:] if re.match(r"[a-z]{2,}\b", s) else s for s in sentences)
     return text if text.endswith(".") else text + "."
 
 

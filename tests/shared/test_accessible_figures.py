@@ -16,6 +16,7 @@ import base64
 import importlib.util
 import io
 import itertools
+from pathlib import Path
 
 import matplotlib
 
@@ -49,6 +50,17 @@ def test_describe_reads_titles_labels_and_legends():
         "Recall against load. 2 panels. "
         "Panel 1: OP, P(all) against load α = p log p/d²; legend: theory α_c(p), simulation, "
         "d = 32. Panel 2: map of input μ against output ν. Colour scale: score s_μν."
+    )
+    plt.close(fig)
+
+
+def test_math_is_read_out_and_symbols_keep_their_case():
+    fig, axes = plotting.new_figure(1, 2)
+    axes[0].set(title=r"$p = 100$", xlabel="$q$", ylabel=r"$m_4=\overline{s^4}/(\overline{s^2})^2$")
+    axes[1].set(ylabel=r"$\log p/\mathbb{E}[C_p]$, $\ldots$", xlabel=r"load $\alpha$")
+    assert plotting.describe(fig) == (
+        "2 panels. Panel 1: p = 100, m_4=s⁴/(s²)² against q. "
+        "Panel 2: log p/E[C_p], … against load α."
     )
     plt.close(fig)
 
@@ -115,7 +127,7 @@ def test_the_kernel_sends_the_described_png(monkeypatch):
     ax.set(xlabel="x", ylabel="y")
     data, meta = shell.display_formatter.format(fig)
     png = base64.b64decode(data["image/png"])
-    assert plotting.png_description(png) == "Y against x."
+    assert plotting.png_description(png) == "y against x."  # a symbol keeps its case
     assert meta["image/png"]["width"] == Image.open(io.BytesIO(png)).size[0] // 2
     plt.close("all")
 
@@ -136,13 +148,16 @@ class _Env:
         self.docname = "book/page"
         self.folder = folder
 
-    def relfn2path(self, uri, docname):
-        return uri, str(self.folder / uri.lstrip("/"))
+    def relfn2path(self, uri, docname):  # as Sphinx: "/x" from the source folder, else the page's
+        if uri.startswith("/"):
+            return uri[1:], str(self.folder / uri[1:])
+        return uri, str(self.folder / Path(docname).parent / uri)
 
 
 class _App:
     def __init__(self, folder):
         self.env = _Env(folder)
+        self.srcdir = folder
 
 
 def test_the_extension_sets_alt_from_the_png_and_warns_without_one(tmp_path, caplog):
@@ -153,11 +168,16 @@ def test_the_extension_sets_alt_from_the_png_and_warns_without_one(tmp_path, cap
     fig.savefig(tmp_path / "bare.png")
     plt.close(fig)
     doc = new_document("page", get_default_settings(Parser))
+    collected = nodes.image(uri="out/described.png")  # after Sphinx's image collector, in a
+    collected["candidates"] = {"*": "out/described.png"}  # page of a sub-folder (book/page)
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "described.png").write_bytes((tmp_path / "described.png").read_bytes())
     images = [
         nodes.image(uri="/described.png"),
         nodes.image(uri="/bare.png"),
         nodes.image(uri="/bare.png", alt="A drawing of the cone of weights"),
         nodes.image(uri="/described.png", alt="_images/3f2b.png"),
+        collected,
     ]
     for node in images:
         doc += node
@@ -169,6 +189,7 @@ def test_the_extension_sets_alt_from_the_png_and_warns_without_one(tmp_path, cap
         None,
         "A drawing of the cone of weights",  # a page's own alt is kept
         "Recall against load.",  # a path-like alt is replaced
+        "Recall against load.",  # the collector's path, relative to the source folder
     ]
     assert len(warnings) == 1 and "bare.png has no alt text" in warnings[0]
     assert ext.PATH_LIKE.search("../_images/3f2b.png") and not ext.PATH_LIKE.search("Recall.")
