@@ -101,7 +101,7 @@ def test_chapter_opens_with_what_you_will_learn(md: Path) -> None:
 def chapter_map() -> dict[str, str]:
     """The reading time of each chapter in the introduction's chapter map, by chapter stem."""
     text = (ROOT / "book" / "00_intro.md").read_text(encoding="utf-8")
-    rows = re.findall(r"^\|\s*\d+\.\s*\{doc\}`([^`]+)`\s*\|(.*)$", text, flags=re.M)
+    rows = re.findall(r"^\|\s*\d+\.\s*\{doc\}`(?:[^`<]*<)?([^`<>]+)>?`\s*\|(.*)$", text, flags=re.M)
     out = {}
     for stem, rest in rows:
         cells = [c.strip() for c in rest.split("|")]
