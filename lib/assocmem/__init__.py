@@ -10,7 +10,8 @@ Import from the modules themselves (packages re-export nothing). One subpackage 
 
 Shared by all parts (they import no part):
 
-- :mod:`.plotting` — the one figure style: sizes, colours, theory lines, simulation markers.
+- :mod:`.plotting` — the one figure style: sizes, colour-blind-safe colours, theory lines,
+  simulation markers, and each figure's description (its alt text on the page).
 - :mod:`.streams` — random streams: one root seed per experiment, independent keyed children.
 - :mod:`.stats` — crossings of measured curves, 95 % intervals, permutation tests.
 - :mod:`.widgets` — explorers: sliders that redraw in a live kernel, precomputed frames in the HTML.

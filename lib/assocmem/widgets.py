@@ -22,6 +22,11 @@ A chapter's explorer is one call::
   ``<noscript>`` for a reader without JavaScript: one figure, not the frames.
 
 Without ``static=`` the page gets the default figure and controls that need a live kernel.
+**Every frame says which state it shows**: a frame is an ``<img>`` in an ipywidgets ``HTML``
+(ipywidgets' ``Image`` has no alternative text) whose ``alt`` is the figure's description
+(:func:`assocmem.plotting.describe`) followed by the state, e.g. "... Shown at alpha = 0.8, d =
+48."; the widget manager renders it in the static page and a live kernel renders it alike. A live
+explorer's redrawn figure goes out the same way, as HTML with an ``alt`` beside the PNG.
 Frames are images at 1x (the figure's own dpi) on an opaque white background, padded to one size
 so the figure does not jump; lossless WebP (a fraction of a PNG's bytes) when Pillow can write it,
 else PNG. A grid that trains a model per frame is cached with the rest of the executed chapter
@@ -49,6 +54,7 @@ from matplotlib.figure import Figure
 from PIL import Image, features
 
 from assocmem.pages import PAGE_BUILD_ENV
+from assocmem.plotting import describe, figure_png
 
 __all__ = [
     "MAX_FRAMES",
@@ -256,8 +262,53 @@ class Explorer:
         with self.output:
             self.output.clear_output(wait=True)
             fig = self.figure()
-            display(fig)
+            data, meta = _live_bundle(fig, _state_text(self.values))
+            display(data, metadata=meta, raw=True)
             plt.close(fig)
+
+
+def _state_text(values: Mapping[str, Any]) -> str:
+    """Return an explorer's state in words, ``"alpha = 0.8, d = 48"`` (data left out)."""
+    shown = [
+        f"{k} = {_label(v)}"
+        for k, v in values.items()
+        if isinstance(v, (str, bool, int, float, np.integer, np.floating))
+    ]
+    return ", ".join(shown)
+
+
+def _frame_alt(fig: Figure, state: str, draw_name: str) -> str:
+    """Return a frame's alternative text: what the figure shows, then at which state."""
+    what = describe(fig) or f"Figure drawn by {draw_name}."
+    return f"{what} Shown at {state}." if state else what
+
+
+def _img(data: bytes, fmt: str, alt: str, width: int) -> str:
+    """Return an ``<img>`` holding ``data`` inline, at most ``width`` CSS px wide, with ``alt``."""
+    src = f"data:image/{fmt};base64,{base64.b64encode(data).decode('ascii')}"
+    return (
+        f'<img src="{src}" width="{width}" alt="{html.escape(alt, quote=True)}" '
+        'style="max-width: 100%; height: auto">'
+    )
+
+
+def _live_bundle(fig: Figure, state: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Return a redrawn figure for a live kernel: HTML with an ``alt``, and the PNG.
+
+    Front ends show the HTML (its ``alt`` says what the figure shows and at which state); those
+    that show no HTML show the PNG.
+    """
+    out = figure_png(fig)
+    if out is None:
+        raise TypeError("the explorer's draw function returned an empty figure")
+    png, size = out
+    alt = _frame_alt(fig, state, "the explorer")
+    data = {
+        "text/html": _img(png, "png", alt, size["width"]),
+        "image/png": base64.b64encode(png).decode("ascii"),
+        "text/plain": alt,
+    }
+    return data, {"image/png": size}
 
 
 def _draw_checked(draw: Callable[..., Figure], values: Mapping[str, Any]) -> Figure:
@@ -423,7 +474,9 @@ class StaticExplorer:
     format : str
         The frames' image format, ``"webp"`` (lossless) or ``"png"``.
     draw_name : str
-        Name of the drawing function (for the image's alternative text).
+        Name of the drawing function (the alternative text of a figure that describes nothing).
+    alts : dict
+        Each frame's alternative text (what it shows, at which state), keyed like ``frames``.
     """
 
     box: Any
@@ -437,13 +490,15 @@ class StaticExplorer:
     links: list[Any] = field(default_factory=list)
     format: str = _FRAME_FORMAT
     draw_name: str = "draw"
+    alts: dict[tuple[int, ...], str] = field(default_factory=dict)
 
     def _alt(self) -> str:
+        if self.default in self.alts:
+            return self.alts[self.default]
         values = {
             name: values[i] for (name, values), i in zip(self.axes, self.default, strict=True)
         }
-        shown = ", ".join(f"{k} = {_label(v)}" for k, v in {**values, **self.held}.items())
-        return f"{self.draw_name} at {shown}"
+        return f"Figure drawn by {self.draw_name}. Shown at {_state_text({**values, **self.held})}."
 
     def mimebundle(self) -> tuple[dict[str, Any], dict[str, Any]]:
         """Return ``(data, metadata)`` of the one output an explorer leaves on the page.
@@ -459,7 +514,7 @@ class StaticExplorer:
             f'<noscript><img src="data:image/{self.format};base64,{frame}" '
             f'width="{self.size[0]}" alt="{alt}"></noscript>'
             f'<script type="{_WIDGET_VIEW}">{json.dumps(view)}</script>'
-        )
+        )  # the PNG below carries the same text in its Description chunk
         data = {
             "text/plain": self._alt(),
             "text/html": text_html,
@@ -507,16 +562,19 @@ def static_explorer(
     held = {k: c.value for k, c in parsed.items() if k not in names}
     default = tuple(i for _, _, i in axes)
     images: dict[tuple[int, ...], Image.Image] = {}
+    alts: dict[tuple[int, ...], str] = {}
+    draw_name = getattr(draw, "__name__", "draw")
     pdf_png = b""
     for index in itertools.product(*(range(len(values)) for _, values, _ in axes)):
         state = {name: values[i] for (name, values, _), i in zip(axes, index, strict=True)}
         fig = _draw_checked(draw, {**base, **state})
+        alts[index] = _frame_alt(fig, _state_text({**state, **held}), draw_name)
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi="figure")
         images[index] = _opaque(buf.getvalue())
         if index == default:
             buf = io.BytesIO()
-            fig.savefig(buf, format="png", facecolor="white")
+            fig.savefig(buf, format="png", facecolor="white", metadata={"Description": alts[index]})
             pdf_png = buf.getvalue()
         plt.close(fig)
     size = (max(im.size[0] for im in images.values()), max(im.size[1] for im in images.values()))
@@ -538,7 +596,8 @@ def static_explorer(
     fit = w.Layout(max_width="100%", height="auto")  # one layout model for every frame
 
     def image(index: tuple[int, ...]) -> Any:
-        return w.Image(value=frames[index], format=_FRAME_FORMAT, width=size[0], layout=fit)
+        # an <img> with its alt in an HTML widget: ipywidgets' Image has no alternative text
+        return w.HTML(_img(frames[index], _FRAME_FORMAT, alts[index], size[0]), layout=fit)
 
     if len(axes) == 1:
         stack = w.Stack([image((i,)) for i in range(len(axes[0][1]))], selected_index=default[0])
@@ -572,7 +631,8 @@ def static_explorer(
         size=size,
         held=held,
         links=links,
-        draw_name=getattr(draw, "__name__", "draw"),
+        draw_name=draw_name,
+        alts=alts,
     )
 
 

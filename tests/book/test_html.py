@@ -51,18 +51,27 @@ Chromium paints it; one figure is also screenshot once two frames in a row agree
 model against the pixels. Table cells and widget labels must keep a contrast of 4.5 with what lies
 under them.
 
+Accessible pages (issue 50): on every page no ``<img>`` has an empty alternative text or one that
+is a file path (the build copies each figure's description into its ``alt``:
+``book/_ext/figure_alt.py``), every frame of a static explorer says which state it shows, and the
+headings of the article do not skip a level (an h1 followed by an h3). The built HTML is read
+without the browser too: every ``<img>`` of every page and every explorer frame of its saved widget
+state carries such an ``alt``.
+
 The other pages (the root ``index.html``, which redirects to the first chapter, ``search.html``,
-``genindex.html``) get the offline, math and widget checks at the desktop width.
+``genindex.html``) get the offline, math, widget, image and heading checks at the desktop width.
 ``ASSOCMEM_HTML_DIR`` points the checks at another build (a small test book).
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import math
 import os
 import re
 import shutil
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -140,6 +149,11 @@ _PROBE = """() => ({
     merrors: Array.from(document.querySelectorAll('mjx-merror')).map(e => e.textContent),
     images: Array.from(document.images).map(
         i => [i.getAttribute('src'), i.complete && i.naturalWidth > 0]),
+    alts: Array.from(document.images).map(
+        i => [(i.getAttribute('src') || '').slice(0, 80), i.getAttribute('alt')]),
+    headings: Array.from(document.querySelectorAll(
+        'article h1, article h2, article h3, article h4, article h5, article h6')).map(
+        h => [Number(h.tagName[1]), h.textContent.trim().slice(0, 60)]),
     outputs: Array.from(document.querySelectorAll('.cell_output, .output')).map(
         e => e.innerText),
     tracebacks: document.querySelectorAll('.output.traceback, .output-traceback').length,
@@ -371,6 +385,123 @@ def test_every_image_loads(pages):
     for name, info in pages.items():
         broken = [src for src, ok in info["images"] if not ok]
         assert not broken, f"{name}: images that did not load: {broken}"
+
+
+#: An alternative text that is a file name, a path or a data URL: what a screen reader must not
+#: read out ("../_images/3f2b...png").
+PATH_LIKE_ALT = re.compile(
+    r"(^|/)[\w.-]*\.(png|jpe?g|gif|svg|webp)$|_images/|^\.{0,2}/|^data:|^[0-9a-f]{16,}", re.I
+)
+
+
+def alt_problems(images: list[tuple[str, str | None]]) -> list[str]:
+    """Images ``(src, alt)`` whose alt is missing, empty or a path (nothing useful to hear)."""
+    problems = []
+    for src, alt in images:
+        text = (alt or "").strip()
+        if not text:
+            problems.append(f"{src[:60]}: no alt text")
+        elif PATH_LIKE_ALT.search(text) or text == src:
+            problems.append(f"{src[:60]}: alt text {text[:60]!r} is a path")
+    return problems
+
+
+def heading_problems(headings: list[tuple[int, str]]) -> list[str]:
+    """Headings ``(level, text)`` in page order that skip a level, or a page not opened by an h1."""
+    problems = []
+    if headings and headings[0][0] != 1:
+        problems.append(f"the first heading is an h{headings[0][0]}: {headings[0][1]!r}")
+    for (before, _), (level, text) in zip(headings, headings[1:], strict=False):
+        if level > before + 1:
+            problems.append(f"h{before} then h{level}: {text!r}")
+    return problems
+
+
+def test_the_alt_and_heading_checks_catch_what_a_reader_would_miss():
+    assert alt_problems([("a.png", "Recall against load α.")]) == []
+    assert alt_problems([("a.png", None), ("b.png", " "), ("c.png", "../_images/3f2b.png")]) == [
+        "a.png: no alt text",
+        "b.png: no alt text",
+        "c.png: alt text '../_images/3f2b.png' is a path",
+    ]
+    assert alt_problems([("data:image/png;base64,AA", "data:image/png;base64,AA")])
+    assert heading_problems([(1, "T"), (2, "A"), (3, "a"), (2, "B"), (3, "b")]) == []
+    assert heading_problems([(1, "T"), (3, "skipped")]) == ["h1 then h3: 'skipped'"]
+    assert heading_problems([(2, "no title")]) == ["the first heading is an h2: 'no title'"]
+
+
+def test_every_image_has_an_alt_text_that_says_what_it_shows(pages, other_pages):
+    problems = {
+        name: alt_problems(info["alts"])
+        for name, info in {**pages, **other_pages}.items()
+        if alt_problems(info["alts"])
+    }
+    assert not problems, "images a screen reader cannot describe:\n" + "\n".join(
+        f"{name}: {p}" for name, ps in problems.items() for p in ps
+    )
+
+
+def test_headings_do_not_skip_levels(pages, other_pages):
+    problems = {
+        name: heading_problems(info["headings"])
+        for name, info in {**pages, **other_pages}.items()
+        if heading_problems(info["headings"])
+    }
+    assert not problems, "headings that skip a level:\n" + "\n".join(
+        f"{name}: {p}" for name, ps in problems.items() for p in ps
+    )
+
+
+class _Images(HTMLParser):
+    """The ``<img>`` tags of a built page: ``(src, alt)``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.images: list[tuple[str, str | None]] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "img":
+            a = dict(attrs)
+            self.images.append(((a.get("src") or "")[:80], a.get("alt")))
+
+
+def page_images(html_text: str) -> list[tuple[str, str | None]]:
+    """Every ``<img>`` of a built page, the explorers' frames in its saved widget state included."""
+    parser = _Images()
+    parser.feed(html_text)
+    images = parser.images
+    m = _STATE.search(html_text)
+    if m:
+        for model in json.loads(m.group(1))["state"].values():
+            value = model.get("state", {}).get("value")
+            if (
+                model.get("model_name") == "HTMLModel"
+                and isinstance(value, str)
+                and "<img" in value
+            ):
+                frame = _Images()
+                frame.feed(value)
+                images += frame.images
+    return images
+
+
+def test_built_pages_describe_every_image_without_a_browser():
+    """Every <img> of every built page and every explorer frame says what it shows (static)."""
+    if not _pages():
+        pytest.skip(f"no built HTML in {HTML}")
+    problems, frames, checked = [], 0, 0
+    for page in [*_pages(), *_other_pages()]:
+        html_text = page.read_text(encoding="utf-8", errors="replace")
+        images = page_images(html_text)
+        checked += len(images)
+        problems += [f"{page.name}: {p}" for p in alt_problems(images)]
+        for explorer in saved_explorers(html_text):
+            for alt in explorer["alts"]:
+                frames += 1
+                if " Shown at " not in alt:
+                    problems.append(f"{page.name}: explorer frame alt {alt[:60]!r} names no state")
+    assert checked, "no image checked"
+    assert not problems, "\n".join(problems)
 
 
 def test_every_chapter_shows_its_figures(pages):
@@ -706,7 +837,7 @@ def saved_explorers(html: str) -> list[dict]:
     gives the saved image bytes of the state at those slider indices (outer slider first).
     """
     import base64
-    import json
+    import html as html_module
 
     m = _STATE.search(html)
     if not m:
@@ -721,19 +852,38 @@ def saved_explorers(html: str) -> list[dict]:
         row, _, stack = (_ref(c) for c in box["state"]["children"])
         sliders = [models[_ref(s)]["state"] for s in models[row]["state"]["children"]]
 
-        def frame(indices, stack=stack):
+        def node_at(indices, stack=stack):
             node = models[stack]
             for i in indices:
                 node = models[_ref(node["state"]["children"][i])]
+            return node
+
+        def frame(indices):
+            node = node_at(indices)
+            if node["model_name"] == "HTMLModel":  # an <img> with its alt (assocmem.widgets)
+                src = re.search(r'src="data:image/\w+;base64,([^"]+)"', node["state"]["value"])
+                assert src, node["state"]["value"][:80]
+                return base64.b64decode(src.group(1))
             assert node["model_name"] == "ImageModel", node["model_name"]
             (buf,) = [b for b in node["buffers"] if b["path"] == ["value"]]
             return base64.b64decode(buf["data"])
 
+        def leaves(node):
+            kids = node["state"].get("children") if node["model_name"] == "StackModel" else None
+            return [leaf for k in kids for leaf in leaves(models[_ref(k)])] if kids else [node]
+
+        alts = [
+            html_module.unescape(m.group(1))
+            for leaf in leaves(models[stack])
+            for m in [re.search(r'\salt="([^"]*)"', leaf["state"].get("value") or "")]
+            if m
+        ]
         explorers.append(
             {
                 "model_id": model_id,
                 "sliders": [{"labels": s["_options_labels"], "index": s["index"]} for s in sliders],
                 "frame": frame,
+                "alts": alts,
             }
         )
     return explorers

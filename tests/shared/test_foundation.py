@@ -82,7 +82,8 @@ def test_theory_and_simulation_are_drawn_differently():
     cont = plotting.sim_points(ax, [0, 1, 2], [0, 1.1, 3.9], [0.1, 0.1, 0.2], label="simulation")
     assert line.get_linestyle() == "-" and line.get_marker() in (None, "None", "")
     data_line = cont.lines[0]
-    assert data_line.get_linestyle() == "None" and data_line.get_marker() == "o"
+    assert data_line.get_color() == plotting.color(1)  # the cycle's next colour, and its marker
+    assert data_line.get_linestyle() == "None" and data_line.get_marker() == plotting.marker(1)
     labels = [t.get_text() for t in ax.legend().get_texts()]
     assert labels == ["theory", "simulation"]
     assert plotting.finish(fig, title="t") is fig
@@ -157,6 +158,21 @@ def test_explorer_redraws_through_the_library_function():
     plt.close("all")
 
 
+def test_a_live_redraw_is_html_with_an_alt_beside_the_png(monkeypatch):
+    shown = []
+    monkeypatch.setattr("IPython.display.display", lambda obj, **kw: shown.append((obj, kw)))
+    exp = widgets.build_explorer(_draw, alpha=(0.1, 2.0, 0.1), d=(16, 96, 16))
+    exp.redraw()
+    ((data, kw),) = shown
+    assert kw["raw"] is True and set(data) == {"text/html", "image/png", "text/plain"}
+    alt = re.search(r'\salt="([^"]*)"', data["text/html"]).group(1)
+    assert alt == "OP. Shown at alpha = 0.5, d = 32." == data["text/plain"]
+    png = base64.b64decode(data["image/png"])
+    assert plotting.png_description(png) == "OP."  # the figure's own description
+    assert kw["metadata"]["image/png"]["width"] < 720  # shown at 1x, the PNG holds 2x
+    plt.close("all")
+
+
 def test_explorer_rejects_unknown_parameters_and_non_figures():
     with pytest.raises(TypeError, match="not a parameter"):
         widgets.build_explorer(_draw, beta=(0.0, 1.0, 0.1))
@@ -182,6 +198,21 @@ def _draw_level(level: float = 0.5, kind: str = "OP", shade: int = 0) -> Figure:
     ax.set_facecolor((level, level, level))
     ax.set_title(f"{kind} {shade}")
     return fig
+
+
+def _frame_bytes(frame: w.HTML) -> bytes:
+    """The image bytes of a static explorer's frame (an <img> in an HTML widget)."""
+    m = re.search(r'<img src="data:image/\w+;base64,([^"]+)"', frame.value)
+    assert isinstance(frame, w.HTML) and m, frame
+    return base64.b64decode(m.group(1))
+
+
+def _frame_alt(frame: w.HTML) -> str:
+    import html
+
+    m = re.search(r'\salt="([^"]*)"', frame.value)
+    assert m, frame.value[:80]
+    return html.unescape(m.group(1))
 
 
 def _grey_at_centre(frame: bytes) -> int:
@@ -226,7 +257,13 @@ def test_static_explorer_saves_one_frame_per_state_linked_to_its_slider():
     assert isinstance(slider, w.SelectionSlider) and slider.index == 1
     assert slider._options_labels == ("0.2", "0.5", "0.9")
     assert isinstance(stack, w.Stack) and stack.selected_index == 1
-    assert [c.value for c in stack.children] == [ex.frames[(i,)] for i in range(3)]
+    assert [_frame_bytes(c) for c in stack.children] == [ex.frames[(i,)] for i in range(3)]
+    # each frame says what it shows and at which state (ipywidgets' Image has no alt)
+    alts = [_frame_alt(c) for c in stack.children]
+    assert alts == [
+        f"OP 0. Shown at level = {v}, kind = OP, shade = 0." for v in ("0.2", "0.5", "0.9")
+    ]
+    assert ex.alts[(1,)] == alts[1]
     assert [(link.source, link.target) for link in ex.links] == [
         ((slider, "index"), (stack, "selected_index"))
     ]
@@ -246,7 +283,10 @@ def test_static_explorer_nests_stacks_for_two_axes():
     assert len(outer.children) == 2 and all(len(s.children) == 3 for s in outer.children)
     for i in range(2):
         for j in range(3):
-            assert outer.children[i].children[j].value == ex.frames[(i, j)]
+            frame = outer.children[i].children[j]
+            assert _frame_bytes(frame) == ex.frames[(i, j)]
+            level = ("0.1", "0.5", "0.8")[j]
+            assert _frame_alt(frame) == f"OP {2 * i}. Shown at shade = {2 * i}, level = {level}."
     links = [(link.source, link.target) for link in ex.links]
     assert links[0] == ((s_shade, "index"), (outer, "selected_index"))
     assert links[1:] == [((s_level, "index"), (s, "selected_index")) for s in outer.children]
@@ -273,11 +313,16 @@ def test_explorer_on_a_static_page_leaves_one_output(monkeypatch):
                      html_text)  # fmt: skip
     assert view, html_text[:200]
     assert json.loads(view.group(1))["model_id"] == built[0].box.model_id
-    noscript = re.search(r'<noscript><img src="data:image/(\w+);base64,([^"]+)"', html_text)
-    assert noscript  # a reader without JavaScript sees the default frame
+    noscript = re.search(
+        r'<noscript><img src="data:image/(\w+);base64,([^"]+)" width="\d+" alt="([^"]+)"',
+        html_text,
+    )
+    assert noscript  # a reader without JavaScript sees the default frame, and what it shows
     assert _grey_at_centre(base64.b64decode(noscript.group(2))) == pytest.approx(127, abs=2)
+    assert noscript.group(3) == "OP 0. Shown at level = 0.5."
     png = base64.b64decode(data["image/png"])  # the PDF's one figure: the default state
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert plotting.png_description(png) == noscript.group(3)
     assert kw["metadata"]["image/png"]["width"] < 400  # shown at 1x, the PNG holds 2x
     monkeypatch.delenv(PAGE_BUILD_ENV)
     shown.clear()

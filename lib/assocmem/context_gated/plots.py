@@ -133,7 +133,14 @@ def plot_architecture() -> Figure:
         ha="center",
         color="0.35",
     )
-    return finish(fig)
+    alt = (
+        "Diagram of the context-gated memory: four layers, context c, gates s, query q and "
+        "retrieval r, joined by four energy terms: h1 couples the context to the gates, h2 makes "
+        "the gates compete, h3 couples each gate to its retrieval unit with strength lambda, h4 "
+        "is the modern-Hopfield read-out between query and retrieval. Stage 1: context to gates; "
+        "stage 2: query to retrieval."
+    )
+    return finish(fig, alt=alt)
 
 
 def plot_trajectory(traj: Trajectory, *, target: int | None = None) -> Figure:
