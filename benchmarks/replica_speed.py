@@ -15,8 +15,8 @@ import time
 
 import numpy as np
 from assocmem.device import configure_threads
-from assocmem.linear.finite_size import finite_size_capacity_estimate
-from assocmem.linear.replica import cost
+from assocmem.linear.theory.finite_size import finite_size_capacity_estimate
+from assocmem.linear.theory.replica import cost
 
 
 def main() -> None:

@@ -344,12 +344,12 @@ def public_functions(package: str, *, skip_modules: tuple[str, ...] = ()) -> lis
     """Qualified names of the public functions and classes defined in a package's modules.
 
     Modules whose name starts with ``plots`` (figures) and those in ``skip_modules`` are left
-    out; a module is searched when it is a package's submodule or the package itself.
+    out; a module is searched when it is a package's submodule (at any depth) or the package itself.
     """
     pkg = importlib.import_module(package)
     names = [package]
     if hasattr(pkg, "__path__"):
-        names = [f"{package}.{m.name}" for m in pkgutil.iter_modules(pkg.__path__)]
+        names = [m.name for m in pkgutil.walk_packages(pkg.__path__, f"{package}.") if not m.ispkg]
     out = []
     for name in names:
         short = name.rsplit(".", 1)[-1]

@@ -1145,7 +1145,7 @@ def permutation_pvalue(
     Notes
     -----
     Textbook (e.g. Good, *Permutation Tests*). Used by :func:`permutation_test` (difference of
-    means) and by the KS test over matrices of :mod:`assocmem.linear.max_margin_spectra`.
+    means) and by the KS test over matrices of :mod:`assocmem.linear.measure.max_margin_spectra`.
     """
     n = len(units)
     k = check_int("n_x", n_x, 1)

@@ -1,6 +1,6 @@
 """Package docstrings are the floor plan (DESIGN.md, library layout).
 
-For ``assocmem`` and each of its subpackages, the ``__init__.py`` docstring names every module of
+For ``assocmem`` and each of its subpackages (at any depth), the ``__init__.py`` docstring names every module of
 the package as ``:mod:`.name``` (``assocmem``'s also names its subpackages), and every module it
 names that way exists. Read from the source with ``ast``: nothing is imported.
 """
@@ -14,13 +14,12 @@ from pathlib import Path
 import pytest
 
 LIB = Path(__file__).resolve().parents[2] / "lib" / "assocmem"
-PACKAGES = [
-    "assocmem",
-    "assocmem.linear",
-    "assocmem.context_gated",
-    "assocmem.llm",
-    "assocmem.bridge",
-]
+#: Every package of the library (the parts, Part I's rooms), found on disk.
+PACKAGES = sorted(
+    ".".join(("assocmem", *d.relative_to(LIB).parts)).rstrip(".")
+    for d in [LIB, *LIB.rglob("*")]
+    if d.is_dir() and (d / "__init__.py").is_file()
+)
 #: A member named in a floor plan: ``:mod:`.name``` or ``:mod:`~.name``` (relative to the package).
 _NAMED = re.compile(r":mod:`~?\.([\w.]+)`")
 

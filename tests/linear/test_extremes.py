@@ -1,4 +1,4 @@
-"""Tests for assocmem.linear.extremes: Gaussian maxima (exact, expansion, sampling)."""
+"""Tests for assocmem.linear.theory.extremes: Gaussian maxima (exact, expansion, sampling)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 import pytest
-from assocmem.linear.extremes import (
+from assocmem.linear.theory.extremes import (
     EULER_GAMMA,
     UniformSpacings,
     expected_max,

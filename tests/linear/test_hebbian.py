@@ -1,4 +1,5 @@
-"""Tests of assocmem.linear.hebbian: exact score moments, recall theory, thresholds, bad inputs."""
+"""Tests of assocmem.linear.theory.hebbian: exact score moments, recall theory, thresholds, bad
+inputs."""
 
 from __future__ import annotations
 
@@ -6,8 +7,13 @@ import math
 
 import numpy as np
 import pytest
-from assocmem.linear.hebbian import recall_probability, score_densities, score_moments, threshold
-from assocmem.linear.scores import simulate_scores
+from assocmem.linear.measure.scores import simulate_scores
+from assocmem.linear.theory.hebbian import (
+    recall_probability,
+    score_densities,
+    score_moments,
+    threshold,
+)
 from assocmem.streams import child
 
 
@@ -147,7 +153,7 @@ def test_score_densities_normalised_and_match_simulation() -> None:
 
 def test_recall_check_matches_a_direct_recount() -> None:
     """hebbian_recall_check's rates and pair share, recounted input by input from the scores."""
-    from assocmem.linear.scores import hebbian_recall_check
+    from assocmem.linear.measure.scores import hebbian_recall_check
 
     d, p, n = 12, 30, 40
     row = hebbian_recall_check(d, [p], n_instances=n, seed=3, n_boot=200).iloc[0]
@@ -183,7 +189,7 @@ def test_recall_check_matches_a_direct_recount() -> None:
 
 def test_recall_check_without_failures_and_bad_sizes() -> None:
     """No failures: P(all) = 1 and no pair share; one instance gives no interval."""
-    from assocmem.linear.scores import hebbian_recall_check
+    from assocmem.linear.measure.scores import hebbian_recall_check
 
     # at tiny load nothing fails: P(all) = 1, no pair share can be formed
     row = hebbian_recall_check(64, [3], n_instances=20, n_boot=200).iloc[0]
@@ -193,7 +199,7 @@ def test_recall_check_without_failures_and_bad_sizes() -> None:
 
 
 def test_mechanism_comparison_numbers() -> None:
-    from assocmem.linear.scores import mechanism_comparison
+    from assocmem.linear.measure.scores import mechanism_comparison
 
     stats = {"trained": {"target": np.array([[2.0, 4.0], [3.0, 3.0]])},
              "hebbian": {"target": np.array([[0.0, 2.0], [1.0, 1.0]])}}  # fmt: skip
@@ -210,7 +216,7 @@ def test_mechanism_comparison_numbers() -> None:
 
 
 def test_recall_check_table_and_summary_read_the_check() -> None:
-    from assocmem.linear.scores import (
+    from assocmem.linear.measure.scores import (
         hebbian_recall_check,
         recall_check_summary,
         recall_check_table,

@@ -1,4 +1,4 @@
-"""Tests of assocmem.linear.implicit_bias: l2 / l-infinity max-margin memories and the
+"""Tests of assocmem.linear.measure.implicit_bias: l2 / l-infinity max-margin memories and the
 normalised margins of trained memories over training (chapter 1)."""
 
 from __future__ import annotations
@@ -7,8 +7,9 @@ import highspy
 import numpy as np
 import pytest
 import torch
-from assocmem.linear.constraints import constraint_margins, constraint_matrix
-from assocmem.linear.implicit_bias import (
+from assocmem.linear.instances.problems import MemoryProblem, normalised_margins
+from assocmem.linear.instances.sampling import sample_problem, sample_problems
+from assocmem.linear.measure.implicit_bias import (
     MarginTrajectories,
     l2_max_margin,
     least_distance,
@@ -16,9 +17,8 @@ from assocmem.linear.implicit_bias import (
     margin_ratios,
     margin_trajectories,
 )
-from assocmem.linear.load import pairs_for_load
-from assocmem.linear.problems import MemoryProblem, normalised_margins
-from assocmem.linear.sampling import sample_problem, sample_problems
+from assocmem.linear.storage.constraints import constraint_margins, constraint_matrix
+from assocmem.linear.theory.load import pairs_for_load
 
 
 def _toy() -> MemoryProblem:

@@ -1,4 +1,4 @@
-"""Tests of assocmem.linear.lp: exact perfect-storage decisions and their certificates."""
+"""Tests of assocmem.linear.storage.lp: exact perfect-storage decisions and their certificates."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 import torch
 from _properties import PROPERTY_SETTINGS
-from assocmem.linear.constraints import (
+from assocmem.linear.instances.problems import MemoryProblem, all_recalled, score_matrix
+from assocmem.linear.instances.sampling import sample_problem, sample_problems
+from assocmem.linear.storage.constraints import (
     constraint_arrays,
     constraint_margins,
     constraint_matrix,
@@ -18,10 +20,12 @@ from assocmem.linear.constraints import (
     lp_size,
     normalise_rows,
 )
-from assocmem.linear.finite_size import predicted_transition
-from assocmem.linear.interior_point import DenseConstraints, StructuredConstraints, max_margin_ipm
-from assocmem.linear.load import pairs_for_load
-from assocmem.linear.lp import (
+from assocmem.linear.storage.interior_point import (
+    DenseConstraints,
+    StructuredConstraints,
+    max_margin_ipm,
+)
+from assocmem.linear.storage.lp import (
     FEASIBLE_FLOOR,
     INFEASIBLE_TOL,
     LP_MAX_ENTRIES,
@@ -32,9 +36,9 @@ from assocmem.linear.lp import (
     lp_feasible,
     max_margin_linf,
 )
-from assocmem.linear.problems import MemoryProblem, all_recalled, score_matrix
-from assocmem.linear.sampling import sample_problem, sample_problems
-from assocmem.linear.training import train_memory
+from assocmem.linear.storage.training import train_memory
+from assocmem.linear.theory.finite_size import predicted_transition
+from assocmem.linear.theory.load import pairs_for_load
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

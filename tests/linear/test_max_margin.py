@@ -1,15 +1,15 @@
-"""Tests of assocmem.linear.max_margin: the rank-m projection (truncate_rank), the normalised margin
-it maximises and the projected max-margin trainer (chapter 4)."""
+"""Tests of assocmem.linear.storage.max_margin: the rank-m projection (truncate_rank), the
+normalised margin it maximises and the projected max-margin trainer (chapter 4)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 import torch
-from assocmem.linear.max_margin import train_max_margin, truncate_rank
-from assocmem.linear.problems import all_recalled, normalised_margins, score_matrix
-from assocmem.linear.sampling import sample_problems
-from assocmem.linear.training import hebbian_memory
+from assocmem.linear.instances.problems import all_recalled, normalised_margins, score_matrix
+from assocmem.linear.instances.sampling import sample_problems
+from assocmem.linear.storage.max_margin import train_max_margin, truncate_rank
+from assocmem.linear.storage.training import hebbian_memory
 
 
 def test_truncate_rank_is_the_eckart_young_projection() -> None:

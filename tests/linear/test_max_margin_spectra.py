@@ -1,15 +1,16 @@
-"""Spectra of exact max-margin memories, OP against DP (assocmem.linear.max_margin_spectra)."""
+"""Spectra of exact max-margin memories, OP against DP
+(assocmem.linear.measure.max_margin_spectra)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 import pytest
-from assocmem.linear.implicit_bias import l2_max_margin
-from assocmem.linear.lp import max_margin_linf
-from assocmem.linear.max_margin_spectra import max_margin_spectra, spectrum_permutation_test
-from assocmem.linear.measured_spectra import fourth_moment_ratio
-from assocmem.linear.sampling import sample_problems
+from assocmem.linear.instances.sampling import sample_problems
+from assocmem.linear.measure.implicit_bias import l2_max_margin
+from assocmem.linear.measure.max_margin_spectra import max_margin_spectra, spectrum_permutation_test
+from assocmem.linear.measure.measured_spectra import fourth_moment_ratio
+from assocmem.linear.storage.lp import max_margin_linf
 from assocmem.streams import child
 from scipy.stats import ks_2samp
 

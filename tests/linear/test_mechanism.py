@@ -1,4 +1,4 @@
-"""Tests of the RS optimal storage mechanism (assocmem.linear.mechanism)."""
+"""Tests of the RS optimal storage mechanism (assocmem.linear.theory.mechanism)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import math
 
 import numpy as np
 import pytest
-from assocmem.linear.mechanism import margin_for_load, optimal_mechanism
-from assocmem.linear.replica import cost_solution, expected_cost
+from assocmem.linear.theory.mechanism import margin_for_load, optimal_mechanism
+from assocmem.linear.theory.replica import cost_solution, expected_cost
 
 
 def test_small_p_matches_full_solution() -> None:

@@ -1,5 +1,5 @@
 """Tests of the summaries chapters 3 and 4 glue and show (issue 25): crossing ranges, ratio
-tables, truncated Hebbian transitions (assocmem.linear.transitions), memories above capacity
+tables, truncated Hebbian transitions (assocmem.linear.measure.transitions), memories above capacity
 (.partial_storage), the threshold table (.hebbian), the mechanism report (.scores) and the spectrum
 summary and fits (.measured_spectra). Expected values are computed by hand in the comments."""
 
@@ -10,21 +10,21 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from assocmem.linear.hebbian import threshold, threshold_table
-from assocmem.linear.measured_spectra import (
+from assocmem.linear.instances.problems import normalised_margins
+from assocmem.linear.instances.sampling import sample_problems
+from assocmem.linear.measure.measured_spectra import (
     causes_summary,
     spectrum_fit_summary,
     spectrum_fits,
     spectrum_summary,
 )
-from assocmem.linear.partial_storage import AboveCapacity, accuracy_at
-from assocmem.linear.problems import normalised_margins
-from assocmem.linear.rank_transitions import ratio_comparison, truncated_hebbian_transitions
-from assocmem.linear.sampling import sample_problems
-from assocmem.linear.scores import mechanism_report
-from assocmem.linear.sweeps import COLUMNS
-from assocmem.linear.training import hebbian_memory
-from assocmem.linear.transitions import crossing_range
+from assocmem.linear.measure.partial_storage import AboveCapacity, accuracy_at
+from assocmem.linear.measure.rank_transitions import ratio_comparison, truncated_hebbian_transitions
+from assocmem.linear.measure.scores import mechanism_report
+from assocmem.linear.measure.sweeps import COLUMNS
+from assocmem.linear.measure.transitions import crossing_range
+from assocmem.linear.storage.training import hebbian_memory
+from assocmem.linear.theory.hebbian import threshold, threshold_table
 from assocmem.pages import table
 from assocmem.stats import Estimate, render
 
@@ -245,7 +245,7 @@ def test_causes_summary_finds_rows_by_label() -> None:
 
 
 def test_exceed_fraction_counts_joint_draws_with_both_crossings() -> None:
-    from assocmem.linear.transitions import BootstrapTransitions
+    from assocmem.linear.measure.transitions import BootstrapTransitions
 
     def est(draws: list[float]) -> Estimate:
         return Estimate(1.0, 0.9, 1.1, 4, "percentile bootstrap over seeds", 0.95,
@@ -261,8 +261,8 @@ def test_exceed_fraction_counts_joint_draws_with_both_crossings() -> None:
 
 
 def test_factored_engine_check_counts_and_retrains_disagreements() -> None:
-    from assocmem.linear.sweeps import capacity_sweep
-    from assocmem.linear.tables import factored_engine_check
+    from assocmem.linear.measure.sweeps import capacity_sweep
+    from assocmem.linear.measure.tables import factored_engine_check
 
     d, loads = 8, [0.3]
     full = capacity_sweep(d, loads, seeds=3, steps=300, progress=False)

@@ -1,4 +1,4 @@
-"""Tests of assocmem.linear.partial_storage: the storable fraction above capacity."""
+"""Tests of assocmem.linear.measure.partial_storage: the storable fraction above capacity."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
-from assocmem.linear.finite_size import finite_size_capacity_estimate
-from assocmem.linear.partial_storage import (
+from assocmem.linear.instances.problems import recall_accuracy
+from assocmem.linear.instances.sampling import sample_problem
+from assocmem.linear.measure.partial_storage import (
     accuracy_by_load,
     cheapest_subset_fraction,
     give_up_fraction,
@@ -18,9 +19,8 @@ from assocmem.linear.partial_storage import (
     subset_problem,
     subset_sweep,
 )
-from assocmem.linear.problems import recall_accuracy
-from assocmem.linear.replica import expected_cost
-from assocmem.linear.sampling import sample_problem
+from assocmem.linear.theory.finite_size import finite_size_capacity_estimate
+from assocmem.linear.theory.replica import expected_cost
 
 
 def test_cheapest_constant_costs_is_budget_over_cost() -> None:

@@ -10,10 +10,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
-from assocmem.linear.capacity_comparison import transition_comparison  # noqa: E402
-from assocmem.linear.load import load_for_pairs, pairs_for_load  # noqa: E402
-from assocmem.linear.measured_spectra import singular_values  # noqa: E402
-from assocmem.linear.plots_capacity import (  # noqa: E402
+from assocmem.linear.figures.plots_capacity import (  # noqa: E402
     plot_cost_solution,
     plot_finite_size_capacity,
     plot_free_entropy,
@@ -22,23 +19,26 @@ from assocmem.linear.plots_capacity import (  # noqa: E402
     plot_spectra,
     plot_success,
 )
-from assocmem.linear.plots_hebbian import (  # noqa: E402
+from assocmem.linear.figures.plots_hebbian import (  # noqa: E402
     plot_mechanism,
     plot_recall_vs_load,
     plot_score_histograms,
     plot_thresholds,
 )
-from assocmem.linear.plots_rank import (  # noqa: E402
+from assocmem.linear.figures.plots_rank import (  # noqa: E402
     plot_critical_load,
     plot_rank_success,
     plot_rank_truncation,
     plot_singular_values,
 )
-from assocmem.linear.sampling import sample_problem, sample_problems  # noqa: E402
-from assocmem.linear.scores import mechanism_scores  # noqa: E402
-from assocmem.linear.spectra import hebbian_critical_load  # noqa: E402
-from assocmem.linear.sweeps import COLUMNS  # noqa: E402
-from assocmem.linear.training import hebbian_memory, train_memory  # noqa: E402
+from assocmem.linear.instances.sampling import sample_problem, sample_problems  # noqa: E402
+from assocmem.linear.measure.capacity_comparison import transition_comparison  # noqa: E402
+from assocmem.linear.measure.measured_spectra import singular_values  # noqa: E402
+from assocmem.linear.measure.scores import mechanism_scores  # noqa: E402
+from assocmem.linear.measure.sweeps import COLUMNS  # noqa: E402
+from assocmem.linear.storage.training import hebbian_memory, train_memory  # noqa: E402
+from assocmem.linear.theory.load import load_for_pairs, pairs_for_load  # noqa: E402
+from assocmem.linear.theory.spectra import hebbian_critical_load  # noqa: E402
 from matplotlib.colors import to_hex  # noqa: E402
 from matplotlib.container import ErrorbarContainer  # noqa: E402
 
@@ -182,7 +182,7 @@ def test_theory_figures_label_their_axes() -> None:
 
 
 def test_free_entropy_marks_the_draws_and_the_population_capacity() -> None:
-    from assocmem.linear.replica import rs_draws_capacity
+    from assocmem.linear.theory.replica import rs_draws_capacity
 
     fig = plot_free_entropy(50, alphas=(0.3,), n_samples=50, n_grid=10, population=0.9)
     vlines = [ln.get_xdata()[0] for ln in fig.axes[1].lines if len(set(ln.get_xdata())) == 1]

@@ -1,4 +1,5 @@
-"""Tests of assocmem.linear.problems and .load: load <-> pairs, sampling, score matrices, recall."""
+"""Tests of assocmem.linear.instances.problems and .load: load <-> pairs, sampling, score matrices,
+recall."""
 
 from __future__ import annotations
 
@@ -7,8 +8,7 @@ import math
 import numpy as np
 import pytest
 import torch
-from assocmem.linear.load import dimension_for_load, load_for_pairs, pairs_for_load
-from assocmem.linear.problems import (
+from assocmem.linear.instances.problems import (
     MemoryProblem,
     all_recalled,
     normalised_margins,
@@ -16,14 +16,15 @@ from assocmem.linear.problems import (
     score_matrix,
     stack_problems,
 )
-from assocmem.linear.sampling import (
+from assocmem.linear.instances.sampling import (
     check_memory,
     dp_memory_bytes,
     instance_stream,
     sample_problem,
     sample_problems,
 )
-from assocmem.linear.scores import score_statistics
+from assocmem.linear.measure.scores import score_statistics
+from assocmem.linear.theory.load import dimension_for_load, load_for_pairs, pairs_for_load
 
 
 @pytest.mark.parametrize("d", [2, 8, 64])
@@ -267,7 +268,7 @@ def test_newcomer_bad_inputs() -> None:
 
 def test_non_finite_embeddings_are_refused_before_any_computation() -> None:
     """Issue 29, item 3: on d8f35f4 one NaN gave train_memory 'perfect=False, accuracy=0.0'."""
-    from assocmem.linear.training import train_memory
+    from assocmem.linear.storage.training import train_memory
 
     prob = sample_problem(12, 6, seed=0)
     for name in ("inputs", "targets"):

@@ -1,5 +1,6 @@
-"""Tests of assocmem.linear.replica (q -> 1 cost, RS free entropy), assocmem.linear.finite_size
-(finite-size capacity, predicted transition) and the load inverse of assocmem.linear.load."""
+"""Tests of assocmem.linear.theory.replica (q -> 1 cost, RS free entropy),
+assocmem.linear.theory.finite_size (finite-size capacity, predicted transition) and the load inverse
+of assocmem.linear.theory.load."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from assocmem.linear.finite_size import (
+from assocmem.linear.theory.finite_size import (
     comparison_summary,
     expected_cost_expansion,
     finite_size_capacity,
@@ -19,8 +20,8 @@ from assocmem.linear.finite_size import (
     predicted_transition,
     shortcut_capacity,
 )
-from assocmem.linear.load import load_for_pairs, pairs_at_load, pairs_for_load
-from assocmem.linear.replica import (
+from assocmem.linear.theory.load import load_for_pairs, pairs_at_load, pairs_for_load
+from assocmem.linear.theory.replica import (
     cost,
     cost_solution,
     expected_cost,

@@ -1,4 +1,5 @@
-"""Tests of score_statistics (assocmem.linear.problems): hand-built memories, batching, errors."""
+"""Tests of score_statistics (assocmem.linear.instances.problems): hand-built memories, batching,
+errors."""
 
 from __future__ import annotations
 
@@ -7,10 +8,10 @@ import math
 import numpy as np
 import pytest
 import torch
-from assocmem.linear.problems import MemoryProblem
-from assocmem.linear.sampling import sample_problem, sample_problems
-from assocmem.linear.scores import score_statistics, spread_summary
-from assocmem.linear.training import hebbian_memory
+from assocmem.linear.instances.problems import MemoryProblem
+from assocmem.linear.instances.sampling import sample_problem, sample_problems
+from assocmem.linear.measure.scores import score_statistics, spread_summary
+from assocmem.linear.storage.training import hebbian_memory
 
 
 def _orthonormal_problem() -> MemoryProblem:

@@ -1,6 +1,6 @@
-"""Tests of assocmem.linear.spectra (quarter circle, truncated quarter circle, alpha_c(kappa)), of
-the finite-size heuristic for rank-constrained memories and of rank-constrained training
-(chapter 4)."""
+"""Tests of assocmem.linear.theory.spectra (quarter circle, truncated quarter circle,
+alpha_c(kappa)), of the finite-size heuristic for rank-constrained memories and of rank-constrained
+training (chapter 4)."""
 
 from __future__ import annotations
 
@@ -9,17 +9,21 @@ import math
 import numpy as np
 import pytest
 import torch
-from assocmem.linear.finite_size import finite_size_capacity_estimate, finite_size_critical_load
-from assocmem.linear.load import load_for_pairs, pairs_for_load
-from assocmem.linear.measured_spectra import (
+from assocmem.linear.instances.problems import all_recalled
+from assocmem.linear.instances.sampling import sample_problem, sample_problems
+from assocmem.linear.measure.measured_spectra import (
     compare_fourth_moments,
     fourth_moment_ratio,
     singular_values,
     spectrum_ks_distance,
 )
-from assocmem.linear.problems import all_recalled
-from assocmem.linear.sampling import sample_problem, sample_problems
-from assocmem.linear.spectra import (
+from assocmem.linear.storage.training import train_memory
+from assocmem.linear.theory.finite_size import (
+    finite_size_capacity_estimate,
+    finite_size_critical_load,
+)
+from assocmem.linear.theory.load import load_for_pairs, pairs_for_load
+from assocmem.linear.theory.spectra import (
     critical_load,
     critical_load_marchenko_pastur,
     critical_load_quadrature,
@@ -38,7 +42,6 @@ from assocmem.linear.spectra import (
     truncated_second_moment,
     truncation_point,
 )
-from assocmem.linear.training import train_memory
 from scipy.integrate import quad
 
 KAPPAS = [

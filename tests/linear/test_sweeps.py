@@ -1,5 +1,6 @@
-"""Tests of assocmem.linear.sweeps: the tidy sweep table (trained, Hebbian, LP, truncated Hebbian),
-success by load, the transition and crossings bootstrapped over instances (.transitions)."""
+"""Tests of assocmem.linear.measure.sweeps: the tidy sweep table (trained, Hebbian, LP, truncated
+Hebbian), success by load, the transition and crossings bootstrapped over instances
+(.transitions)."""
 
 from __future__ import annotations
 
@@ -9,28 +10,28 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from assocmem.linear.capacity_comparison import op_dp_gaps, transition_comparison
-from assocmem.linear.finite_size import predicted_transition
-from assocmem.linear.load import load_for_pairs, pairs_for_load
-from assocmem.linear.measured_spectra import singular_values, stored_spectra
-from assocmem.linear.problems import all_recalled
-from assocmem.linear.sampling import sample_problems
-from assocmem.linear.scores import mechanism_scores
-from assocmem.linear.sweeps import COLUMNS, capacity_sweep, truncated_hebbian_sweep
-from assocmem.linear.tables import (
+from assocmem.linear.instances.problems import all_recalled
+from assocmem.linear.instances.sampling import sample_problems
+from assocmem.linear.measure.capacity_comparison import op_dp_gaps, transition_comparison
+from assocmem.linear.measure.measured_spectra import singular_values, stored_spectra
+from assocmem.linear.measure.scores import mechanism_scores
+from assocmem.linear.measure.sweeps import COLUMNS, capacity_sweep, truncated_hebbian_sweep
+from assocmem.linear.measure.tables import (
     instance_agreement,
     miss_rates,
     paired_instances,
     success_by_load,
 )
-from assocmem.linear.training import hebbian_memory, train_memory
-from assocmem.linear.transitions import (
+from assocmem.linear.measure.transitions import (
     accuracy_crossing,
     bootstrap_transitions,
     transition_load,
     transition_loads,
     transition_ratio,
 )
+from assocmem.linear.storage.training import hebbian_memory, train_memory
+from assocmem.linear.theory.finite_size import predicted_transition
+from assocmem.linear.theory.load import load_for_pairs, pairs_for_load
 
 Z95 = 1.959963984540054  # standard normal 97.5 % quantile
 

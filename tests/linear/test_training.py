@@ -1,16 +1,21 @@
-"""Tests of assocmem.linear.training (CE + Adam engine, Hebbian rule); the LP is in test_lp.py."""
+"""Tests of assocmem.linear.storage.training (CE + Adam engine, Hebbian rule); the LP is in
+test_lp.py."""
 
 from __future__ import annotations
 
-import assocmem.linear.training as training
+import assocmem.linear.storage.training as training
 import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from assocmem.linear.load import pairs_for_load
-from assocmem.linear.problems import MemoryProblem, all_recalled, recall_accuracy, score_matrix
-from assocmem.linear.sampling import sample_problem, sample_problems
-from assocmem.linear.training import (
+from assocmem.linear.instances.problems import (
+    MemoryProblem,
+    all_recalled,
+    recall_accuracy,
+    score_matrix,
+)
+from assocmem.linear.instances.sampling import sample_problem, sample_problems
+from assocmem.linear.storage.training import (
     _BatchAdam,
     _forward,
     _fused_adam_available,
@@ -18,6 +23,7 @@ from assocmem.linear.training import (
     train_memory,
     training_flops,
 )
+from assocmem.linear.theory.load import pairs_for_load
 from assocmem.streams import child, torch_generator
 
 

@@ -3,8 +3,8 @@
 How the optimal memory stores an association (digest section 6): the q -> 1 solution lifts the
 target field to a level ``T*`` and pushes the competitors above ``T* - margin`` down to it; and
 the max-margin memory below capacity. Built on the exact q -> 1 solver of
-:mod:`assocmem.linear.replica`. Reconstruction (Giorlandino, Goldt & Maillard, arXiv:2605.10795,
-digest sections 3.4, 4.2 and 6); see chapter 3 of the book.
+:mod:`assocmem.linear.theory.replica`. Reconstruction (Giorlandino, Goldt & Maillard,
+arXiv:2605.10795, digest sections 3.4, 4.2 and 6); see chapter 3 of the book.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from numpy.typing import NDArray
 from scipy.optimize import brentq
 
 from assocmem._validate import check_p, check_positive, check_real, check_samples, check_seed
-from assocmem.linear.extremes import sample_top_order_statistics
-from assocmem.linear.replica import sample_cost_solutions, solve_sorted_fields
+from assocmem.linear.theory.extremes import sample_top_order_statistics
+from assocmem.linear.theory.replica import sample_cost_solutions, solve_sorted_fields
 from assocmem.streams import Seed
 
 
@@ -33,9 +33,9 @@ def optimal_mechanism(
     For each draw of the quenched fields ``t_0`` (target) and ``t_1..t_{p-1}`` (competitors), all
     i.i.d. N(0, 1) in units of ``sigma_W = ||W||_F / d``, the q -> 1 solution lifts the target to
     ``T*`` and pushes the ``k`` competitors with ``t_nu + margin > T*`` down to ``T* - margin``
-    (:func:`assocmem.linear.replica.solve_sorted_fields`). Only the top competitors are drawn
-    (exact order statistics, :func:`assocmem.linear.extremes.sample_top_order_statistics`); the
-    draw is widened (64, 256, ... competitors, each time a fresh draw) until fewer competitors
+    (:func:`assocmem.linear.theory.replica.solve_sorted_fields`). Only the top competitors are drawn
+    (exact order statistics, :func:`assocmem.linear.theory.extremes.sample_top_order_statistics`);
+    the draw is widened (64, 256, ... competitors, each time a fresh draw) until fewer competitors
     are active than were drawn in every row, which makes it exact.
 
     Parameters

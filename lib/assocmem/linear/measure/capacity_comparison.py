@@ -2,7 +2,7 @@
 
 :func:`transition_comparison` sets the measured perfect-storage transitions of sweeps
 (:func:`~.transitions.transition_load`) against the finite-size prediction of
-:mod:`assocmem.linear.finite_size`; :func:`op_dp_gaps` measures the OP-minus-DP gap of paired
+:mod:`assocmem.linear.theory.finite_size`; :func:`op_dp_gaps` measures the OP-minus-DP gap of paired
 sweeps per ``d`` (:func:`~.transitions.bootstrap_transitions`, the seeds resampled jointly) and
 its trend with ``d``. Every measured number is an :class:`assocmem.stats.Estimate`.
 
@@ -20,11 +20,11 @@ import numpy as np
 import pandas as pd
 
 from assocmem._validate import check_int
-from assocmem.linear.finite_size import predicted_transition
-from assocmem.linear.load import pairs_at_load
-from assocmem.linear.sweeps import GROUP_COLUMNS
-from assocmem.linear.tables import check_table
-from assocmem.linear.transitions import bootstrap_transitions, transition_load
+from assocmem.linear.measure.sweeps import GROUP_COLUMNS
+from assocmem.linear.measure.tables import check_table
+from assocmem.linear.measure.transitions import bootstrap_transitions, transition_load
+from assocmem.linear.theory.finite_size import predicted_transition
+from assocmem.linear.theory.load import pairs_at_load
 from assocmem.stats import Estimate, Verdict, from_draws, verdict
 from assocmem.streams import Seed, child
 
@@ -48,8 +48,8 @@ def transition_comparison(tables: dict[str, pd.DataFrame], *, seed: int = 0) -> 
         ``measured +-`` (standard error), ``95% low`` and ``95% high`` (the 95 % interval of
         the posterior draws; :func:`transition_load`), ``p at measured`` (real ``p`` with
         ``p log p = alpha d^2``), ``predicted alpha_c``, ``predicted +-`` and ``p at predicted``
-        (:func:`assocmem.linear.finite_size.predicted_transition`), ``difference`` (measured -
-        predicted) and ``difference / error`` (in units of the two errors in quadrature).
+        (:func:`assocmem.linear.theory.finite_size.predicted_transition`), ``difference`` (measured
+        - predicted) and ``difference / error`` (in units of the two errors in quadrature).
 
     Raises
     ------

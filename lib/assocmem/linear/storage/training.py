@@ -33,7 +33,7 @@ from tqdm.auto import tqdm
 
 from assocmem._validate import check_int, check_positive
 from assocmem.device import get_device, share_cores
-from assocmem.linear.problems import MemoryProblem, recall_accuracy, stack_problems
+from assocmem.linear.instances.problems import MemoryProblem, recall_accuracy, stack_problems
 from assocmem.streams import child, torch_generator
 
 # exp(-80) = 1.8e-35: smallest softmax weight kept; avoids subnormal float32 arithmetic
@@ -53,7 +53,7 @@ class TrainResult:
         device.
     accuracy : float or numpy.ndarray (B,)
         Recall accuracy of ``weights`` (strict winner-take-all, see
-        :func:`assocmem.linear.problems.recall_accuracy`).
+        :func:`assocmem.linear.instances.problems.recall_accuracy`).
     perfect_step : int or None, or list of (int or None)
         First step ``t`` (number of Adam updates applied) at which every association was recalled;
         ``None`` if never within the budget.
@@ -104,7 +104,7 @@ def cross_entropy_loss_and_grad(
     """Softmax cross-entropy of a memory and its gradient, plainly, in float64.
 
     ``L(W) = (1/p) sum_mu [log sum_nu exp(S[mu, nu]) - S[mu, mu]]`` with the scores
-    ``S[mu, nu] = v_{mu nu}^T W e_mu`` of :func:`assocmem.linear.problems.score_matrix`:
+    ``S[mu, nu] = v_{mu nu}^T W e_mu`` of :func:`assocmem.linear.instances.problems.score_matrix`:
     ``v_{mu nu}`` is candidate ``nu`` of input ``mu``, the target ``u_mu`` on the diagonal
     (OP: ``v_{mu nu} = u_nu``, every target; DP: the private competitors off the diagonal). With
     ``P`` the row-wise softmax of ``S``, ``dL/dS = (P - I) / p`` and
@@ -629,8 +629,8 @@ def train_memory(
     Parameters
     ----------
     problems : MemoryProblem or sequence of MemoryProblem
-        One problem, a batched problem (:func:`assocmem.linear.sampling.sample_problems`) or a
-        list of problems with equal ``p``, ``d`` and kind; all train together as one (B, d, d)
+        One problem, a batched problem (:func:`assocmem.linear.instances.sampling.sample_problems`)
+        or a list of problems with equal ``p``, ``d`` and kind; all train together as one (B, d, d)
         computation.
     rank : int or None
         ``None``: full-rank ``W``, ``W_0 = 0``. ``m`` (1 <= m <= d): factored ``W = Q R^T`` with
@@ -670,8 +670,8 @@ def train_memory(
         finite minimum of the cross-entropy within a few hundred steps, so this saves most of the
         budget above capacity. ``None`` (default) runs the full budget. Checked at check steps, so
         use a multiple of ``check_every``. (Validated against
-        :func:`assocmem.linear.lp.lp_feasible` at d = 12, 16 in the tests; a heuristic, not a
-        proof of infeasibility.)
+        :func:`assocmem.linear.storage.lp.lp_feasible` at d = 12, 16 in the tests; a heuristic, not
+        a proof of infeasibility.)
     device : str, torch.device or None
         Device of the computation; problems are moved there if needed.
     progress : bool

@@ -5,8 +5,8 @@
 ``sigma_W = ||W||_F / d``; :func:`spread_summary` condenses them to a few numbers;
 :func:`simulate_scores` samples Hebbian memories (float64, Gaussian or spherical embeddings) and
 returns their target and non-target scores, the simulation the Hebbian theory of
-:mod:`assocmem.linear.hebbian` is checked against (:func:`hebbian_recall_check` does that check
-for both recall criteria, with many instances per load); :func:`mechanism_scores` measures the
+:mod:`assocmem.linear.theory.hebbian` is checked against (:func:`hebbian_recall_check` does that
+check for both recall criteria, with many instances per load); :func:`mechanism_scores` measures the
 Hebbian and the trained memory on the same problems and :func:`mechanism_report` prints them next
 to the RS optimal mechanism.
 
@@ -27,11 +27,11 @@ import torch
 
 from assocmem._validate import check_int, seed_list
 from assocmem.device import get_device
-from assocmem.linear.hebbian import recall_probability
-from assocmem.linear.load import load_for_pairs
-from assocmem.linear.problems import MemoryProblem, target_competitor_scores
-from assocmem.linear.sampling import sample_problems
-from assocmem.linear.training import hebbian_memory, train_memory
+from assocmem.linear.instances.problems import MemoryProblem, target_competitor_scores
+from assocmem.linear.instances.sampling import sample_problems
+from assocmem.linear.storage.training import hebbian_memory, train_memory
+from assocmem.linear.theory.hebbian import recall_probability
+from assocmem.linear.theory.load import load_for_pairs
 from assocmem.stats import Estimate, bootstrap_interval, mean_interval, rate, render
 from assocmem.streams import Seed, as_seed_sequence, child, torch_generator
 
@@ -45,7 +45,7 @@ def score_statistics(W: torch.Tensor | np.ndarray, problem: MemoryProblem) -> di
         Memory matrix or a batch of them (a batch of W on one problem, or paired with a batched
         problem of the same batch size).
     problem : MemoryProblem
-        OP or DP, unbatched or batched (see :mod:`assocmem.linear.problems`).
+        OP or DP, unbatched or batched (see :mod:`assocmem.linear.instances.problems`).
 
     Returns
     -------
@@ -55,9 +55,9 @@ def score_statistics(W: torch.Tensor | np.ndarray, problem: MemoryProblem) -> di
         targets; DP: the private competitors); ``gap`` = target - max_competitor (> 0 means
         recalled); ``competitor`` : ndarray float64, shape (p * (p-1),) or (B, p * (p-1)) -- all
         competitor scores ``/ sigma_W``, input by input (row ``mu`` of
-        :func:`~assocmem.linear.problems.target_competitor_scores`, flattened); ``sigma_w`` :
-        float or ndarray (B,) -- ``||W||_F / d`` in the units of the scores; ``p`` and ``d``
-        (int).
+        :func:`~assocmem.linear.instances.problems.target_competitor_scores`, flattened);
+        ``sigma_w`` : float or ndarray (B,) -- ``||W||_F / d`` in the units of the scores; ``p`` and
+        ``d`` (int).
 
     Raises
     ------
@@ -213,7 +213,7 @@ def hebbian_recall_check(
     """Hebbian recall theory against simulation, both criteria, with many instances per load.
 
     For each ``p`` it samples ``n_instances`` Hebbian memories (:func:`simulate_scores`, Gaussian
-    embeddings) and compares the theory of :func:`assocmem.linear.hebbian.recall_probability`
+    embeddings) and compares the theory of :func:`assocmem.linear.theory.hebbian.recall_probability`
     with the measured rates, and the measured ``P(all)`` with what independent inputs would give.
 
     Parameters
@@ -400,7 +400,7 @@ def mechanism_scores(
         Labels of the problems, pooled in the returned statistics (an int n means range(n)):
         ``sample_problems(p, d, seeds, seed=seed)``.
     seed : int or numpy.random.SeedSequence
-        The root of the problems (:func:`assocmem.linear.sampling.instance_stream`).
+        The root of the problems (:func:`assocmem.linear.instances.sampling.instance_stream`).
     steps, lr : int, float
         Training budget and Adam step size.
     decoupled : bool
@@ -447,8 +447,8 @@ def mechanism_report(
     stats : mapping
         :func:`mechanism_scores` output (``"hebbian"`` and ``"trained"`` statistics).
     rs, rs_capacity : mapping
-        :func:`assocmem.linear.mechanism.optimal_mechanism` output at the max-margin ``margin``
-        and at capacity (margin 0): arrays ``level``, ``n_active``, ``raw_max``.
+        :func:`assocmem.linear.theory.mechanism.optimal_mechanism` output at the max-margin
+        ``margin`` and at capacity (margin 0): arrays ``level``, ``n_active``, ``raw_max``.
     margin : float
         The max-margin ``kappa_0`` of ``rs`` (units of ``sigma_W``).
 
@@ -499,8 +499,8 @@ def mechanism_comparison(
         :func:`mechanism_scores` output; ``stats["trained"]["target"]`` of shape (B, p), one row
         per instance (B >= 2: the instances are the resampling units).
     rs : mapping
-        :func:`assocmem.linear.mechanism.optimal_mechanism` output (array ``level``, one ``T*``
-        per sampled association), at the max-margin of the same load.
+        :func:`assocmem.linear.theory.mechanism.optimal_mechanism` output (array ``level``, one
+        ``T*`` per sampled association), at the max-margin of the same load.
 
     Returns
     -------

@@ -10,9 +10,9 @@ i.i.d. N(0, 1). ``margin`` is the margin kappa_0 of the constraints ``h_0 - h_nu
 units of the field standard deviation (never the rank ratio kappa).
 
 This module holds the exact q -> 1 cost and its expectation and the replica-symmetric free
-entropy and saddle. The finite-size capacity is in :mod:`assocmem.linear.finite_size`, the
-optimal storage mechanism in :mod:`assocmem.linear.mechanism`, the rank-constrained capacity
-alpha_c(kappa) in :mod:`assocmem.linear.spectra`.
+entropy and saddle. The finite-size capacity is in :mod:`assocmem.linear.theory.finite_size`, the
+optimal storage mechanism in :mod:`assocmem.linear.theory.mechanism`, the rank-constrained capacity
+alpha_c(kappa) in :mod:`assocmem.linear.theory.spectra`.
 
 One topic, though past 700 lines: the replica-symmetric calculation of one decoupled association,
 whose free entropy at q -> 1 reduces to the cost ``C_p`` solved here exactly (sorted fields, its
@@ -42,7 +42,7 @@ from assocmem._validate import (
     check_samples,
     check_seed,
 )
-from assocmem.linear.extremes import (
+from assocmem.linear.theory.extremes import (
     LOG_SQRT_2PI,
     gaussians_from_spacings,
     sample_top_uniform_spacings,
@@ -135,8 +135,8 @@ def sample_cost_solutions(
     """Exact draws of the q -> 1 solution using only the top order statistics.
 
     Draws the target field, then the top ``k = min(k0, p - 1)`` competitors via exponential
-    spacings (:func:`assocmem.linear.extremes.sample_top_uniform_spacings`). If fewer than ``k``
-    of them are active, the prefix property of :func:`solve_sorted_fields` proves that none of
+    spacings (:func:`assocmem.linear.theory.extremes.sample_top_uniform_spacings`). If fewer than
+    ``k`` of them are active, the prefix property of :func:`solve_sorted_fields` proves that none of
     the unseen (smaller) competitors can be active, so the solution is exact. Rows with all
     ``k`` active are extended exactly: conditional on the remaining Gamma mass ``G`` of the
     spacings, the next spacings and the new remainder are ``G * Dirichlet(1, ..., 1, n + 1 - k')``
@@ -435,8 +435,8 @@ def rs_draws_capacity(
     :func:`rs_saddle` evaluates ``G(q) = E_t log Z`` as a mean over ``n_samples`` draws of
     ``t``; as ``q -> 1``, ``2 (1 - q) G(q) -> -mean_t C(t)`` over the *same* draws, so its saddle
     reaches ``q* = 1`` at the draws' own capacity ``log p / mean C``, not at the population's
-    ``log p / E[C_p]`` (:func:`assocmem.linear.finite_size.finite_size_capacity_estimate`). The
-    difference is the Monte Carlo error of the draws; the interval (a percentile bootstrap over
+    ``log p / E[C_p]`` (:func:`assocmem.linear.theory.finite_size.finite_size_capacity_estimate`).
+    The difference is the Monte Carlo error of the draws; the interval (a percentile bootstrap over
     the draws) says how large it can be.
 
     Parameters

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
-from assocmem.linear.implicit_bias import MarginTrajectories
+from assocmem.linear.measure.implicit_bias import MarginTrajectories
 from assocmem.plotting import color, finish, legend_below, new_figure, theory_line
 from assocmem.stats import mean_interval
 
@@ -24,8 +24,8 @@ def plot_margin_ratios(traj: MarginTrajectories) -> Figure:
     Parameters
     ----------
     traj : MarginTrajectories
-        From :func:`assocmem.linear.implicit_bias.margin_trajectories`; instances that cannot be
-        stored (NaN rows) are left out.
+        From :func:`assocmem.linear.measure.implicit_bias.margin_trajectories`; instances that
+        cannot be stored (NaN rows) are left out.
 
     Returns
     -------
@@ -84,7 +84,7 @@ def plot_moment_ratio(
     ----------
     groups : dict of str to numpy.ndarray
         ``{label: values (n,)}``, e.g. trained OP, trained DP, Hebbian, i.i.d. Gaussian, from
-        :func:`assocmem.linear.measured_spectra.fourth_moment_ratio`.
+        :func:`assocmem.linear.measure.measured_spectra.fourth_moment_ratio`.
     theory : dict of str to float
         ``{label: value}`` drawn as horizontal lines (e.g. the quarter circle's 2).
 

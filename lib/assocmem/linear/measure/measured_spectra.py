@@ -2,16 +2,16 @@
 
 :func:`singular_values` gives a matrix's spectrum in the units of the quarter circle,
 :func:`spectrum_ks_distance` its distance to the (truncated) quarter circle of
-:mod:`assocmem.linear.spectra`, :func:`fourth_moment_ratio` its normalised fourth moment ``m_4``
-and :func:`compare_fourth_moments` compares groups of matrices by it (means with intervals,
+:mod:`assocmem.linear.theory.spectra`, :func:`fourth_moment_ratio` its normalised fourth moment
+``m_4`` and :func:`compare_fourth_moments` compares groups of matrices by it (means with intervals,
 permutation tests over instances; chapter 1).
 
 :func:`stored_spectra` pools the singular values of the memories a sweep stored near each
 group's transition; :func:`spectrum_summary` measures the Kolmogorov-Smirnov distance of a batch
 of memories' top singular values to the truncated quarter circle of
-:mod:`assocmem.linear.spectra`; :func:`spectrum_causes` tests causes of a broad trained spectrum
-(longer training, a margin-maximising objective, the truncated Hebbian memory, a larger ``d``) on
-the instances of one rank-``m`` sweep group (chapter 4); :func:`spectrum_fits`,
+:mod:`assocmem.linear.theory.spectra`; :func:`spectrum_causes` tests causes of a broad trained
+spectrum (longer training, a margin-maximising objective, the truncated Hebbian memory, a larger
+``d``) on the instances of one rank-``m`` sweep group (chapter 4); :func:`spectrum_fits`,
 :func:`spectrum_fit_summary` and :func:`causes_summary` tabulate and label what chapter 4
 quotes. Source: a reconstruction of the spectral
 argument of Giorlandino, Goldt & Maillard 2026 (arXiv:2605.10795; course digest section 7.2).
@@ -37,14 +37,19 @@ from assocmem._validate import (
     check_real,
     check_scalar_kappa,
 )
-from assocmem.linear.load import pairs_for_load
-from assocmem.linear.max_margin import train_max_margin, truncate_rank
-from assocmem.linear.problems import MemoryProblem, normalised_margins, recalled, stack_problems
-from assocmem.linear.sampling import sample_problems
-from assocmem.linear.spectra import truncated_quarter_circle_cdf
-from assocmem.linear.sweeps import GROUP_COLUMNS
-from assocmem.linear.tables import check_table
-from assocmem.linear.training import hebbian_memory, train_memory
+from assocmem.linear.instances.problems import (
+    MemoryProblem,
+    normalised_margins,
+    recalled,
+    stack_problems,
+)
+from assocmem.linear.instances.sampling import sample_problems
+from assocmem.linear.measure.sweeps import GROUP_COLUMNS
+from assocmem.linear.measure.tables import check_table
+from assocmem.linear.storage.max_margin import train_max_margin, truncate_rank
+from assocmem.linear.storage.training import hebbian_memory, train_memory
+from assocmem.linear.theory.load import pairs_for_load
+from assocmem.linear.theory.spectra import truncated_quarter_circle_cdf
 from assocmem.stats import Estimate, mean_interval, permutation_test
 from assocmem.streams import Seed, child
 
@@ -172,7 +177,7 @@ def spectrum_causes(
     Parameters
     ----------
     table : pandas.DataFrame
-        One group of :func:`assocmem.linear.sweeps.capacity_sweep` (``rank`` set,
+        One group of :func:`assocmem.linear.measure.sweeps.capacity_sweep` (``rank`` set,
         ``keep_weights=True``).
     n_memories : int
         Stored instances used (>= 1; fewer if fewer were stored).
@@ -186,11 +191,11 @@ def spectrum_causes(
         Load of the larger-``d`` instances (required with ``large_d``).
     load : float, optional
         Actual load (a value of the table's ``load`` column) whose stored memories are used;
-        default the load :func:`assocmem.linear.measured_spectra.stored_spectra` picks.
+        default the load :func:`assocmem.linear.measure.measured_spectra.stored_spectra` picks.
     seed : int or numpy.random.SeedSequence
         The root the sweep ran with: its instances are drawn again from their streams
-        (:func:`assocmem.linear.sampling.instance_stream`, labels from the ``seed`` column) and
-        checked against the stored weights; the larger-``d`` instances are instances
+        (:func:`assocmem.linear.instances.sampling.instance_stream`, labels from the ``seed``
+        column) and checked against the stored weights; the larger-``d`` instances are instances
         ``0, 1, ...`` of the root ``child(seed, 1)``.
     device : str, torch.device or None
         Where to train.
@@ -517,7 +522,7 @@ class MomentComparison:
     ----------
     groups : dict of str -> numpy.ndarray
         Label -> :func:`fourth_moment_ratio` of each matrix of the group, float64, shape (n,)
-        (what :func:`assocmem.linear.plots_margin.plot_moment_ratio` draws).
+        (what :func:`assocmem.linear.figures.plots_margin.plot_moment_ratio` draws).
     tests : pandas.DataFrame
         One row per test: ``test`` (its name), ``groups`` (``"a vs b"``, pooled groups joined by
         ``" + "``), ``mean difference`` (mean of a minus mean of b) and ``p`` (two-sided

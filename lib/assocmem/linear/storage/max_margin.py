@@ -4,11 +4,11 @@
 normalised margin ``(s_mumu - s_munu) / sigma_W`` (``sigma_W = ||W||_F / d``, Gardner's
 normalisation), by Adam on a smooth maximum of all ``p (p - 1)`` negative margins with ``W`` kept
 at ``||W||_F = d`` and projected onto rank ``m`` (:func:`truncate_rank`, the truncated SVD) after
-every step; :func:`~assocmem.linear.problems.normalised_margins` (``norm="gardner"``) is the
-quantity it maximises. The spectral argument of chapter 4 is about this optimum, not about what
+every step; :func:`~assocmem.linear.instances.problems.normalised_margins` (``norm="gardner"``) is
+the quantity it maximises. The spectral argument of chapter 4 is about this optimum, not about what
 cross-entropy training of ``W = Q R^T``
-(:mod:`assocmem.linear.training`) finds. The exact unconstrained optima (l2 and l-infinity) are
-in :mod:`assocmem.linear.implicit_bias`.
+(:mod:`assocmem.linear.storage.training`) finds. The exact unconstrained optima (l2 and l-infinity)
+are in :mod:`assocmem.linear.measure.implicit_bias`.
 
 Source: a reconstruction of Giorlandino, Goldt & Maillard 2026 (arXiv:2605.10795, two-layer
 linear networks; course digest section 7.2); see chapter 4.
@@ -23,8 +23,8 @@ import numpy as np
 import torch
 
 from assocmem._validate import check_int, check_positive
-from assocmem.linear.problems import MemoryProblem, normalised_margins
-from assocmem.linear.training import hebbian_memory
+from assocmem.linear.instances.problems import MemoryProblem, normalised_margins
+from assocmem.linear.storage.training import hebbian_memory
 
 __all__ = ["truncate_rank", "MaxMarginResult", "train_max_margin"]
 
@@ -84,7 +84,8 @@ class MaxMarginResult:
     weights : torch.Tensor, float32, shape (B, d, d)
         The memories with the largest margin seen, rank at most ``rank``, ``||W||_F = d``.
     margin : numpy.ndarray, float64, shape (B,)
-        :func:`~assocmem.linear.problems.normalised_margins` (``norm="gardner"``) of ``weights``.
+        :func:`~assocmem.linear.instances.problems.normalised_margins` (``norm="gardner"``) of
+        ``weights``.
     history : dict of numpy.ndarray
         ``"step"`` (n,), ``"margin"`` (n, B): the normalised margin at check steps.
     """
@@ -124,7 +125,8 @@ def train_max_margin(
     Parameters
     ----------
     problem : MemoryProblem
-        A batched OP instance (:func:`assocmem.linear.sampling.sample_problems`), B problems.
+        A batched OP instance (:func:`assocmem.linear.instances.sampling.sample_problems`), B
+        problems.
     rank : int
         ``m`` in ``1..d``; ``m = d`` is the unconstrained maximum-margin memory.
     init : torch.Tensor, shape (B, d, d), optional

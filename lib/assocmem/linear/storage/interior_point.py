@@ -26,7 +26,7 @@ from numpy.typing import NDArray
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 from scipy.linalg.blas import dsyrk
 
-from assocmem.linear.constraints import FEASIBLE_FLOOR, storage_outcome
+from assocmem.linear.storage.constraints import FEASIBLE_FLOOR, storage_outcome
 
 
 class ConstraintOperator(Protocol):

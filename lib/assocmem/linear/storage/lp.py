@@ -61,7 +61,8 @@ from scipy.optimize import linprog
 from threadpoolctl import threadpool_limits
 
 from assocmem._validate import check_int, check_positive
-from assocmem.linear.constraints import (
+from assocmem.linear.instances.problems import MemoryProblem
+from assocmem.linear.storage.constraints import (
     FEASIBLE_FLOOR,
     INFEASIBLE_TOL,
     LPOutcome,
@@ -76,8 +77,11 @@ from assocmem.linear.constraints import (
     normalise_rows,
     storage_outcome,
 )
-from assocmem.linear.interior_point import DenseConstraints, StructuredConstraints, max_margin_ipm
-from assocmem.linear.problems import MemoryProblem
+from assocmem.linear.storage.interior_point import (
+    DenseConstraints,
+    StructuredConstraints,
+    max_margin_ipm,
+)
 
 #: Largest LP handled by the ``"dense"`` method: (p(p-1) constraints) x (d^2 variables).
 #: 2.5e7 dense coefficients is about 200 MB in float64 (HiGHS copies it into a sparse matrix);

@@ -1,15 +1,15 @@
 """Reading capacity-sweep tables: validation, fraction stored per load, instance agreement.
 
-The tables are those of :func:`assocmem.linear.sweeps.capacity_sweep` (one row per instance,
-the columns :data:`assocmem.linear.sweeps.COLUMNS`, one experiment per value of
-:data:`assocmem.linear.sweeps.GROUP_COLUMNS`). :func:`check_table` checks one;
+The tables are those of :func:`assocmem.linear.measure.sweeps.capacity_sweep` (one row per instance,
+the columns :data:`assocmem.linear.measure.sweeps.COLUMNS`, one experiment per value of
+:data:`assocmem.linear.measure.sweeps.GROUP_COLUMNS`). :func:`check_table` checks one;
 :func:`success_by_load` gives the fraction stored at each load with its Wilson interval;
 :func:`instance_agreement` counts, instance by instance, where training and the exact LP agree,
 :func:`paired_instances` lists those instances with their loads and :func:`miss_rates` gives the
 rate at which training misses an instance the LP can store, by load relative to a transition;
 :func:`factored_engine_check` pairs the instances of the factored engine ``W = Q R^T`` at full
 rank with the unconstrained engine's and retrains those only the latter stored (chapter 4).
-The load where the fraction crosses 1/2 is estimated in :mod:`assocmem.linear.transitions`.
+The load where the fraction crosses 1/2 is estimated in :mod:`assocmem.linear.measure.transitions`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from assocmem._validate import check_frame
-from assocmem.linear.sweeps import COLUMNS, GROUP_COLUMNS, capacity_sweep
+from assocmem.linear.measure.sweeps import COLUMNS, GROUP_COLUMNS, capacity_sweep
 from assocmem.stats import rate, wilson_interval
 from assocmem.streams import Seed
 
@@ -248,7 +248,7 @@ def factored_engine_check(
     Parameters
     ----------
     factored : pandas.DataFrame
-        :func:`assocmem.linear.sweeps.capacity_sweep` rows with ``rank = d`` and
+        :func:`assocmem.linear.measure.sweeps.capacity_sweep` rows with ``rank = d`` and
         ``factored = True`` (other rows are ignored).
     full : pandas.DataFrame
         ``capacity_sweep`` rows of the unconstrained engine (``factored = False``) at the same

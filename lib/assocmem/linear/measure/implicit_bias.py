@@ -1,21 +1,21 @@
 """Which max-margin direction does a trained memory approach? Normalised margins over training.
 
 The perfect-storage constraints ``a_k . vec(W) > 0``
-(:func:`assocmem.linear.constraints.constraint_matrix`) are homogeneous in ``W``, so only the
-direction of ``W`` matters, and a direction is scored by its *normalised margin* ``min_k a_k . W /
-||W||`` for a chosen norm. Two norms are used here:
+(:func:`assocmem.linear.storage.constraints.constraint_matrix`) are homogeneous in ``W``, so only
+the direction of ``W`` matters, and a direction is scored by its *normalised margin* ``min_k a_k . W
+/ ||W||`` for a chosen norm. Two norms are used here:
 
 * **l-infinity (entrywise max)**: ``gamma_inf(W) = min_k a_k . W / max_ij |W_ij|``. Its largest
-  value ``t*`` is the optimum of the exact LP of :mod:`assocmem.linear.lp`
-  (:func:`assocmem.linear.lp.max_margin_linf`).
+  value ``t*`` is the optimum of the exact LP of :mod:`assocmem.linear.storage.lp`
+  (:func:`assocmem.linear.storage.lp.max_margin_linf`).
 * **Frobenius (l2)**: ``gamma_2(W) = min_k a_k . W / ||W||_F``. Its largest value is
   ``1 / ||W_2||_F`` with ``W_2`` the hard-margin SVM solution ``argmin ||W||_F`` s.t.
   ``a_k . W >= 1`` (:func:`l2_max_margin`).
 
 :func:`margin_ratios` divides the normalised margins of a sequence of memories (e.g. snapshots of
-training, :func:`assocmem.linear.training.train_memory` with ``record_weights=True``) by these
-maxima, so that each ratio is <= 1 and equals 1 only in a max-margin direction; it also returns
-the cosines between each ``W`` and the two max-margin solutions. :func:`margin_trajectories`
+training, :func:`assocmem.linear.storage.training.train_memory` with ``record_weights=True``) by
+these maxima, so that each ratio is <= 1 and equals 1 only in a max-margin direction; it also
+returns the cosines between each ``W`` and the two max-margin solutions. :func:`margin_trajectories`
 follows them over training; :meth:`MarginTrajectories.summary` gives the means over instances
 (:class:`assocmem.stats.Estimate`) that chapter 1 quotes.
 
@@ -37,10 +37,10 @@ from numpy.typing import NDArray
 from scipy.optimize import nnls
 
 from assocmem._validate import check_int, unit_rows
-from assocmem.linear.constraints import constraint_matrix
-from assocmem.linear.lp import DENSE_THRESHOLD, max_margin_linf
-from assocmem.linear.problems import MemoryProblem, normalised_margins
-from assocmem.linear.training import train_memory
+from assocmem.linear.instances.problems import MemoryProblem, normalised_margins
+from assocmem.linear.storage.constraints import constraint_matrix
+from assocmem.linear.storage.lp import DENSE_THRESHOLD, max_margin_linf
+from assocmem.linear.storage.training import train_memory
 from assocmem.stats import Estimate, mean_interval
 
 #: Relative tolerance of the KKT checks of :func:`l2_max_margin` (primal feasibility,
@@ -63,7 +63,7 @@ class MaxMargin:
     multipliers : numpy.ndarray or None
         float64, shape (p (p-1),), >= 0: the KKT multipliers of the l2 problem
         (``W* = sum_k lambda_k a_k``), indexed like the rows of
-        :func:`assocmem.linear.constraints.constraint_matrix`; None for l-infinity.
+        :func:`assocmem.linear.storage.constraints.constraint_matrix`; None for l-infinity.
     """
 
     weights: NDArray[np.float64]
@@ -156,11 +156,11 @@ def l2_max_margin(problem: MemoryProblem) -> MaxMargin:
     Notes
     -----
     The hard-margin multiclass SVM without bias on the constraint rows of
-    :func:`assocmem.linear.constraints.constraint_matrix`, solved by :func:`least_distance`. Cost:
-    one NNLS with ``p (p-1)`` columns and ``d^2 + 1`` rows (well under a second at d = 16, p = 41).
-    Source: the max-margin direction of gradient descent on separable data (Soudry et al. 2018);
-    constraints of the digest of arXiv:2605.10795, §3.2-3.3 (reconstruction; chapter 1). ``1 /
-    ||W||_F`` is the largest ``gamma_2`` of chapter 1, eq. ``eq-normalised-margin``.
+    :func:`assocmem.linear.storage.constraints.constraint_matrix`, solved by :func:`least_distance`.
+    Cost: one NNLS with ``p (p-1)`` columns and ``d^2 + 1`` rows (well under a second at d = 16, p =
+    41). Source: the max-margin direction of gradient descent on separable data (Soudry et al.
+    2018); constraints of the digest of arXiv:2605.10795, §3.2-3.3 (reconstruction; chapter 1). ``1
+    / ||W||_F`` is the largest ``gamma_2`` of chapter 1, eq. ``eq-normalised-margin``.
     """
     A = constraint_matrix(problem)
     w, lam = least_distance(A)
@@ -185,13 +185,13 @@ def linf_max_margin(problem: MemoryProblem) -> MaxMargin:
     Raises
     ------
     TypeError, ValueError
-        As :func:`assocmem.linear.lp.max_margin_linf`.
+        As :func:`assocmem.linear.storage.lp.max_margin_linf`.
     RuntimeError
         If the LP fails or the instance cannot be stored (``t* <= 0``).
 
     Notes
     -----
-    Wraps :func:`assocmem.linear.lp.max_margin_linf` (the LP of chapter 1's exact test); its
+    Wraps :func:`assocmem.linear.storage.lp.max_margin_linf` (the LP of chapter 1's exact test); its
     margin is the largest ``gamma_inf`` of chapter 1, eq. ``eq-normalised-margin``.
     """
     t, W = max_margin_linf(problem)
@@ -213,7 +213,7 @@ def margin_ratios(
     ----------
     weights : array_like or torch.Tensor, shape (n, d, d)
         Memories of one storable instance (e.g. ``history["weights"][:, i]`` of
-        :func:`assocmem.linear.training.train_memory`).
+        :func:`assocmem.linear.storage.training.train_memory`).
     problem : MemoryProblem
         The unbatched instance.
     l2, linf : MaxMargin, optional
@@ -372,8 +372,8 @@ def margin_trajectories(
 ) -> MarginTrajectories:
     """Train memories past perfect recall and follow their normalised margins.
 
-    Trains every problem of the batch with :func:`assocmem.linear.training.train_memory` (its
-    defaults: cross-entropy, Adam, lr 5, ``W_0 = 0``) for the whole budget
+    Trains every problem of the batch with :func:`assocmem.linear.storage.training.train_memory`
+    (its defaults: cross-entropy, Adam, lr 5, ``W_0 = 0``) for the whole budget
     (``early_stop=False``), records ``W`` every ``check_every`` steps and compares each
     snapshot with the l2 and l-infinity max-margin memories of its instance
     (:func:`margin_ratios`).

@@ -17,9 +17,10 @@ from matplotlib.figure import Figure
 from numpy.typing import NDArray
 
 from assocmem._validate import check_scalar_kappa
-from assocmem.linear.measured_spectra import spectrum_ks_distance
-from assocmem.linear.plots_capacity import wilson_yerr
-from assocmem.linear.spectra import (
+from assocmem.linear.figures.plots_capacity import wilson_yerr
+from assocmem.linear.measure.measured_spectra import spectrum_ks_distance
+from assocmem.linear.measure.tables import success_by_load
+from assocmem.linear.theory.spectra import (
     critical_load,
     hebbian_critical_load,
     quarter_circle_pdf,
@@ -28,7 +29,6 @@ from assocmem.linear.spectra import (
     truncated_second_moment,
     truncation_point,
 )
-from assocmem.linear.tables import success_by_load
 from assocmem.plotting import color, finish, new_figure, sim_points, theory_line
 
 
@@ -270,12 +270,12 @@ def plot_rank_success(
     Parameters
     ----------
     table : pandas.DataFrame
-        :func:`assocmem.linear.sweeps.capacity_sweep` output with ``rank`` set (one group per
-        kappa, one d), joined with ``pandas.concat``, or
-        :func:`assocmem.linear.sweeps.truncated_hebbian_sweep` output.
+        :func:`assocmem.linear.measure.sweeps.capacity_sweep` output with ``rank`` set (one group
+        per kappa, one d), joined with ``pandas.concat``, or
+        :func:`assocmem.linear.measure.sweeps.truncated_hebbian_sweep` output.
     predicted : dict of float -> float, optional
         ``{kappa: alpha}``: heuristic finite-size estimate
-        (:func:`assocmem.linear.finite_size.finite_size_critical_load`), drawn dashed.
+        (:func:`assocmem.linear.theory.finite_size.finite_size_critical_load`), drawn dashed.
     theory : {"optimal", "hebbian"}
         Which asymptotic line to draw per kappa: ``alpha_c(kappa)`` or ``alpha_c(kappa) / 4``.
 

@@ -24,7 +24,7 @@ import torch
 from numpy.typing import NDArray
 
 from assocmem._validate import as_float_array, check_finite_array, check_int, row_norms
-from assocmem.linear.problems import MemoryProblem
+from assocmem.linear.instances.problems import MemoryProblem
 
 #: The zero level of the best margin ``t*`` (units: the row-normalised instance of
 #: :func:`normalise_rows`, where ``|W_ij| <= 1`` and the inputs have unit norm): a dual bound at

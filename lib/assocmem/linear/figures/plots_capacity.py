@@ -19,26 +19,26 @@ from matplotlib.figure import Figure
 from numpy.typing import ArrayLike, NDArray
 
 from assocmem._validate import check_int, check_p, check_positive
-from assocmem.linear.extremes import expected_max
-from assocmem.linear.finite_size import (
+from assocmem.linear.instances.problems import MemoryProblem, recalled, score_matrix
+from assocmem.linear.measure.measured_spectra import singular_values
+from assocmem.linear.measure.scores import score_statistics
+from assocmem.linear.measure.sweeps import GROUP_COLUMNS
+from assocmem.linear.measure.tables import success_by_load
+from assocmem.linear.theory.extremes import expected_max
+from assocmem.linear.theory.finite_size import (
     finite_size_capacity_curve,
     finite_size_capacity_expansion,
     shortcut_capacity,
 )
-from assocmem.linear.load import load_for_pairs
-from assocmem.linear.measured_spectra import singular_values
-from assocmem.linear.problems import MemoryProblem, recalled, score_matrix
-from assocmem.linear.replica import (
+from assocmem.linear.theory.load import load_for_pairs
+from assocmem.linear.theory.replica import (
     cost_solution,
     rs_draws_capacity,
     rs_energetic_term,
     rs_interpolants,
     rs_q_grid,
 )
-from assocmem.linear.scores import score_statistics
-from assocmem.linear.spectra import quarter_circle_pdf
-from assocmem.linear.sweeps import GROUP_COLUMNS
-from assocmem.linear.tables import success_by_load
+from assocmem.linear.theory.spectra import quarter_circle_pdf
 from assocmem.plotting import (
     clipped_yerr,
     color,
@@ -58,7 +58,7 @@ def wilson_yerr(curve: pd.DataFrame) -> np.ndarray:
     Parameters
     ----------
     curve : pandas.DataFrame
-        Rows of :func:`assocmem.linear.tables.success_by_load` (columns ``fraction``,
+        Rows of :func:`assocmem.linear.measure.tables.success_by_load` (columns ``fraction``,
         ``ci_low``, ``ci_high``).
 
     Returns
@@ -95,15 +95,15 @@ def plot_success(
     Parameters
     ----------
     table : pandas.DataFrame
-        :func:`assocmem.linear.sweeps.capacity_sweep` output, any number of groups (e.g. several
-        sweeps joined with ``pandas.concat``). OP groups are drawn with filled circles, DP groups
-        with open squares; LP groups with dashed joins; one colour per d.
+        :func:`assocmem.linear.measure.sweeps.capacity_sweep` output, any number of groups (e.g.
+        several sweeps joined with ``pandas.concat``). OP groups are drawn with filled circles, DP
+        groups with open squares; LP groups with dashed joins; one colour per d.
     theory : dict of str to float, optional
         Vertical theory lines ``{label: alpha}``, e.g. ``{"α_c = 1/2 (d → ∞)": 0.5}``.
     predictions : dict of int to float, optional
         ``{d: alpha}``: the finite-size prediction of the transition at that d (e.g.
-        :func:`assocmem.linear.finite_size.predicted_transition`), drawn as a vertical line in
-        the colour of that d's markers; a d without markers in ``table`` gets one too.
+        :func:`assocmem.linear.theory.finite_size.predicted_transition`), drawn as a vertical line
+        in the colour of that d's markers; a d without markers in ``table`` gets one too.
     show_accuracy : bool
         Add a left panel with the mean fraction recalled (LP groups have none and are skipped).
 
@@ -335,7 +335,7 @@ def plot_finite_size_capacity(
     p_values : array_like, optional
         Grid of p (default: 15 values log-spaced from 10 to 1e8).
     n_samples, seed
-        Monte Carlo settings, as in :func:`assocmem.linear.finite_size.finite_size_capacity`
+        Monte Carlo settings, as in :func:`assocmem.linear.theory.finite_size.finite_size_capacity`
         (the full curve and the zoomed one draw from the two streams ``streams(seed, 2)``).
     measured : pandas.DataFrame, optional
         Output of :func:`~.capacity_comparison.transition_comparison`: measured transitions
@@ -471,8 +471,8 @@ def plot_free_entropy(
     Left: ``Phi_RS`` against ``-log(1 - q)`` with the saddle of each load marked. Right:
     ``q*(alpha)`` and ``Phi_RS(q*)`` (log-volume per weight) against alpha, with the RS capacity
     ``log p / mean C`` of the same quenched draws (dotted, its 95 % bootstrap interval over the
-    draws shaded; :func:`assocmem.linear.replica.rs_draws_capacity`), where the volume vanishes,
-    and, if given, the population capacity ``alpha_c(p)`` (dashed).
+    draws shaded; :func:`assocmem.linear.theory.replica.rs_draws_capacity`), where the volume
+    vanishes, and, if given, the population capacity ``alpha_c(p)`` (dashed).
 
     Parameters
     ----------
@@ -481,10 +481,10 @@ def plot_free_entropy(
     alphas : sequence of float
         Loads whose curves are drawn on the left panel, each > 0.
     n_samples, seed, n_grid
-        As in :func:`assocmem.linear.replica.rs_saddle`.
+        As in :func:`assocmem.linear.theory.replica.rs_saddle`.
     population : float, optional
         The population capacity ``alpha_c(p) = log p / E[C_p]`` (e.g.
-        :func:`assocmem.linear.finite_size.finite_size_capacity_estimate`), drawn as a dashed
+        :func:`assocmem.linear.theory.finite_size.finite_size_capacity_estimate`), drawn as a dashed
         vertical line; None: not drawn.
 
     Returns

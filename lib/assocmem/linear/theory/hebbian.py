@@ -29,7 +29,7 @@ from scipy.special import log_ndtr
 from scipy.stats import chi2, gamma
 
 from assocmem._validate import as_float_array, check_finite_array
-from assocmem.linear.load import dimension_for_load
+from assocmem.linear.theory.load import dimension_for_load
 
 #: Embedding laws understood by this module. ``"gaussian"``: i.i.d. N(0, I_d/d) (the book's
 #: convention); ``"spherical"``: uniform on the unit sphere; ``"leading"``: the leading-order
@@ -291,10 +291,10 @@ def recall_probability(
     -----
     ``P1 = E_{a,b,V} int Dz Phi(T / sigma_c)^(p-1)``; reconstruction, chapter 3
     (eq. ``eq-hebb-recall``). Against simulation at d = 64 (Gaussian embeddings, 600 instances
-    per load, :func:`assocmem.linear.scores.hebbian_recall_check`, chapter 3) ``P1`` lies above
-    the measured accuracy by a few standard errors (a few thousandths), so ``P1**p`` lies above
-    the measured P(all) by a few standard errors of that fraction; the measured P(all) equals the
-    measured accuracy to the power p within its interval (the inputs fail independently, as
+    per load, :func:`assocmem.linear.measure.scores.hebbian_recall_check`, chapter 3) ``P1`` lies
+    above the measured accuracy by a few standard errors (a few thousandths), so ``P1**p`` lies
+    above the measured P(all) by a few standard errors of that fraction; the measured P(all) equals
+    the measured accuracy to the power p within its interval (the inputs fail independently, as
     assumed here), so the gap is in ``P1``'s tail. For spherical embeddings the theory is
     slightly pessimistic (it ignores the light tails of projections on the sphere).
     """

@@ -3,7 +3,7 @@
 :func:`truncated_hebbian_transitions` bootstraps, per ``d``, the perfect-recall transitions of
 the truncated Hebbian memories of :func:`~.sweeps.truncated_hebbian_sweep` and their ratios to
 the full rank (:func:`~.transitions.bootstrap_transitions`, :func:`~.transitions.transition_ratio`),
-next to ``alpha_c(kappa) / 4`` and ``2 alpha_c(kappa)`` of :mod:`assocmem.linear.spectra`;
+next to ``alpha_c(kappa) / 4`` and ``2 alpha_c(kappa)`` of :mod:`assocmem.linear.theory.spectra`;
 :func:`ratio_comparison` sets a measured ratio against predictions. Measured numbers are
 :class:`assocmem.stats.Estimate` records (table cells that :func:`assocmem.pages.table` renders).
 
@@ -19,14 +19,14 @@ from dataclasses import dataclass
 import pandas as pd
 
 from assocmem._validate import check_real
-from assocmem.linear.load import pairs_for_load
-from assocmem.linear.spectra import critical_load, hebbian_critical_load
-from assocmem.linear.tables import check_table
-from assocmem.linear.transitions import (
+from assocmem.linear.measure.tables import check_table
+from assocmem.linear.measure.transitions import (
     BootstrapTransitions,
     bootstrap_transitions,
     transition_ratio,
 )
+from assocmem.linear.theory.load import pairs_for_load
+from assocmem.linear.theory.spectra import critical_load, hebbian_critical_load
 from assocmem.stats import Estimate
 
 __all__ = ["ratio_comparison", "TruncatedHebbianTransitions", "truncated_hebbian_transitions"]

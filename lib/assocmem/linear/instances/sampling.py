@@ -8,10 +8,10 @@ every sweep, engine and chapter that names the same ``(seed, p, d, i)`` sees the
 whatever the batch or order, while instances at other sizes, other indices or other roots are
 independent (no two loads of a sweep share a stream). Later steps that need more randomness for
 an instance draw from children of its stream: ``child(stream, 0, k)`` the ``k``-th initial
-factors of :func:`assocmem.linear.training.train_memory`, ``child(stream, 1)`` the kept inputs
-of :func:`assocmem.linear.partial_storage.subset_sweep`. Before allocating, the size
+factors of :func:`assocmem.linear.storage.training.train_memory`, ``child(stream, 1)`` the kept
+inputs of :func:`assocmem.linear.measure.partial_storage.subset_sweep`. Before allocating, the size
 of the tensors is checked against the free memory of the device (:func:`dp_memory_bytes`,
-:func:`check_memory`). The instances are :class:`assocmem.linear.problems.MemoryProblem`.
+:func:`check_memory`). The instances are :class:`assocmem.linear.instances.problems.MemoryProblem`.
 
 Source: the embedding law N(0, I/d) is the digest's convention (``factual_recall.md`` §3.1,
 reconstruction; see chapter 1).
@@ -27,7 +27,7 @@ import torch
 
 from assocmem._validate import check_fraction, check_int, seed_list
 from assocmem.device import get_device
-from assocmem.linear.problems import MemoryProblem
+from assocmem.linear.instances.problems import MemoryProblem
 from assocmem.streams import Seed, child, torch_generator
 
 

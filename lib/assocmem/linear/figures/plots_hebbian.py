@@ -15,17 +15,17 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from assocmem.linear.hebbian import (
+from assocmem.linear.figures.plots_capacity import wilson_yerr
+from assocmem.linear.measure.scores import simulate_scores, spread_summary
+from assocmem.linear.measure.tables import success_by_load
+from assocmem.linear.theory.hebbian import (
     CRITERIA,
     recall_probability,
     score_densities,
     score_moments,
     threshold,
 )
-from assocmem.linear.load import load_for_pairs
-from assocmem.linear.plots_capacity import wilson_yerr
-from assocmem.linear.scores import simulate_scores, spread_summary
-from assocmem.linear.tables import success_by_load
+from assocmem.linear.theory.load import load_for_pairs
 from assocmem.plotting import (
     clipped_yerr,
     color,
@@ -150,18 +150,19 @@ def plot_recall_vs_load(
     Parameters
     ----------
     table : pandas.DataFrame
-        :func:`assocmem.linear.sweeps.capacity_sweep` output for ``method="hebbian"`` and/or
+        :func:`assocmem.linear.measure.sweeps.capacity_sweep` output for ``method="hebbian"`` and/or
         ``"train"`` at one or more d (one problem kind), joined with ``pandas.concat``.
     transitions : dict, optional
         ``{d: alpha}``: predicted perfect-storage transition of the optimal memory at that d
-        (e.g. :func:`assocmem.linear.finite_size.predicted_transition`), drawn as a vertical line.
+        (e.g. :func:`assocmem.linear.theory.finite_size.predicted_transition`), drawn as a vertical
+        line.
 
     Returns
     -------
     Figure
         Left: mean accuracy (fraction recalled, 95 % Student-t interval over instances); right:
         fraction of instances with every association recalled (95 % Wilson interval). Hebbian theory
-        (:func:`assocmem.linear.hebbian.recall_probability`, Gaussian embeddings) as lines.
+        (:func:`assocmem.linear.theory.hebbian.recall_probability`, Gaussian embeddings) as lines.
 
     Raises
     ------
@@ -223,11 +224,11 @@ def plot_mechanism(
     ----------
     stats : dict
         ``{"hebbian": stats, "trained": stats}`` as from
-        :func:`assocmem.linear.scores.mechanism_scores`.
+        :func:`assocmem.linear.measure.scores.mechanism_scores`.
     rs : dict, optional
-        Output of :func:`assocmem.linear.mechanism.optimal_mechanism` (draws of the RS target level
-        ``level`` and of the pushed-down competitor maximum ``max_competitor``), drawn as theory
-        densities on the trained panel.
+        Output of :func:`assocmem.linear.theory.mechanism.optimal_mechanism` (draws of the RS target
+        level ``level`` and of the pushed-down competitor maximum ``max_competitor``), drawn as
+        theory densities on the trained panel.
     bins : int
         Number of histogram bins.
 
@@ -236,8 +237,8 @@ def plot_mechanism(
     Figure
         Two panels sharing the x axis, with the extreme-value line sqrt(2 log p). The Hebbian
         panel carries the conditional Gaussian theory of
-        :func:`assocmem.linear.hebbian.score_densities` (Gaussian embeddings), rescaled by the
-        measured sigma_W.
+        :func:`assocmem.linear.theory.hebbian.score_densities` (Gaussian embeddings), rescaled by
+        the measured sigma_W.
 
     Raises
     ------
@@ -297,14 +298,14 @@ def plot_partial_storage(
     Parameters
     ----------
     accuracy : pandas.DataFrame
-        :func:`assocmem.linear.partial_storage.accuracy_by_load` output (columns ``method``
+        :func:`assocmem.linear.measure.partial_storage.accuracy_by_load` output (columns ``method``
         in {"hebbian", "train", "subset"}, ``d``, ``load``, ``n``, ``accuracy``, ``ci_low``,
         ``ci_high``).
     theory : dict
         ``"load"`` (m,) grid of loads; ``"hebbian"``: ``{d: (m,) P_1}`` (criterion "typical",
-        :func:`assocmem.linear.hebbian.recall_probability`); ``"d_cost"``: the d of the cost
+        :func:`assocmem.linear.theory.hebbian.recall_probability`); ``"d_cost"``: the d of the cost
         curves; ``"random"``, ``"give_up"``, ``"small"``: (m,) storable fractions of
-        :mod:`assocmem.linear.partial_storage` at ``d_cost``.
+        :mod:`assocmem.linear.measure.partial_storage` at ``d_cost``.
 
     Returns
     -------

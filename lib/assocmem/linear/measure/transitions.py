@@ -1,6 +1,6 @@
 """Transition estimators: the load where a sweep's success curve crosses a level, with intervals.
 
-All read :func:`assocmem.linear.sweeps.capacity_sweep` tables. :func:`transition_load` /
+All read :func:`assocmem.linear.measure.sweeps.capacity_sweep` tables. :func:`transition_load` /
 :func:`transition_loads` estimate the load where the fraction stored perfectly crosses 1/2 (the
 one estimator of the book, with a Jeffreys-posterior bootstrap); :func:`accuracy_crossing` the
 load where the mean accuracy drops below a level (criterion "typical", bootstrap over
@@ -26,8 +26,8 @@ import numpy as np
 import pandas as pd
 
 from assocmem._validate import check_int, check_real
-from assocmem.linear.sweeps import COLUMNS, GROUP_COLUMNS
-from assocmem.linear.tables import check_table
+from assocmem.linear.measure.sweeps import COLUMNS, GROUP_COLUMNS
+from assocmem.linear.measure.tables import check_table
 from assocmem.stats import Estimate, crossing, ratio
 from assocmem.streams import Seed
 
@@ -190,9 +190,9 @@ class BootstrapTransitions:
     Attributes
     ----------
     summary : pandas.DataFrame
-        One row per group: :data:`assocmem.linear.sweeps.GROUP_COLUMNS`, ``kappa``, ``alpha_c``
-        (the crossing of the data), ``ci_low``, ``ci_high`` (percentile interval over the draws
-        that cross inside the grid), ``n`` (instances per load), ``n_loads`` and
+        One row per group: :data:`assocmem.linear.measure.sweeps.GROUP_COLUMNS`, ``kappa``,
+        ``alpha_c`` (the crossing of the data), ``ci_low``, ``ci_high`` (percentile interval over
+        the draws that cross inside the grid), ``n`` (instances per load), ``n_loads`` and
         ``draws_crossing`` (fraction of draws that cross inside the grid).
     estimates : tuple of assocmem.stats.Estimate
         The same crossings as estimates, one per row of ``summary`` (with their draws: the same
@@ -265,9 +265,9 @@ def bootstrap_transitions(
     Parameters
     ----------
     table : pandas.DataFrame
-        :func:`assocmem.linear.sweeps.capacity_sweep` or :func:`~.sweeps.truncated_hebbian_sweep`
-        output; every group must hold every one of the same seeds (at least 2) at each of its
-        loads.
+        :func:`assocmem.linear.measure.sweeps.capacity_sweep` or
+        :func:`~.sweeps.truncated_hebbian_sweep` output; every group must hold every one of the same
+        seeds (at least 2) at each of its loads.
     n_boot : int
         Bootstrap draws, >= 100.
     level : float

@@ -6,21 +6,22 @@ exact LP) on one problem (OP or DP), with or without a rank constraint, over a g
 instance (columns :data:`COLUMNS`). :func:`truncated_hebbian_sweep` gives the same table for
 the Hebbian memory truncated to its top ``m`` singular values, on the same instances for every
 ``m`` (its transition is predicted at ``alpha_c(kappa) / 4``,
-:func:`assocmem.linear.spectra.hebbian_critical_load`). Everything downstream reads that table:
-:mod:`assocmem.linear.tables` (fraction stored per load with its Wilson interval, instance
-agreement), :mod:`assocmem.linear.transitions` (the load where the fraction crosses 1/2, with its
-uncertainty; measured vs finite-size theory) and :mod:`assocmem.linear.measured_spectra`.
-Sweeps draw nothing (figures: the ``assocmem.linear.plots_*`` modules).
+:func:`assocmem.linear.theory.spectra.hebbian_critical_load`). Everything downstream reads that
+table: :mod:`assocmem.linear.measure.tables` (fraction stored per load with its Wilson interval,
+instance agreement), :mod:`assocmem.linear.measure.transitions` (the load where the fraction crosses
+1/2, with its uncertainty; measured vs finite-size theory) and
+:mod:`assocmem.linear.measure.measured_spectra`. Sweeps draw nothing (figures: the
+``assocmem.linear.plots_*`` modules).
 
 Seeding rule (the same for every method): a sweep takes one root ``seed``; its instance ``s`` at
 load ``alpha`` is ``sample_problems(p, d, [s], seed=seed)[0]`` with ``p = pairs_for_load(alpha,
 d)``, drawn from its own stream ``child(seed, d, p, s)``
-(:func:`assocmem.linear.sampling.instance_stream`). So every instance of a sweep has its own
-stream, the rows do not depend on the order of the loads or on the batching, and methods and
+(:func:`assocmem.linear.instances.sampling.instance_stream`). So every instance of a sweep has its
+own stream, the rows do not depend on the order of the loads or on the batching, and methods and
 problems run with the same root are compared on the same inputs and targets; a factored
 ``W = Q R^T`` starts from factors drawn from a child of the instance's stream
-(:func:`assocmem.linear.training.train_memory`). The table's ``seed`` column is the instance's
-label ``s`` (not a seed: the data cannot be regenerated from it without the root).
+(:func:`assocmem.linear.storage.training.train_memory`). The table's ``seed`` column is the
+instance's label ``s`` (not a seed: the data cannot be regenerated from it without the root).
 """
 
 from __future__ import annotations
@@ -36,11 +37,11 @@ import torch
 from tqdm.auto import tqdm
 
 from assocmem._validate import check_int, check_loads, seed_list
-from assocmem.linear.load import load_for_pairs, pairs_for_load
-from assocmem.linear.lp import LPOutcome, lp_decide
-from assocmem.linear.problems import all_recalled, recall_accuracy, recalled
-from assocmem.linear.sampling import sample_problems
-from assocmem.linear.training import hebbian_memory, train_memory
+from assocmem.linear.instances.problems import all_recalled, recall_accuracy, recalled
+from assocmem.linear.instances.sampling import sample_problems
+from assocmem.linear.storage.lp import LPOutcome, lp_decide
+from assocmem.linear.storage.training import hebbian_memory, train_memory
+from assocmem.linear.theory.load import load_for_pairs, pairs_for_load
 from assocmem.streams import Seed
 
 __all__ = [
@@ -111,9 +112,9 @@ def capacity_sweep(
         Original problem (False: the competitors are the other targets) or decoupled problem
         (True: private competitors); recorded as ``problem = "op"`` or ``"dp"``.
     method : {"train", "hebbian", "lp"}
-        Cross-entropy + Adam (:func:`assocmem.linear.training.train_memory`, all seeds of one
-        load as one batch), the Hebbian rule, or the exact LP decision
-        (:func:`assocmem.linear.lp.lp_decide`, one interior-point solve with certificates;
+        Cross-entropy + Adam (:func:`assocmem.linear.storage.training.train_memory`, all seeds of
+        one load as one batch), the Hebbian rule, or the exact LP decision
+        (:func:`assocmem.linear.storage.lp.lp_decide`, one interior-point solve with certificates;
         about a CPU second per instance at d = 32, see ``benchmarks/lp_speed.py``). An
         instance the LP finds *undecided at tolerance* (its best margin within the LP's
         tolerance of zero) is recorded with ``undecided = True`` and ``recalled_all = False``:
@@ -163,7 +164,7 @@ def capacity_sweep(
         Unknown ``method``, empty or repeated ``alphas``, a load <= 0 or not finite, ``rank``
         outside ``1..d`` or given with another method, ``keep_weights`` with the LP.
     RuntimeError
-        If the LP reaches no decision (see :func:`assocmem.linear.lp.lp_decide`).
+        If the LP reaches no decision (see :func:`assocmem.linear.storage.lp.lp_decide`).
     MemoryError
         DP competitors that would not fit in memory (checked before allocating).
 
@@ -246,8 +247,8 @@ def truncated_hebbian_sweep(
 
     At each load the instances are ``sample_problems(pairs_for_load(alpha, d), d, seeds,
     seed=seed)`` (the
-    seeding rule of :func:`assocmem.linear.sweeps.capacity_sweep`); each is stored by the Hebbian
-    rule and truncated to every rank of ``ranks`` (one SVD per instance).
+    seeding rule of :func:`assocmem.linear.measure.sweeps.capacity_sweep`); each is stored by the
+    Hebbian rule and truncated to every rank of ``ranks`` (one SVD per instance).
 
     Parameters
     ----------
@@ -268,10 +269,10 @@ def truncated_hebbian_sweep(
     -------
     pandas.DataFrame
         One row per (alpha, rank, seed) with the columns of
-        :data:`assocmem.linear.sweeps.COLUMNS`: ``method = "hebbian"``, ``problem = "op"``,
+        :data:`assocmem.linear.measure.sweeps.COLUMNS`: ``method = "hebbian"``, ``problem = "op"``,
         ``rank = m``, ``kappa = m / d``, ``factored = False``, ``accuracy`` (fraction recalled),
         ``recalled_all``, ``undecided = False``, ``steps = 0``, ``seconds`` (wall time per
-        instance, all ranks). It feeds :func:`assocmem.linear.tables.success_by_load` and
+        instance, all ranks). It feeds :func:`assocmem.linear.measure.tables.success_by_load` and
         :func:`~.transitions.bootstrap_transitions`.
 
     Raises

@@ -27,7 +27,7 @@ and :func:`critical_load_marchenko_pastur` (quadrature of the eigenvalue form).
 
 The spectra of measured matrices (their singular values, the KS distance to these laws, the
 fourth moment ``m_4`` and comparisons of groups of matrices by it) are in
-:mod:`assocmem.linear.measured_spectra`; :func:`hebbian_fourth_moment` and
+:mod:`assocmem.linear.measure.measured_spectra`; :func:`hebbian_fourth_moment` and
 :func:`gaussian_fourth_moment` are the theory of ``m_4``.
 
 One topic, though past 700 lines: the quarter-circle law, its truncation and ``alpha_c(kappa)``,
@@ -35,8 +35,9 @@ each with its density, distribution function and quantile, and ``alpha_c(kappa)`
 independent ways that the tests cross-check.
 
 The chapter-4 experiment (training ``W = Q R^T`` across loads and rank ratios) lives in
-:mod:`assocmem.linear.sweeps`, its finite-size prediction in :mod:`assocmem.linear.finite_size`
-and the figures in :mod:`assocmem.linear.plots_rank`.
+:mod:`assocmem.linear.measure.sweeps`, its finite-size prediction in
+:mod:`assocmem.linear.theory.finite_size` and the figures in
+:mod:`assocmem.linear.figures.plots_rank`.
 """
 
 from __future__ import annotations

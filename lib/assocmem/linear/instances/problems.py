@@ -19,8 +19,8 @@ Score-matrix convention (DESIGN.md): ``S[mu, nu]`` is the score of candidate ``n
 of row ``mu`` are the private competitors in order: ``S[mu, nu] = c_{mu, j}^T W e_mu`` with
 ``j = nu`` for ``nu < mu`` and ``j = nu - 1`` for ``nu > mu``.
 
-Instances are drawn by :mod:`assocmem.linear.sampling`; statistics of the scores are in
-:mod:`assocmem.linear.scores`.
+Instances are drawn by :mod:`assocmem.linear.instances.sampling`; statistics of the scores are in
+:mod:`assocmem.linear.measure.scores`.
 
 Source: Giorlandino, Goldt & Maillard (arXiv:2605.10795), abstract and §1 (concepts); the
 formulas are a reconstruction (digest ``factual_recall.md`` §3; see chapter 1).
@@ -36,7 +36,7 @@ import torch
 
 from assocmem._validate import row_norms
 from assocmem.device import get_device
-from assocmem.linear.load import load_for_pairs
+from assocmem.linear.theory.load import load_for_pairs
 
 
 @dataclass(frozen=True)
@@ -53,9 +53,9 @@ class MemoryProblem:
         DP only: the private competitors ``c_{mu, j}`` of each input; ``None`` for the OP.
     stream : numpy.random.SeedSequence or tuple of them or None
         The random stream(s) the problem was drawn from
-        (:func:`assocmem.linear.sampling.instance_stream`; ``None`` when built by hand). Later
-        steps that need more randomness for this instance (e.g. the initial factors of
-        :func:`assocmem.linear.training.train_memory`) draw from children of it.
+        (:func:`assocmem.linear.instances.sampling.instance_stream`; ``None`` when built by hand).
+        Later steps that need more randomness for this instance (e.g. the initial factors of
+        :func:`assocmem.linear.storage.training.train_memory`) draw from children of it.
 
     Properties ``p``, ``d``, ``decoupled``, ``batched``, ``batch_size``, ``load``.
     """

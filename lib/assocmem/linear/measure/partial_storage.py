@@ -2,8 +2,8 @@
 
 Above the capacity no ``W`` recalls all ``p`` associations, but a memory may give up some and
 store the rest. The cost argument of the replica-symmetric (RS) theory (chapter 2, the q -> 1
-cost ``C_p`` of :mod:`assocmem.linear.replica`) says how many: a set of ``n`` associations, each
-with its ``p - 1`` competitors (the *other* outputs stay in the dictionary, stored or not), can
+cost ``C_p`` of :mod:`assocmem.linear.theory.replica`) says how many: a set of ``n`` associations,
+each with its ``p - 1`` competitors (the *other* outputs stay in the dictionary, stored or not), can
 be stored while the summed cost fits the ``d^2`` weights, ``sum_{mu in S} C_mu <= d^2``.
 
 * :func:`random_subset_fraction`: a subset chosen *at random* (costs i.i.d. like ``C_p``):
@@ -50,13 +50,13 @@ from assocmem._validate import (
     check_samples,
     seed_list,
 )
-from assocmem.linear.finite_size import finite_size_capacity_estimate, predicted_transition
-from assocmem.linear.hebbian import recall_probability
-from assocmem.linear.load import load_for_pairs, pairs_for_load
-from assocmem.linear.problems import MemoryProblem, stack_problems
-from assocmem.linear.replica import sample_cost_solutions
-from assocmem.linear.sampling import instance_stream, sample_problems
-from assocmem.linear.training import train_memory
+from assocmem.linear.instances.problems import MemoryProblem, stack_problems
+from assocmem.linear.instances.sampling import instance_stream, sample_problems
+from assocmem.linear.storage.training import train_memory
+from assocmem.linear.theory.finite_size import finite_size_capacity_estimate, predicted_transition
+from assocmem.linear.theory.hebbian import recall_probability
+from assocmem.linear.theory.load import load_for_pairs, pairs_for_load
+from assocmem.linear.theory.replica import sample_cost_solutions
 from assocmem.stats import Estimate, mean_interval, rate, render, t_interval
 from assocmem.streams import Seed, child, numpy_rng
 
@@ -199,7 +199,7 @@ def small_problem_fraction(p: ArrayLike, d: int, *, seed: Seed = 0) -> NDArray[n
     -------
     numpy.ndarray, float64, shape of ``p``
         ``min(1, n / p)`` with ``n = p_c(d)`` the RS capacity count at ``d``
-        (:func:`assocmem.linear.finite_size.predicted_transition`, computed once).
+        (:func:`assocmem.linear.theory.finite_size.predicted_transition`, computed once).
 
     Raises
     ------
@@ -228,7 +228,7 @@ def accuracy_by_load(table: pd.DataFrame, *, level: float = 0.95) -> pd.DataFram
     Parameters
     ----------
     table : pandas.DataFrame
-        Rows of :func:`assocmem.linear.sweeps.capacity_sweep` (columns ``method``, ``d``,
+        Rows of :func:`assocmem.linear.measure.sweeps.capacity_sweep` (columns ``method``, ``d``,
         ``alpha``, ``load``, ``p``, ``accuracy``), one row per instance.
     level : float
         Coverage of the interval, in (0, 1).
@@ -322,12 +322,12 @@ def subset_sweep(
     """Train memories on a random subset of the inputs, sized by the random-subset fraction.
 
     At each load the instance ``s`` of the root ``seed``
-    (:func:`assocmem.linear.sampling.sample_problems`, the same instances as
-    :func:`assocmem.linear.sweeps.capacity_sweep` with that root) keeps
+    (:func:`assocmem.linear.instances.sampling.sample_problems`, the same instances as
+    :func:`assocmem.linear.measure.sweeps.capacity_sweep` with that root) keeps
     ``n = round(share * f * p)`` inputs, ``f`` from :func:`random_subset_fraction`; every output
     stays in the softmax (:func:`subset_problem`, the kept inputs drawn from the child
     ``child(stream, 1)`` of the instance's stream). Trained by cross-entropy and Adam at the
-    default rate (:func:`assocmem.linear.training.train_memory`) for the whole ``steps``
+    default rate (:func:`assocmem.linear.storage.training.train_memory`) for the whole ``steps``
     budget (the zeroed inputs are never recalled, so no early stop) and scored on all ``p``.
 
     Parameters
@@ -404,8 +404,8 @@ class AboveCapacity:
     Attributes
     ----------
     runs : pandas.DataFrame
-        The rows of :func:`assocmem.linear.sweeps.capacity_sweep` (Hebbian and trained) and of
-        :func:`subset_sweep`, concatenated; one row per instance.
+        The rows of :func:`assocmem.linear.measure.sweeps.capacity_sweep` (Hebbian and trained) and
+        of :func:`subset_sweep`, concatenated; one row per instance.
     d : int
         The dimension compared (``runs`` may hold other ``d`` too, e.g. for a figure).
     budget : int
@@ -570,8 +570,8 @@ def accuracy_at(
     Parameters
     ----------
     table : pandas.DataFrame
-        Rows of one (method, d) group of :func:`assocmem.linear.sweeps.capacity_sweep` (as for
-        :func:`accuracy_by_load`), one row per instance.
+        Rows of one (method, d) group of :func:`assocmem.linear.measure.sweeps.capacity_sweep` (as
+        for :func:`accuracy_by_load`), one row per instance.
     load : float, optional
         Actual load ``p log p / d^2``; the grid load nearest to it is used. Default: the largest
         load of the table.

@@ -2,14 +2,14 @@
 
 The replica-symmetric volume vanishes when ``(p / d^2) E[C_p] = 1``, which gives the finite-size
 capacity ``alpha_c(p) = log p / E[C_p]`` (Monte Carlo of the q -> 1 cost of
-:mod:`assocmem.linear.replica`), its large-p expansions, the shortcut estimate (a spherical
+:mod:`assocmem.linear.theory.replica`), its large-p expansions, the shortcut estimate (a spherical
 perceptron with an extreme-value margin), the predicted transition at embedding dimension d, and
 the heuristic finite-size capacity of a rank-constrained memory; :func:`comparison_summary`
 reads measured transitions against that prediction (the numbers chapter 2 quotes).
 
 Reconstruction following the paper digest (Giorlandino, Goldt & Maillard, arXiv:2605.10795,
 digest sections 4.2-4.3 and 7.2); see chapters 2 and 4. Conventions (fields ``t``, ``margin``)
-as in :mod:`assocmem.linear.replica`.
+as in :mod:`assocmem.linear.theory.replica`.
 """
 
 from __future__ import annotations
@@ -32,10 +32,10 @@ from assocmem._validate import (
     check_scalar_kappa,
     check_seed,
 )
-from assocmem.linear.extremes import LOG_SQRT_2PI, expected_max
-from assocmem.linear.load import pairs_for_load
-from assocmem.linear.replica import expected_cost, sample_cost_solutions
-from assocmem.linear.spectra import critical_load
+from assocmem.linear.theory.extremes import LOG_SQRT_2PI, expected_max
+from assocmem.linear.theory.load import pairs_for_load
+from assocmem.linear.theory.replica import expected_cost, sample_cost_solutions
+from assocmem.linear.theory.spectra import critical_load
 from assocmem.stats import Estimate
 from assocmem.streams import Seed, as_seed_sequence, child
 
@@ -193,7 +193,7 @@ def predicted_transition(
     """RS prediction of the perfect-storage transition at embedding dimension d.
 
     Solves the self-consistency ``alpha = alpha_c(p)`` with ``p = pairs_for_load(alpha, d)``
-    (:func:`assocmem.linear.load.pairs_for_load`, ``p log p ~ alpha d^2``) by fixed-point
+    (:func:`assocmem.linear.theory.load.pairs_for_load`, ``p log p ~ alpha d^2``) by fixed-point
     iteration from ``alpha = 1`` (``alpha_c(p)`` varies slowly with p, so a few iterations
     converge; at most 6 are made).
 
@@ -538,7 +538,7 @@ def comparison_summary(
         (the first such row): ``"largest_sweep"`` (its label), ``"largest_p"`` (``p`` at the
         predicted transition, int), ``"largest_measured"`` (an :class:`~assocmem.stats.Estimate`:
         the measured transition, its 95 % interval, ``n`` = instances per load, ``stderr``, method
-        ``"Jeffreys posterior"``, as :func:`assocmem.linear.transitions.transition_load`),
+        ``"Jeffreys posterior"``, as :func:`assocmem.linear.measure.transitions.transition_load`),
         ``"largest_predicted"`` and ``"largest_z"`` (its ``difference / error``).
 
     Raises

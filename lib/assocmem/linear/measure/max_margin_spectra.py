@@ -2,11 +2,11 @@
 
 The paper's spectral claim (the decoupled problem matches the original one in its spectra) is a
 claim about optimal weights. :func:`max_margin_spectra` computes, for independent OP and DP
-instances of one size, the two exact max-margin memories of :mod:`assocmem.linear.implicit_bias`
-(Frobenius: the hard-margin SVM; entrywise max: the LP optimum) and compares their singular values
-between the problems with two statistics, each tested by relabelling whole matrices
-(:func:`spectrum_permutation_test`): the mean normalised fourth moment ``m_4``
-(:func:`~.measured_spectra.fourth_moment_ratio`) and the Kolmogorov-Smirnov distance between
+instances of one size, the two exact max-margin memories of
+:mod:`assocmem.linear.measure.implicit_bias` (Frobenius: the hard-margin SVM; entrywise max: the LP
+optimum) and compares their singular values between the problems with two statistics, each tested by
+relabelling whole matrices (:func:`spectrum_permutation_test`): the mean normalised fourth moment
+``m_4`` (:func:`~.measured_spectra.fourth_moment_ratio`) and the Kolmogorov-Smirnov distance between
 the pooled normalised singular values.
 
 Sources: the constraints and the OP/DP setting of the digest of arXiv:2605.10795 (reconstruction,
@@ -23,10 +23,10 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from assocmem._validate import check_int, seed_list
-from assocmem.linear.implicit_bias import l2_max_margin
-from assocmem.linear.lp import DENSE_THRESHOLD, max_margin_linf
-from assocmem.linear.measured_spectra import fourth_moment_ratio, singular_values
-from assocmem.linear.sampling import sample_problems
+from assocmem.linear.instances.sampling import sample_problems
+from assocmem.linear.measure.implicit_bias import l2_max_margin
+from assocmem.linear.measure.measured_spectra import fourth_moment_ratio, singular_values
+from assocmem.linear.storage.lp import DENSE_THRESHOLD, max_margin_linf
 from assocmem.stats import Estimate, mean_interval, permutation_pvalue, permutation_test
 from assocmem.streams import Seed, as_seed_sequence, child
 
@@ -178,12 +178,12 @@ def max_margin_spectra(
     """Exact max-margin memories of independent OP and DP instances and their spectral tests.
 
     For each instance label, samples one OP and one independent DP instance
-    (:func:`assocmem.linear.sampling.sample_problems`, the OP under the root ``child(seed, 0)``,
-    the DP under ``child(seed, 1)``, so the two groups share no stream) and computes each one's
-    entrywise-max (the maximiser of the
-    exact LP, :func:`assocmem.linear.lp.max_margin_linf`) and Frobenius
-    (:func:`assocmem.linear.implicit_bias.l2_max_margin`) max-margin memories. An instance that
-    cannot be stored is skipped: with ``"linf"`` among the norms, when the LP finds
+    (:func:`assocmem.linear.instances.sampling.sample_problems`, the OP under the root ``child(seed,
+    0)``, the DP under ``child(seed, 1)``, so the two groups share no stream) and computes each
+    one's entrywise-max (the maximiser of the
+    exact LP, :func:`assocmem.linear.storage.lp.max_margin_linf`) and Frobenius
+    (:func:`assocmem.linear.measure.implicit_bias.l2_max_margin`) max-margin memories. An instance
+    that cannot be stored is skipped: with ``"linf"`` among the norms, when the LP finds
     ``t* <= DENSE_THRESHOLD``; with ``"l2"`` alone, when the SVM reports no solution. Then,
     per norm, compares OP with DP by two permutation tests over matrices: the mean ``m_4``
     (:func:`assocmem.stats.permutation_test`) and the KS distance of the pooled normalised
