@@ -76,7 +76,9 @@ def _cells(md: str) -> list[str]:
     return out
 
 
-def _names(node: ast.AST) -> set[str]:
+def _names(node: ast.AST, modules: frozenset[str] = frozenset()) -> set[str]:
+    """Names of the calls in ``node``: ``f`` for ``f(...)`` and for ``module.f(...)`` where
+    ``module`` is one of the library's ``modules`` the page imported, ``.f`` for a method."""
     names = set()
     for n in ast.walk(node):
         if isinstance(n, ast.Call):
@@ -84,7 +86,8 @@ def _names(node: ast.AST) -> set[str]:
             if isinstance(f, ast.Name):
                 names.add(f.id)
             elif isinstance(f, ast.Attribute):
-                names.add("." + f.attr)
+                lib = isinstance(f.value, ast.Name) and f.value.id in modules
+                names.add(f.attr if lib else "." + f.attr)
     return names
 
 
@@ -134,19 +137,29 @@ def _lines(node: ast.AST, src_lines: list[str]) -> int:
     return sum(1 for ln in seg if ln.strip() and not ln.strip().startswith("#"))
 
 
-def _classify(stmt: ast.stmt, library: set[str]) -> str:
+def _classify(stmt: ast.stmt, library: set[str], modules: frozenset[str]) -> str:
     if isinstance(stmt, (ast.Import, ast.ImportFrom)):
         return "import"
-    calls = _names(stmt)
+    calls = _names(stmt, modules)
     if (calls & PLUMBING_CALLS or _is_table_expr(stmt) or _is_label_munging(stmt)
             or _is_position_lookup(stmt)):  # fmt: skip
         return "plumbing"
-    if calls & library:
+    if calls & library or any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+        and isinstance(n.func.value, ast.Name) and n.func.value.id in modules
+        for n in ast.walk(stmt)
+    ):  # fmt: skip
         return "library"
     return "other"
 
 
-def _walk(stmts: list[ast.stmt], library: set[str], src_lines: list[str], counts: Counter) -> None:
+def _walk(
+    stmts: list[ast.stmt],
+    library: set[str],
+    src_lines: list[str],
+    counts: Counter,
+    modules: frozenset[str] = frozenset(),
+) -> None:
     for s in stmts:
         bodies = [
             b
@@ -158,11 +171,11 @@ def _walk(stmts: list[ast.stmt], library: set[str], src_lines: list[str], counts
             if isinstance(b, list) and b
         ]
         if isinstance(s, (ast.FunctionDef, ast.ClassDef)) or not bodies:
-            counts[_classify(s, library)] += _lines(s, src_lines)
+            counts[_classify(s, library, modules)] += _lines(s, src_lines)
             continue
         inner: Counter = Counter()
         for b in bodies:
-            _walk(b, library, src_lines, inner)
+            _walk(b, library, src_lines, inner, modules)
         counts.update(inner)
         header = _lines(s, src_lines) - sum(inner.values())
         counts[inner.most_common(1)[0][0] if inner else "other"] += max(header, 0)
@@ -184,7 +197,7 @@ def count_chapter(path: Path) -> Counter:
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("assocmem"):
                 library.update(a.asname or a.name for a in node.names)
         library -= {"glue", "glue_all", "table"}
-        _walk(tree.body, library, src_lines, counts)
+        _walk(tree.body, library, src_lines, counts, frozenset(library))
     return counts
 
 

@@ -1,8 +1,8 @@
 """Package docstrings are the floor plan (DESIGN.md, library layout).
 
-For ``assocmem`` and each of its subpackages (at any depth), the ``__init__.py`` docstring names every module of
-the package as ``:mod:`.name``` (``assocmem``'s also names its subpackages), and every module it
-names that way exists. Read from the source with ``ast``: nothing is imported.
+For ``assocmem`` and each of its subpackages (at any depth), the ``__init__.py`` docstring names
+every module of the package as ``:mod:`.name``` (``assocmem``'s also names its subpackages), and
+every module it names that way exists. Read from the source with ``ast``: nothing is imported.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from assocmem.estimate import Estimate, render
 from assocmem.linear.instances.problems import normalised_margins
 from assocmem.linear.instances.sampling import sample_problems
 from assocmem.linear.measure.measured_spectra import (
@@ -26,7 +27,6 @@ from assocmem.linear.measure.transitions import crossing_range
 from assocmem.linear.storage.training import hebbian_memory
 from assocmem.linear.theory.hebbian import threshold, threshold_table
 from assocmem.pages import table
-from assocmem.stats import Estimate, render
 
 T_975_2 = 4.302652729911275  # Student t quantile 0.975 with 2 degrees of freedom (tables)
 

@@ -1,6 +1,6 @@
 """Chapter 6's measured numbers: paired comparisons and the results' summaries (no model needed).
 
-Every rate is an :class:`assocmem.stats.Estimate` made by :func:`assocmem.stats.rate` (Wilson);
+Every rate is an :class:`assocmem.estimate.Estimate` made by :func:`assocmem.stats.rate` (Wilson);
 a paired comparison's difference is an Estimate with the paired-bootstrap interval; the results'
 ``summary()`` mappings hold the labels the page glues (``glue_all``). Expected values are worked
 out by hand here, or computed independently (scipy's Wilson interval, the bootstrap written out).
@@ -14,6 +14,7 @@ import re
 
 import numpy as np
 import pytest
+from assocmem.estimate import Estimate, Verdict, verdict
 from assocmem.llm.claims import (
     READINGS,
     ClassificationClaims,
@@ -34,7 +35,6 @@ from assocmem.llm.results import (
     format_words,
     order_words,
 )
-from assocmem.stats import Estimate, Verdict, verdict
 from scipy import stats
 
 A = np.array([1, 1, 1, 0, 0, 1, 0, 1, 1, 1], dtype=bool)  # 7 right

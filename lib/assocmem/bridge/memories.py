@@ -21,11 +21,10 @@ import torch
 from torch import nn
 
 from assocmem._validate import check_int
+from assocmem.bridge.facts import FactSet
 from assocmem.linear.instances.problems import MemoryProblem, recall_accuracy
 from assocmem.linear.storage.training import train_memory
 from assocmem.streams import Seed, torch_generator
-
-from .facts import FactSet
 
 __all__ = [
     "MEMORIES",

@@ -32,15 +32,15 @@ from pathlib import Path
 
 import numpy as np
 
-from .._validate import check_directory, check_int
-from ..stats import Estimate
-from .data import load_task
-from .experiments import run_classification, run_lama
-from .models import load_model
-from .plots import plot_accuracies, plot_additive, plot_lama, plot_neff, plot_probe
-from .prompts import make_split
-from .protocol import Chapter6Protocol
-from .registry import MODELS, PAPER_MODEL, STANDIN
+from assocmem._validate import check_directory, check_int
+from assocmem.estimate import Estimate
+from assocmem.llm.data import load_task
+from assocmem.llm.experiments import run_classification, run_lama
+from assocmem.llm.models import load_model
+from assocmem.llm.plots import plot_accuracies, plot_additive, plot_lama, plot_neff, plot_probe
+from assocmem.llm.prompts import make_split
+from assocmem.llm.protocol import Chapter6Protocol
+from assocmem.llm.registry import MODELS, PAPER_MODEL, STANDIN
 
 __all__ = ["main", "build_parser", "protocol_from_args"]
 

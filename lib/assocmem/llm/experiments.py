@@ -19,12 +19,11 @@ from typing import Any
 import numpy as np
 import torch
 
-from .._validate import check_index_array, check_int
-from ..streams import as_seed_sequence, child, numpy_rng
-from .data import Task
-from .evaluation import label_alignment, probe_accuracy
-from .models import LanguageModel, weights_digest
-from .probes import (
+from assocmem._validate import check_index_array, check_int
+from assocmem.llm.data import Task
+from assocmem.llm.evaluation import label_alignment, probe_accuracy
+from assocmem.llm.models import LanguageModel, weights_digest
+from assocmem.llm.probes import (
     additive_accuracy,
     additive_logits,
     context_vector,
@@ -34,10 +33,18 @@ from .probes import (
     layer_profile,
     log_partition,
 )
-from .prompts import DemoPrefixes, Split, chat_text, demo_prefixes, first_demos, prompt_ids
-from .protocol import Chapter6Protocol, default_layers
-from .results import LamaResult, ProbeResult, TaskResult
-from .states import PromptStates, prompt_states, uses_cache
+from assocmem.llm.prompts import (
+    DemoPrefixes,
+    Split,
+    chat_text,
+    demo_prefixes,
+    first_demos,
+    prompt_ids,
+)
+from assocmem.llm.protocol import Chapter6Protocol, default_layers
+from assocmem.llm.results import LamaResult, ProbeResult, TaskResult
+from assocmem.llm.states import PromptStates, prompt_states, uses_cache
+from assocmem.streams import as_seed_sequence, child, numpy_rng
 
 __all__ = [
     "run_classification",

@@ -8,13 +8,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from assocmem.stats import Estimate, render, wilson_interval
-
-from ..pages import Table, table
-from ..plotting import color, finish, legend_below, new_figure, sim_points
-from .claims import ClaimRow
-from .protocol import Chapter6Protocol
-from .results import LamaResult, TaskResult
+from assocmem.estimate import Estimate, render
+from assocmem.llm.claims import ClaimRow
+from assocmem.llm.protocol import Chapter6Protocol
+from assocmem.llm.results import LamaResult, TaskResult
+from assocmem.pages import Table, table
+from assocmem.plotting import color, finish, legend_below, new_figure, sim_points
+from assocmem.stats import wilson_interval
 
 __all__ = [
     "plot_neff",
@@ -336,7 +336,7 @@ def claim_lines(task: str, rows: Sequence[ClaimRow]) -> list[str]:
     -------
     list of str
         One line per row, at most 80 columns: the estimate through
-        :func:`assocmem.stats.render` (``-`` where none is shown, nothing on a row that
+        :func:`assocmem.estimate.render` (``-`` where none is shown, nothing on a row that
         continues the one above), then the row's words.
     """
     lines = []
@@ -355,7 +355,7 @@ def verdict_table(
 ) -> str:
     """Tabulate the paper's claims per model and task: estimate, 95 % interval, verdict.
 
-    Every verdict is :func:`assocmem.stats.verdict` of the row's interval against the reference
+    Every verdict is :func:`assocmem.estimate.verdict` of the row's interval against the reference
     it names (:meth:`.claims.ClassificationClaims.rows`); the share of ICL's gain takes its two
     verdicts from the rows additive - zero-shot and additive - ICL, so no two rows disagree.
 
@@ -403,7 +403,7 @@ def findings_table(
         :meth:`TaskResult.summary` per model and task; the keys are written as they are.
     columns : mapping of str to str
         Column header -> summary label. An Estimate is written through
-        :func:`assocmem.stats.render` with ``spec``, followed by its verdict ``v_<label>`` where
+        :func:`assocmem.estimate.render` with ``spec``, followed by its verdict ``v_<label>`` where
         the summary has one; anything else as text.
     spec : str
         Format of the estimates.

@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_int, check_real
-from .registry import MODELS, OFFLINE_BASE, PAPER_MODEL, STANDIN
+from assocmem._validate import check_int, check_real
+from assocmem.llm.registry import MODELS, OFFLINE_BASE, PAPER_MODEL, STANDIN
 
 __all__ = ["Chapter6Protocol", "default_layers"]
 

@@ -4,11 +4,11 @@
 - :class:`TaskResult` -- everything measured on one classification task: per-query outcomes,
   the additive score's grids and choice, the logit-lens profiles; its pooled rates
   (:meth:`TaskResult.rates`) and claims (:meth:`TaskResult.claims`, :mod:`.claims`) are
-  :class:`~assocmem.stats.Estimate` s with a two-stage bootstrap over demonstration sets.
+  :class:`~assocmem.estimate.Estimate` s with a two-stage bootstrap over demonstration sets.
 - :class:`LamaResult` -- LAMA P36: whole-word top-1 rates and the supportive/adversarial effect.
 
 Each result's ``summary()`` maps the labels the page glues to Estimates, Verdicts, numbers and
-text; intervals reach text only through :func:`assocmem.stats.render`.
+text; intervals reach text only through :func:`assocmem.estimate.render`.
 """
 
 from __future__ import annotations
@@ -18,13 +18,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validate import check_fraction, check_int, check_real
-from ..stats import Estimate, Verdict, bootstrap_interval, mean_interval, rate, render
-from .claims import ClassificationClaims, LamaClaims, classification_claims
-from .evaluation import PairedComparison, SetBootstrap, paired_comparison, set_bootstrap
-from .probes import LamaEffect
-from .prompts import Split
-from .protocol import Chapter6Protocol
+from assocmem._validate import check_fraction, check_int, check_real
+from assocmem.estimate import Estimate, Verdict, render
+from assocmem.llm.claims import ClassificationClaims, LamaClaims, classification_claims
+from assocmem.llm.evaluation import PairedComparison, SetBootstrap, paired_comparison, set_bootstrap
+from assocmem.llm.probes import LamaEffect
+from assocmem.llm.prompts import Split
+from assocmem.llm.protocol import Chapter6Protocol
+from assocmem.stats import bootstrap_interval, mean_interval, rate
 
 __all__ = ["ProbeResult", "TaskResult", "LamaResult", "format_share", "format_words", "order_words"]
 
@@ -345,7 +346,7 @@ class TaskResult:
         """Return the paper's claims tested on this task (:func:`.claims.classification_claims`).
 
         Estimates by the two-stage bootstrap over sets (:attr:`bootstrap`), each with its
-        verdict from :func:`assocmem.stats.verdict`; the share of ICL's gain recovered gets its
+        verdict from :func:`assocmem.estimate.verdict`; the share of ICL's gain recovered gets its
         verdict from the differences it summarises (:func:`.claims.share_verdict`).
 
         Parameters

@@ -28,12 +28,11 @@ from tqdm.auto import tqdm
 
 from assocmem._validate import check_directory, check_index_array, check_int, check_token_ids
 from assocmem.device import share_cores
+from assocmem.llm.loaders import cache_dir
+from assocmem.llm.models import LanguageModel, weights_digest
+from assocmem.llm.prompts import encode
+from assocmem.llm.registry import MODELS
 from assocmem.pages import show_progress
-
-from .loaders import cache_dir
-from .models import LanguageModel, weights_digest
-from .prompts import encode
-from .registry import MODELS
 
 __all__ = [
     "PromptStates",

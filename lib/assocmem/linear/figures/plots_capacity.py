@@ -43,35 +43,13 @@ from assocmem.plotting import (
     clipped_yerr,
     color,
     finish,
-    interval_yerr,
     legend_below,
     new_figure,
     sim_points,
     theory_line,
+    wilson_yerr,
 )
 from assocmem.streams import Seed, streams
-
-
-def wilson_yerr(curve: pd.DataFrame) -> np.ndarray:
-    """Error bars ``(2, n)`` of the fraction stored from the 95 % Wilson interval of its table.
-
-    Parameters
-    ----------
-    curve : pandas.DataFrame
-        Rows of :func:`assocmem.linear.measure.tables.success_by_load` (columns ``fraction``,
-        ``ci_low``, ``ci_high``).
-
-    Returns
-    -------
-    numpy.ndarray, float64, shape (2, n)
-
-    Raises
-    ------
-    ValueError
-        If a fraction lies outside its interval.
-    """
-    return interval_yerr(curve["fraction"], curve["ci_low"], curve["ci_high"])
-
 
 _METHOD_NAMES = {"train": "CE+Adam", "hebbian": "Hebbian", "lp": "LP (exact)"}
 

@@ -15,7 +15,6 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from assocmem.linear.figures.plots_capacity import wilson_yerr
 from assocmem.linear.measure.scores import simulate_scores, spread_summary
 from assocmem.linear.measure.tables import success_by_load
 from assocmem.linear.theory.hebbian import (
@@ -35,6 +34,7 @@ from assocmem.plotting import (
     new_figure,
     sim_points,
     theory_line,
+    wilson_yerr,
 )
 from assocmem.stats import t_interval
 

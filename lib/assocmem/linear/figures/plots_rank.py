@@ -17,7 +17,6 @@ from matplotlib.figure import Figure
 from numpy.typing import NDArray
 
 from assocmem._validate import check_scalar_kappa
-from assocmem.linear.figures.plots_capacity import wilson_yerr
 from assocmem.linear.measure.measured_spectra import spectrum_ks_distance
 from assocmem.linear.measure.tables import success_by_load
 from assocmem.linear.theory.spectra import (
@@ -29,7 +28,7 @@ from assocmem.linear.theory.spectra import (
     truncated_second_moment,
     truncation_point,
 )
-from assocmem.plotting import color, finish, new_figure, sim_points, theory_line
+from assocmem.plotting import color, finish, new_figure, sim_points, theory_line, wilson_yerr
 
 
 def _yerr(values: list[tuple[float, ...]]) -> np.ndarray:

@@ -4,7 +4,7 @@
 (:func:`~.transitions.transition_load`) against the finite-size prediction of
 :mod:`assocmem.linear.theory.finite_size`; :func:`op_dp_gaps` measures the OP-minus-DP gap of paired
 sweeps per ``d`` (:func:`~.transitions.bootstrap_transitions`, the seeds resampled jointly) and
-its trend with ``d``. Every measured number is an :class:`assocmem.stats.Estimate`.
+its trend with ``d``. Every measured number is an :class:`assocmem.estimate.Estimate`.
 
 Source: the finite-size capacity ``alpha_c(p) = log p / E[C_p]`` and the OP/DP comparison are a
 reconstruction (digest of arXiv:2605.10795, §4.3; chapter 2).
@@ -20,12 +20,12 @@ import numpy as np
 import pandas as pd
 
 from assocmem._validate import check_int
+from assocmem.estimate import Estimate, Verdict, from_draws, verdict
 from assocmem.linear.measure.sweeps import GROUP_COLUMNS
 from assocmem.linear.measure.tables import check_table
 from assocmem.linear.measure.transitions import bootstrap_transitions, transition_load
 from assocmem.linear.theory.finite_size import predicted_transition
 from assocmem.linear.theory.load import pairs_at_load
-from assocmem.stats import Estimate, Verdict, from_draws, verdict
 from assocmem.streams import Seed, child
 
 __all__ = ["transition_comparison", "OpDpGaps", "op_dp_gaps"]
@@ -102,13 +102,13 @@ class OpDpGaps:
         - 1``, or ``OP - DP`` if not relative), ``stderr`` (standard deviation of the gap over the
         bootstrap draws), ``95% low``, ``95% high`` (percentile interval), ``gap / stderr`` and
         ``n`` (instance seeds per load).
-    slope : assocmem.stats.Estimate
+    slope : assocmem.estimate.Estimate
         Slope of the weighted least-squares line ``gap = a + b x`` (``x = 1/d`` or ``log d``,
         weights ``1 / stderr^2``), with the percentile interval of the same fit over the joint
         bootstrap draws. With ``x = 1/d`` a gap that shrinks as ``d`` grows has ``b > 0``.
-    intercept : assocmem.stats.Estimate
+    intercept : assocmem.estimate.Estimate
         ``a``: with ``x = 1/d`` the gap extrapolated to ``d -> inf``.
-    mean : assocmem.stats.Estimate
+    mean : assocmem.estimate.Estimate
         Inverse-variance weighted mean gap over the sizes.
     x : str
         The regressor, ``"1/d"`` or ``"log d"``.
@@ -130,7 +130,7 @@ class OpDpGaps:
 
     @property
     def n_resolved(self) -> int:
-        """Number of sizes whose gap alone is resolved above 0 (:func:`assocmem.stats.verdict`)."""
+        """Number of sizes whose gap alone is resolved above 0 (:func:`verdict`)."""
         return sum(
             verdict(Estimate(r["gap"], r["95% low"], r["95% high"], int(r["n"]), "bootstrap"))
             is Verdict.ABOVE
@@ -206,7 +206,7 @@ def op_dp_gaps(
     -------
     OpDpGaps
         Per-``d`` gaps and the slope, intercept and weighted mean as
-        :class:`~assocmem.stats.Estimate` (``n`` = number of sizes; the method names the seeds
+        :class:`~assocmem.estimate.Estimate` (``n`` = number of sizes; the method names the seeds
         per load that each size's bootstrap resamples).
 
     Raises

@@ -17,7 +17,7 @@ training, :func:`assocmem.linear.storage.training.train_memory` with ``record_we
 these maxima, so that each ratio is <= 1 and equals 1 only in a max-margin direction; it also
 returns the cosines between each ``W`` and the two max-margin solutions. :func:`margin_trajectories`
 follows them over training; :meth:`MarginTrajectories.summary` gives the means over instances
-(:class:`assocmem.stats.Estimate`) that chapter 1 quotes.
+(:class:`assocmem.estimate.Estimate`) that chapter 1 quotes.
 
 Sources: for plain gradient descent on separable data with the logistic or cross-entropy loss,
 the direction converges to the l2 max-margin (hard-margin SVM) solution (Soudry, Hoffer, Nacson,
@@ -37,11 +37,12 @@ from numpy.typing import NDArray
 from scipy.optimize import nnls
 
 from assocmem._validate import check_int, unit_rows
+from assocmem.estimate import Estimate
 from assocmem.linear.instances.problems import MemoryProblem, normalised_margins
 from assocmem.linear.storage.constraints import constraint_matrix
 from assocmem.linear.storage.lp import DENSE_THRESHOLD, max_margin_linf
 from assocmem.linear.storage.training import train_memory
-from assocmem.stats import Estimate, mean_interval
+from assocmem.stats import mean_interval
 
 #: Relative tolerance of the KKT checks of :func:`l2_max_margin` (primal feasibility,
 #: stationarity and complementary slackness, relative to the scale of the solution).

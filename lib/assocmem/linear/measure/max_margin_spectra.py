@@ -23,11 +23,13 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from assocmem._validate import check_int, seed_list
+from assocmem.estimate import Estimate
 from assocmem.linear.instances.sampling import sample_problems
 from assocmem.linear.measure.implicit_bias import l2_max_margin
 from assocmem.linear.measure.measured_spectra import fourth_moment_ratio, singular_values
 from assocmem.linear.storage.lp import DENSE_THRESHOLD, max_margin_linf
-from assocmem.stats import Estimate, mean_interval, permutation_pvalue, permutation_test
+from assocmem.permutation import permutation_pvalue, permutation_test
+from assocmem.stats import mean_interval
 from assocmem.streams import Seed, as_seed_sequence, child
 
 #: The two max-margin norms: label used in keys -> name used in prose.
@@ -186,7 +188,7 @@ def max_margin_spectra(
     that cannot be stored is skipped: with ``"linf"`` among the norms, when the LP finds
     ``t* <= DENSE_THRESHOLD``; with ``"l2"`` alone, when the SVM reports no solution. Then,
     per norm, compares OP with DP by two permutation tests over matrices: the mean ``m_4``
-    (:func:`assocmem.stats.permutation_test`) and the KS distance of the pooled normalised
+    (:func:`assocmem.permutation.permutation_test`) and the KS distance of the pooled normalised
     singular values (:func:`spectrum_permutation_test`).
 
     Parameters

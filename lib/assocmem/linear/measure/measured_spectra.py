@@ -37,6 +37,7 @@ from assocmem._validate import (
     check_real,
     check_scalar_kappa,
 )
+from assocmem.estimate import Estimate
 from assocmem.linear.instances.problems import (
     MemoryProblem,
     normalised_margins,
@@ -50,7 +51,8 @@ from assocmem.linear.storage.max_margin import train_max_margin, truncate_rank
 from assocmem.linear.storage.training import hebbian_memory, train_memory
 from assocmem.linear.theory.load import pairs_for_load
 from assocmem.linear.theory.spectra import truncated_quarter_circle_cdf
-from assocmem.stats import Estimate, mean_interval, permutation_test
+from assocmem.permutation import permutation_test
+from assocmem.stats import mean_interval
 from assocmem.streams import Seed, child
 
 __all__ = [
@@ -501,7 +503,7 @@ def fourth_moment_ratio(W: Any) -> Any:
     Notes
     -----
     A single number per matrix, so a test over independent instances can use it (a permutation
-    test over instances, :func:`assocmem.stats.permutation_test`); chapter 1.
+    test over instances, :func:`assocmem.permutation.permutation_test`); chapter 1.
     """
     m4 = np.mean(singular_values(W) ** 4, axis=-1)
     return float(m4) if m4.ndim == 0 else m4
@@ -526,7 +528,7 @@ class MomentComparison:
     tests : pandas.DataFrame
         One row per test: ``test`` (its name), ``groups`` (``"a vs b"``, pooled groups joined by
         ``" + "``), ``mean difference`` (mean of a minus mean of b) and ``p`` (two-sided
-        permutation p-value, :func:`assocmem.stats.permutation_test`).
+        permutation p-value, :func:`assocmem.permutation.permutation_test`).
     """
 
     groups: dict[str, np.ndarray]
@@ -574,7 +576,7 @@ def compare_fourth_moments(
         Test name -> the two sides, each a group label or a tuple of labels whose values are
         pooled (concatenated in the given order).
     n_perm : int
-        As in :func:`assocmem.stats.permutation_test` (exact when the relabellings number at
+        As in :func:`assocmem.permutation.permutation_test` (exact when the relabellings number at
         most ``n_perm``), >= 1.
     seed : int
         Seed of the random relabellings, the same for every test.
@@ -595,7 +597,7 @@ def compare_fourth_moments(
     Notes
     -----
     The matrix is the exchangeable unit (its singular values are dependent), as in
-    :func:`assocmem.stats.permutation_test`; chapter 1, "Spectra of the learnt weights"
+    :func:`assocmem.permutation.permutation_test`; chapter 1, "Spectra of the learnt weights"
     (the statistic ``m_4 = d tr (W W^T)^2 / (tr W W^T)^2``; derived for this book, not from the
     paper).
 

@@ -50,6 +50,7 @@ from assocmem._validate import (
     check_samples,
     seed_list,
 )
+from assocmem.estimate import Estimate, render
 from assocmem.linear.instances.problems import MemoryProblem, stack_problems
 from assocmem.linear.instances.sampling import instance_stream, sample_problems
 from assocmem.linear.storage.training import train_memory
@@ -57,7 +58,7 @@ from assocmem.linear.theory.finite_size import finite_size_capacity_estimate, pr
 from assocmem.linear.theory.hebbian import recall_probability
 from assocmem.linear.theory.load import load_for_pairs, pairs_for_load
 from assocmem.linear.theory.replica import sample_cost_solutions
-from assocmem.stats import Estimate, mean_interval, rate, render, t_interval
+from assocmem.stats import mean_interval, rate, t_interval
 from assocmem.streams import Seed, child, numpy_rng
 
 
@@ -455,7 +456,7 @@ class AboveCapacity:
 
         Returns
         -------
-        assocmem.stats.Estimate
+        assocmem.estimate.Estimate
             Mean fraction recalled with its Student-t interval over the instances
             (:func:`assocmem.stats.mean_interval`), cut to [0, 1] (as :func:`accuracy_by_load`).
 
@@ -497,7 +498,7 @@ class AboveCapacity:
         """One row per Hebbian load at ``d``: the three memories and the three predictions.
 
         Columns ``load``, ``p``, ``Hebbian [95 % CI] (n)``, ``Hebbian P_1``, ``trained``,
-        ``subset-trained`` (cells ``"acc [low, high] (n = 8)"``, :func:`assocmem.stats.render`;
+        ``subset-trained`` (cells ``"acc [low, high] (n = 8)"``, :func:`assocmem.estimate.render`;
         ``"-"`` where not run),
         ``random subset f`` and ``give up f``.
         """
@@ -581,7 +582,7 @@ def accuracy_at(
     Returns
     -------
     dict
-        ``load`` (the grid's actual load, float) and ``acc`` (:class:`assocmem.stats.Estimate`:
+        ``load`` (the grid's actual load, float) and ``acc`` (:class:`assocmem.estimate.Estimate`:
         mean fraction recalled over the instances at that load, the :func:`accuracy_by_load`
         interval cut to [0, 1], ``n`` instances, ``method = "Student t"``).
 

@@ -5,7 +5,7 @@ the truncated Hebbian memories of :func:`~.sweeps.truncated_hebbian_sweep` and t
 the full rank (:func:`~.transitions.bootstrap_transitions`, :func:`~.transitions.transition_ratio`),
 next to ``alpha_c(kappa) / 4`` and ``2 alpha_c(kappa)`` of :mod:`assocmem.linear.theory.spectra`;
 :func:`ratio_comparison` sets a measured ratio against predictions. Measured numbers are
-:class:`assocmem.stats.Estimate` records (table cells that :func:`assocmem.pages.table` renders).
+:class:`assocmem.estimate.Estimate` records (table cells that :func:`assocmem.pages.table` renders).
 
 Source: the Hebbian analogue ``alpha_H(kappa) = alpha_c(kappa) / 4`` is a reconstruction (course
 digest section 7); see chapter 4.
@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from assocmem._validate import check_real
+from assocmem.estimate import Estimate
 from assocmem.linear.measure.tables import check_table
 from assocmem.linear.measure.transitions import (
     BootstrapTransitions,
@@ -27,7 +28,6 @@ from assocmem.linear.measure.transitions import (
 )
 from assocmem.linear.theory.load import pairs_for_load
 from assocmem.linear.theory.spectra import critical_load, hebbian_critical_load
-from assocmem.stats import Estimate
 
 __all__ = ["ratio_comparison", "TruncatedHebbianTransitions", "truncated_hebbian_transitions"]
 
@@ -38,7 +38,7 @@ def ratio_comparison(measured: Estimate, predictions: Mapping[str, float], *,
 
     Parameters
     ----------
-    measured : assocmem.stats.Estimate
+    measured : assocmem.estimate.Estimate
         The measured ratio (:func:`transition_ratio`).
     predictions : mapping of str -> float
         Name of each prediction -> its value.
@@ -49,7 +49,7 @@ def ratio_comparison(measured: Estimate, predictions: Mapping[str, float], *,
     -------
     pandas.DataFrame
         Columns ``label`` (``"measured"``, then the prediction names) and ``value`` (the
-        measured :class:`~assocmem.stats.Estimate`, which :func:`assocmem.pages.table` renders
+        measured :class:`~assocmem.estimate.Estimate`, which :func:`assocmem.pages.table` renders
         with its interval, then the predicted floats).
 
     Raises
@@ -102,10 +102,10 @@ class TruncatedHebbianTransitions:
         """One row per (d, kappa): measured transition and ratio with intervals, and the theory.
 
         Columns ``d``, ``κ``, ``n per load``, ``measured α_H`` (an
-        :class:`~assocmem.stats.Estimate`), ``α_c(κ)/4`` (:func:`~.spectra.hebbian_critical_load`),
-        ``α_H(κ)/α_H(1)`` (an Estimate; the float 1.0 at full rank) and ``2α_c(κ)`` (the predicted
-        ratio, :func:`~.spectra.critical_load`). :func:`assocmem.pages.table` renders the
-        Estimates with their intervals.
+        :class:`~assocmem.estimate.Estimate`), ``α_c(κ)/4``
+        (:func:`~.spectra.hebbian_critical_load`), ``α_H(κ)/α_H(1)`` (an Estimate; the float 1.0 at
+        full rank) and ``2α_c(κ)`` (the predicted ratio, :func:`~.spectra.critical_load`).
+        :func:`assocmem.pages.table` renders the Estimates with their intervals.
         """
         rows = []
         for d in sorted(self.boots):

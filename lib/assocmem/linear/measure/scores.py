@@ -27,12 +27,13 @@ import torch
 
 from assocmem._validate import check_int, seed_list
 from assocmem.device import get_device
+from assocmem.estimate import Estimate, render
 from assocmem.linear.instances.problems import MemoryProblem, target_competitor_scores
 from assocmem.linear.instances.sampling import sample_problems
 from assocmem.linear.storage.training import hebbian_memory, train_memory
 from assocmem.linear.theory.hebbian import recall_probability
 from assocmem.linear.theory.load import load_for_pairs
-from assocmem.stats import Estimate, bootstrap_interval, mean_interval, rate, render
+from assocmem.stats import bootstrap_interval, mean_interval, rate
 from assocmem.streams import Seed, as_seed_sequence, child, torch_generator
 
 
@@ -237,7 +238,7 @@ def hebbian_recall_check(
     -------
     pandas.DataFrame
         One row per ``p``: ``p``, ``load``, ``n`` (instances); ``theory_all`` (``P_1^p``) and
-        ``sim_all`` (:class:`assocmem.stats.Estimate`, Wilson over instances: every input
+        ``sim_all`` (:class:`assocmem.estimate.Estimate`, Wilson over instances: every input
         recalled); ``z_all`` = (theory - simulation) / sqrt(theory (1 - theory) / n), the gap
         in standard errors of a binomial fraction at the theory's value (NaN where that is 0);
         ``theory_p1`` and ``sim_acc`` (Estimate, Student t over the instance accuracies);
@@ -505,7 +506,7 @@ def mechanism_comparison(
     Returns
     -------
     dict
-        ``tr_mean`` (:class:`assocmem.stats.Estimate`: mean trained target in units of
+        ``tr_mean`` (:class:`assocmem.estimate.Estimate`: mean trained target in units of
         sigma_W, Student t over the B instance means), ``tr_sd`` (standard deviation over all
         trained targets), ``hebb_sd`` (the same for the Hebbian memory), ``rs_mean`` and
         ``rs_sd`` (mean and standard deviation of ``T*`` over the RS samples), ``shortfall`` =

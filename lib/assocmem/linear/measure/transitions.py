@@ -8,7 +8,7 @@ instances). :func:`bootstrap_transitions` gives the same crossing of 1/2 for eve
 table with a percentile bootstrap over instances (the seeds are resampled, jointly for every load
 and every group), and :func:`transition_ratio` the ratio of two such crossings with its interval;
 :func:`crossing_range` the range of several crossings. Every estimator returns an
-:class:`assocmem.stats.Estimate` (the crossing is :func:`assocmem.stats.crossing`). They read
+:class:`assocmem.estimate.Estimate` (the crossing is :func:`assocmem.stats.crossing`). They read
 ``recalled_all``: an instance the exact LP left *undecided at tolerance* counts as not stored, in
 the numerator's complement and in the denominator (:func:`~.sweeps.capacity_sweep` says why;
 the ``undecided`` column and :func:`~.tables.success_by_load` count such instances). Their uses
@@ -26,9 +26,10 @@ import numpy as np
 import pandas as pd
 
 from assocmem._validate import check_int, check_real
+from assocmem.estimate import Estimate
 from assocmem.linear.measure.sweeps import COLUMNS, GROUP_COLUMNS
 from assocmem.linear.measure.tables import check_table
-from assocmem.stats import Estimate, crossing, ratio
+from assocmem.stats import crossing, ratio
 from assocmem.streams import Seed
 
 __all__ = [
@@ -71,7 +72,7 @@ def transition_load(table: pd.DataFrame, *, n_draws: int = 1000, seed: Seed = 0)
 
     Returns
     -------
-    assocmem.stats.Estimate
+    assocmem.estimate.Estimate
         ``value`` (the crossing load; NaN: no crossing inside the grid), the 95 % interval of
         the draws that cross inside the grid (``used``: their fraction; well below 1 means the
         grid barely brackets the transition), ``stderr`` (their standard deviation), ``n``
@@ -149,7 +150,7 @@ def accuracy_crossing(
 
     Returns
     -------
-    assocmem.stats.Estimate
+    assocmem.estimate.Estimate
         ``value`` (the crossing load, NaN if the mean accuracy never drops below ``level``
         inside the grid), ``stderr`` (standard deviation of the resampled crossings), ``low``,
         ``high`` (95 % percentile interval), ``n`` (seeds) and ``used`` (fraction of resamples
@@ -194,7 +195,7 @@ class BootstrapTransitions:
         ``alpha_c`` (the crossing of the data), ``ci_low``, ``ci_high`` (percentile interval over
         the draws that cross inside the grid), ``n`` (instances per load), ``n_loads`` and
         ``draws_crossing`` (fraction of draws that cross inside the grid).
-    estimates : tuple of assocmem.stats.Estimate
+    estimates : tuple of assocmem.estimate.Estimate
         The same crossings as estimates, one per row of ``summary`` (with their draws: the same
         resampled seeds for every group); look one up by its rank ratio with :meth:`estimate`.
     level : float
@@ -339,7 +340,7 @@ def transition_ratio(
 
     Returns
     -------
-    assocmem.stats.Estimate
+    assocmem.estimate.Estimate
         :func:`assocmem.stats.ratio` of the two crossings: ``value``, the percentile interval
         over the draws in which both cross (``used``: their fraction), ``n`` seeds.
 
@@ -360,7 +361,7 @@ def crossing_range(estimates: Sequence[Estimate]) -> dict[str, float | int]:
 
     Parameters
     ----------
-    estimates : sequence of assocmem.stats.Estimate
+    estimates : sequence of assocmem.estimate.Estimate
         The crossings, at least one (e.g. :func:`transition_load` or :func:`accuracy_crossing`
         of each sweep).
 

@@ -32,11 +32,11 @@ from assocmem._validate import (
     check_scalar_kappa,
     check_seed,
 )
+from assocmem.estimate import Estimate
 from assocmem.linear.theory.extremes import LOG_SQRT_2PI, expected_max
 from assocmem.linear.theory.load import pairs_for_load
 from assocmem.linear.theory.replica import expected_cost, sample_cost_solutions
 from assocmem.linear.theory.spectra import critical_load
-from assocmem.stats import Estimate
 from assocmem.streams import Seed, as_seed_sequence, child
 
 #: Smallest p of the large-p expansion of ``E[C_p]`` (:func:`expected_cost_expansion`): its
@@ -536,7 +536,7 @@ def comparison_summary(
         the measurement above or below the prediction); ``"z_max"`` (largest
         ``|difference / error|``, NaN rows ignored); and, for the sweep at the largest ``d``
         (the first such row): ``"largest_sweep"`` (its label), ``"largest_p"`` (``p`` at the
-        predicted transition, int), ``"largest_measured"`` (an :class:`~assocmem.stats.Estimate`:
+        predicted transition, int), ``"largest_measured"`` (an :class:`~assocmem.estimate.Estimate`:
         the measured transition, its 95 % interval, ``n`` = instances per load, ``stderr``, method
         ``"Jeffreys posterior"``, as :func:`assocmem.linear.measure.transitions.transition_load`),
         ``"largest_predicted"`` and ``"largest_z"`` (its ``difference / error``).

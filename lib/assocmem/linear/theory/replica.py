@@ -42,12 +42,13 @@ from assocmem._validate import (
     check_samples,
     check_seed,
 )
+from assocmem.estimate import Estimate
 from assocmem.linear.theory.extremes import (
     LOG_SQRT_2PI,
     gaussians_from_spacings,
     sample_top_uniform_spacings,
 )
-from assocmem.stats import Estimate, bootstrap_interval
+from assocmem.stats import bootstrap_interval
 from assocmem.streams import Seed
 
 
@@ -456,7 +457,7 @@ def rs_draws_capacity(
 
     Returns
     -------
-    assocmem.stats.Estimate
+    assocmem.estimate.Estimate
         ``value = log p / mean C`` over the draws, its 95 % percentile-bootstrap interval
         (``high`` is inf if some resample has zero mean cost, possible for a handful of draws),
         ``n = n_samples``, ``stderr`` of the finite resampled values.
