@@ -64,7 +64,7 @@ def main() -> None:
     print("d   prob  p        solver  n  cpu(med/max)  iters  rounds  rows/p(p-1)  GFLOP/s  "
           "ratio  feasible  min_margin  max_bound  agree")  # fmt: skip
     for d in args.d:
-        alpha_c = predicted_transition(d)[0]
+        alpha_c = predicted_transition(d).alpha.value
         for name in args.problems:
             res: dict[str, list] = {"ipm": [], "cg": []}  # type: ignore[type-arg]
             ps = []

@@ -425,7 +425,7 @@ def test_ipm_agrees_with_cg_and_highs_on_hundreds_of_instances() -> None:
     plan = {8: (8, 24), 12: (6, 24), 16: (3, 24), 24: (2, 2)}  # d: (seeds per load, highs up to)
     total = 0
     for d, (n_seeds, n_highs) in plan.items():
-        loads = predicted_transition(d)[0] * np.linspace(0.8, 1.2, 6)
+        loads = predicted_transition(d).alpha.value * np.linspace(0.8, 1.2, 6)
         answers, k = [], 0
         for decoupled in (False, True):
             for alpha in loads:
@@ -486,7 +486,7 @@ def test_decisions_are_invariant_to_rescaling_inputs_and_targets(decoupled: bool
     factors = [1e-6, 3e-3, 1.0, 7.0, 1e6]
     pow2 = [2.0**-20, 2.0**-7, 2.0**9, 2.0**20]
     for alpha, seed in [(0.9, 0), (1.0, 1), (1.1, 2), (1.2, 3)]:
-        alpha_c = predicted_transition(d)[0]
+        alpha_c = predicted_transition(d).alpha.value
         prob = sample_problem(pairs_for_load(alpha * alpha_c, d), d, decoupled=decoupled,
                               seed=seed)  # fmt: skip
         ref = lp_decide(prob)
@@ -610,7 +610,7 @@ def test_row_scales_never_change_a_decided_answer(
 ) -> None:  # fmt: skip
     """Issue 42: every input times its own factor in [1e-12, 1e12], the targets times another:
     a decided answer ("stored" or "not stored") stays the same, for two methods."""
-    p = max(2, pairs_for_load(rel * predicted_transition(d)[0], d))
+    p = max(2, pairs_for_load(rel * predicted_transition(d).alpha.value, d))
     prob = sample_problem(p, d, decoupled=decoupled, seed=seed)
     ref = lp_decide(prob)
     s_e = torch.tensor([10.0**x for x in exponents[:p]], dtype=torch.float64)

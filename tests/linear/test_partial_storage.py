@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+from _fixtures import value_and_stderr
 from assocmem.linear.instances.problems import recall_accuracy
 from assocmem.linear.instances.sampling import sample_problem
 from assocmem.linear.measure.partial_storage import (
@@ -52,24 +53,25 @@ def test_cheapest_brute_force_small() -> None:
 @pytest.mark.parametrize(("p", "d"), [(350, 32), (1161, 64)])
 def test_random_subset_is_alpha_c_over_alpha(p: int, d: int) -> None:
     # n E[C_p] = d^2 with an independent estimate of E[C_p]
-    mean, err = expected_cost(p, n_samples=40_000, seed=5)
-    f, f_err = random_subset_fraction(p, d)
+    mean, err = value_and_stderr(expected_cost(p, n_samples=40_000, seed=5))
+    f, f_err = value_and_stderr(random_subset_fraction(p, d))
     assert f < 1
     assert f * p * mean / d**2 == pytest.approx(1.0, abs=4 * (err / mean + f_err / f))
 
 
 def test_random_subset_below_capacity_is_one() -> None:
-    assert random_subset_fraction(100, 64) == (1.0, 0.0)
+    e = random_subset_fraction(100, 64)
+    assert (e.value, e.low, e.high, e.stderr) == (1.0, 1.0, 1.0, 0.0)
 
 
 def test_give_up_between_random_and_one_and_tends_to_it() -> None:
     p, d = 350, 32
-    f_rand = random_subset_fraction(p, d)[0]
+    f_rand = random_subset_fraction(p, d).value
     f_cheap = give_up_fraction(p, d, n_samples=20_000, seed=1)
     assert f_rand < f_cheap < 1
     # the gain of choosing the subset comes from the spread of C_p: with the costs replaced by
     # their mean (what happens as p -> infinity, C_p / 2 log p -> 1) it vanishes
-    mean, _ = expected_cost(p, n_samples=20_000, seed=1)
+    mean, _ = value_and_stderr(expected_cost(p, n_samples=20_000, seed=1))
     assert cheapest_subset_fraction(np.full(20_000, mean), d**2 / p) == pytest.approx(
         f_rand, rel=0.02
     )
@@ -80,10 +82,12 @@ def test_small_problem_solves_its_equation() -> None:
     d, p = 40, 2000
     f = float(small_problem_fraction(p, d))
     n = f * p
-    alpha_c, err = finite_size_capacity_estimate(round(n), seed=11, rel_error=0.003)
+    alpha_c, err = value_and_stderr(
+        finite_size_capacity_estimate(round(n), seed=11, rel_error=0.003)
+    )
     assert n * math.log(n) / d**2 == pytest.approx(alpha_c, abs=4 * err + 2 * math.log(n) / d**2)
     # it drops the p - n outputs that still compete, so it lies above the random subset
-    assert f > random_subset_fraction(p, d)[0]
+    assert f > random_subset_fraction(p, d).value
 
 
 def test_all_fractions_tend_to_one_over_two_alpha() -> None:
@@ -95,7 +99,7 @@ def test_all_fractions_tend_to_one_over_two_alpha() -> None:
         for _ in range(20):  # fixed point of p log p = 2 d^2
             p = round(2.0 * d**2 / math.log(p))
         load = p * math.log(p) / d**2
-        vals.append(random_subset_fraction(p, d)[0] * load)
+        vals.append(random_subset_fraction(p, d).value * load)
     assert vals[0] > vals[1] > vals[2] > 0.5
     assert vals[2] < 0.75
 
@@ -133,7 +137,7 @@ def test_subset_sweep_stores_a_small_subset() -> None:
     tab = subset_sweep(12, [3.0], share=0.3, seeds=[0, 1], steps=200)
     p = int(tab["p"].iloc[0])
     n = int(tab["kept"].iloc[0])
-    assert n == round(0.3 * random_subset_fraction(p, 12)[0] * p)
+    assert n == round(0.3 * random_subset_fraction(p, 12).value * p)
     # a few inputs far below the subset's capacity are all stored; the rest are never recalled
     assert list(tab["subset_recalled"]) == [1.0, 1.0]  # exact: an integer count over n
     assert tab["accuracy"].to_numpy() == pytest.approx([n / p] * 2)

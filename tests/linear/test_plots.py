@@ -10,6 +10,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
+from assocmem.estimate import Estimate  # noqa: E402
 from assocmem.linear.figures.plots_capacity import (  # noqa: E402
     plot_cost_solution,
     plot_finite_size_capacity,
@@ -32,11 +33,17 @@ from assocmem.linear.figures.plots_rank import (  # noqa: E402
     plot_singular_values,
 )
 from assocmem.linear.instances.sampling import sample_problem, sample_problems  # noqa: E402
-from assocmem.linear.measure.capacity_comparison import transition_comparison  # noqa: E402
+from assocmem.linear.measure.capacity_comparison import (  # noqa: E402
+    TransitionComparison,
+    TransitionEntry,
+    capacity_curves,
+    transition_comparison,
+)
 from assocmem.linear.measure.measured_spectra import singular_values  # noqa: E402
 from assocmem.linear.measure.scores import mechanism_scores  # noqa: E402
 from assocmem.linear.measure.sweeps import COLUMNS  # noqa: E402
 from assocmem.linear.storage.training import hebbian_memory, train_memory  # noqa: E402
+from assocmem.linear.theory.finite_size import PredictedLoad  # noqa: E402
 from assocmem.linear.theory.load import load_for_pairs, pairs_for_load  # noqa: E402
 from assocmem.linear.theory.spectra import hebbian_critical_load  # noqa: E402
 from matplotlib.colors import to_hex  # noqa: E402
@@ -121,27 +128,28 @@ def test_plot_finite_size_capacity_draws_measured_points() -> None:
              "recalled_all": s < k, "accuracy": np.nan, "steps": 0, "seconds": 0.0}
             for a, k in ((0.8, 4), (1.0, 2), (1.2, 0)) for s in range(4)]  # fmt: skip
     comp = transition_comparison({"DP, exact LP": pd.DataFrame(rows, columns=list(COLUMNS))})
-    fig = plot_finite_size_capacity(np.logspace(1, 4, 5), n_samples=200, measured=comp)
+    curves = capacity_curves(comp, p_values=np.logspace(1, 4, 5), n_samples=200)
+    fig = plot_finite_size_capacity(curves, measured=comp)
     assert len(fig.axes) == 2
     assert all(len(_errorbars(ax)) == 1 for ax in fig.axes)
     assert fig.axes[0].get_xscale() == "log" and "capacity" in fig.axes[0].get_ylabel()
     # the bar spans the 95 % interval of the posterior draws, not one standard error
     seg = _errorbars(fig.axes[0])[0].lines[2][0].get_segments()[0]
-    row = comp.iloc[0]
-    assert (seg[0][1], seg[1][1]) == pytest.approx((row["95% low"], row["95% high"]), rel=1e-9)
-    assert seg[1][1] - seg[0][1] > 3 * row["measured +-"]
+    m = comp["DP, exact LP"].measured
+    assert (seg[0][1], seg[1][1]) == pytest.approx((m.low, m.high), rel=1e-9)
+    assert seg[1][1] - seg[0][1] > 3 * m.stderr
 
 
 def test_plot_finite_size_capacity_gives_every_size_its_own_colour() -> None:
     # five sizes (chapter 2 measures d = 12, 16, 24, 32, 64): no two share a colour
     sizes = [12, 16, 24, 32, 64]
-    comp = pd.DataFrame({
-        "sweep": [f"OP, exact LP, d={d}" for d in sizes], "d": sizes,
-        "seeds per load": 8, "measured alpha_c": 1.0, "measured +-": 0.02, "95% low": 0.96,
-        "95% high": 1.04, "predicted alpha_c": 1.0, "p at predicted": [40, 60, 110, 170, 560],
-        "p at measured": [40, 60, 110, 170, 560], "difference / error": 0.0,
-    })  # fmt: skip
-    fig = plot_finite_size_capacity(np.logspace(1, 4, 5), n_samples=200, measured=comp)
+    m = Estimate(1.0, 0.96, 1.04, 8, "Jeffreys posterior", stderr=0.02)
+    pred = PredictedLoad(Estimate(1.0, 0.99, 1.01, 2000, "Monte Carlo", stderr=0.005), 40)
+    comp = TransitionComparison(tuple(
+        TransitionEntry(f"OP, exact LP, d={d}", d, m, p, pred, Estimate(0, -0.1, 0.1, 8, "t"))
+        for d, p in zip(sizes, [40, 60, 110, 170, 560], strict=True)))  # fmt: skip
+    curves = capacity_curves(comp, p_values=np.logspace(1, 4, 5), n_samples=200)
+    fig = plot_finite_size_capacity(curves, measured=comp)
     bars = _errorbars(fig.axes[0])
     colours = {to_hex(b.lines[0].get_color()) for b in bars}
     assert len(bars) == len(sizes) and len(colours) == len(sizes)

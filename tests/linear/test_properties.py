@@ -816,8 +816,13 @@ EXEMPT: dict[str, str] = {
     "assocmem.linear.measure.scores.spread_summary": (
         "summarises a score_statistics mapping (KeyError)"
     ),
-    "assocmem.linear.theory.finite_size.comparison_summary": (
-        "summarises a transition_comparison table (check_frame; test_sweeps.py)"
+    "assocmem.linear.theory.finite_size.PredictedLoad": "a result record of predicted_transition",
+    "assocmem.linear.measure.capacity_comparison.TransitionEntry": "a result record",
+    "assocmem.linear.measure.capacity_comparison.TransitionComparison": (
+        "a result record of transition_comparison (test_sweeps.py)"
+    ),
+    "assocmem.linear.measure.capacity_comparison.capacity_curves": (
+        "runs finite_size_capacity_curve (a case above) on a comparison's range (test_plots.py)"
     ),
     "assocmem.linear.measure.capacity_comparison.transition_comparison": (
         "runs predicted_transition per table (a case above); table checks in test_sweeps.py"

@@ -7,10 +7,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pandas as pd
 import pytest
+from _fixtures import value_and_stderr
 from assocmem.linear.theory.finite_size import (
-    comparison_summary,
     expected_cost_expansion,
     finite_size_capacity,
     finite_size_capacity_estimate,
@@ -93,8 +92,8 @@ def test_cost_zero_when_target_wins_by_margin():
 
 
 def test_expected_cost_methods_agree_and_statistical_dimension():
-    m1, e1 = expected_cost(60, n_samples=20_000, seed=1)
-    m2, e2 = expected_cost(60, n_samples=20_000, seed=2, method="full")
+    m1, e1 = value_and_stderr(expected_cost(60, n_samples=20_000, seed=1))
+    m2, e2 = value_and_stderr(expected_cost(60, n_samples=20_000, seed=2, method="full"))
     assert abs(m1 - m2) < 4 * math.hypot(e1, e2)
     # E[C] = E[# active] (Stein identity for the squared distance to a convex cone, margin 0)
     sol = cost_solution(np.random.default_rng(3).standard_normal((20_000, 60)))
@@ -104,13 +103,13 @@ def test_expected_cost_methods_agree_and_statistical_dimension():
 
 def test_expected_cost_p2_closed_form():
     # p = 2: C = (t1 - t0)_+^2 / 2, E = E[(sqrt(2) z)_+^2] / 2 = 1/2
-    m, e = expected_cost(2, n_samples=50_000, seed=0)
+    m, e = value_and_stderr(expected_cost(2, n_samples=50_000, seed=0))
     assert abs(m - 0.5) < 4 * e
 
 
 def test_stderr_shrinks_as_inverse_sqrt_n():
-    _, e1 = expected_cost(1000, n_samples=2_000, seed=0)
-    _, e2 = expected_cost(1000, n_samples=32_000, seed=0)
+    _, e1 = value_and_stderr(expected_cost(1000, n_samples=2_000, seed=0))
+    _, e2 = value_and_stderr(expected_cost(1000, n_samples=32_000, seed=0))
     assert e1 / e2 == pytest.approx(4.0, rel=0.1)
 
 
@@ -129,14 +128,16 @@ def test_order_statistics_sampler_extension_is_exact():
         err = math.hypot(a.std(), b.std()) / math.sqrt(n)
         assert abs(a.mean() - b.mean()) < 4 * err
     # and the default path agrees with full sampling with a margin
-    m1, e1 = expected_cost(400, n_samples=4_000, seed=1, margin=3.0)
-    m2, e2 = expected_cost(400, n_samples=4_000, seed=2, margin=3.0, method="full")
+    m1, e1 = value_and_stderr(expected_cost(400, n_samples=4_000, seed=1, margin=3.0))
+    m2, e2 = value_and_stderr(
+        expected_cost(400, n_samples=4_000, seed=2, margin=3.0, method="full")
+    )
     assert abs(m1 - m2) < 4 * math.hypot(e1, e2)
 
 
 def test_finite_size_capacity_decreases_towards_half():
     ps = [10, 100, 10**4, 10**6, 10**8]
-    est = [finite_size_capacity_estimate(p, seed=i) for i, p in enumerate(ps)]
+    est = [value_and_stderr(finite_size_capacity_estimate(p, seed=i)) for i, p in enumerate(ps)]
     alphas = [a for a, _ in est]
     assert all(a > 0.5 for a in alphas)
     for (a1, e1), (a2, e2) in zip(est, est[1:], strict=False):
@@ -148,11 +149,11 @@ def test_finite_size_capacity_decreases_towards_half():
 
 @pytest.mark.parametrize("p", [10**6, 10**8])
 def test_expansion_agrees_with_monte_carlo_within_stated_error(p):
-    mean, err = expected_cost(p, n_samples=8000, seed=p % 97)
+    mean, err = value_and_stderr(expected_cost(p, n_samples=8000, seed=p % 97))
     log_p = math.log(p)
     # E[C_p] expansion: neglected terms O((log log p)^2 / log p)
     assert abs(expected_cost_expansion(p) - mean) < math.log(log_p) ** 2 / log_p + 3 * err
-    alpha, a_err = finite_size_capacity_estimate(p, n_samples=8000, seed=p % 97)
+    alpha, a_err = value_and_stderr(finite_size_capacity_estimate(p, n_samples=8000, seed=p % 97))
     stated = (math.log(log_p) / log_p) ** 2
     assert abs(finite_size_capacity_expansion(p) - alpha) < stated * alpha + 3 * a_err
     assert abs(finite_size_capacity_expansion(p, order="first") - alpha) < 2 * stated + 3 * a_err
@@ -223,15 +224,17 @@ def test_pairs_at_load_inverts_the_load():
 
 @pytest.mark.parametrize("d", [12, 32])
 def test_predicted_transition_is_a_fixed_point(d):
-    alpha, p, err = predicted_transition(d, seed=3)
+    pred = predicted_transition(d, seed=3)
+    (alpha, err), p = value_and_stderr(pred.alpha), pred.p
     # p is the number of associations at load alpha ...
     assert pairs_for_load(alpha, d) == p
     assert abs(pairs_at_load(alpha, d) - p) <= 0.5
     # ... and alpha is the finite-size capacity at that p: exactly the estimate with the same
     # seed (the iteration stopped at a fixed point, not one step before it) ...
-    assert finite_size_capacity_estimate(p, seed=3) == (alpha, err)
+    assert finite_size_capacity_estimate(p, seed=3) == pred.alpha
+    assert pred.alpha.method == "Monte Carlo" and pred.alpha.contains(alpha)
     # ... and, within the stated error, an independent estimate with other draws
-    other, other_err = finite_size_capacity_estimate(p, seed=1234)
+    other, other_err = value_and_stderr(finite_size_capacity_estimate(p, seed=1234))
     assert abs(alpha - other) < 4 * math.hypot(err, other_err)
     assert 0 < err < 0.0051 * alpha  # default rel_error = 0.5 %
     # the finite-size capacity at these small d lies above its large-d limit 1/2
@@ -239,8 +242,8 @@ def test_predicted_transition_is_a_fixed_point(d):
 
 
 def test_predicted_transition_decreases_with_d():
-    a12, p12, e12 = predicted_transition(12)
-    a64, p64, e64 = predicted_transition(64)
+    (a12, e12), p12 = value_and_stderr(predicted_transition(12).alpha), predicted_transition(12).p
+    (a64, e64), p64 = value_and_stderr(predicted_transition(64).alpha), predicted_transition(64).p
     assert p64 > p12
     assert a12 - a64 > 4 * math.hypot(e12, e64)
 
@@ -295,7 +298,7 @@ def test_rs_draws_capacity_p2_closed_form_and_population():
     assert big.value == pytest.approx(by_hand, rel=1e-12)
     assert big.contains(2 * math.log(2)) and big.width < 0.1
     # p = 100: the interval of 200 draws is wide; of 20000 draws it meets the population value
-    pop, pop_err = finite_size_capacity_estimate(100, seed=1)
+    pop, pop_err = value_and_stderr(finite_size_capacity_estimate(100, seed=1))
     many = rs_draws_capacity(100, n_samples=20_000, seed=2)
     assert many.low - 3 * pop_err < pop < many.high + 3 * pop_err
     few = rs_draws_capacity(100, n_samples=200, seed=0)
@@ -324,42 +327,3 @@ def test_finite_size_table_columns():
     assert tab["p"].tolist() == [100.0, 1e6]
     assert np.all(tab["alpha_c(p)"] > 0.5) and tab["alpha_c(p)"][0] > tab["alpha_c(p)"][1]
     np.testing.assert_allclose(tab["alpha_c(p)"], np.log(tab["p"]) / tab["E[C_p]"], rtol=0.03)
-
-
-def _comparison() -> pd.DataFrame:
-    """Three sweeps in the columns of transition_comparison; the largest d is 32 (row 1)."""
-    return pd.DataFrame({
-        "sweep": ["OP, trained, d=12", "OP, trained, d=32", "DP, exact LP, d=12"],
-        "d": [12, 32, 12], "seeds per load": [16, 8, 16],
-        "measured alpha_c": [1.05, 0.93, 0.97], "measured +-": [0.03, 0.01, 0.02],
-        "95% low": [0.99, 0.91, 0.93], "95% high": [1.11, 0.95, 1.01],
-        "predicted alpha_c": [1.02, 0.90, 1.02], "p at predicted": [40, 211, 40],
-        "difference / error": [0.95, 2.4, np.nan],
-    })  # fmt: skip
-
-
-def test_comparison_summary_by_label() -> None:
-    s = comparison_summary(_comparison())
-    assert s["n_sweeps"] == 3 and s["n_within_2"] == 1  # |0.95| <= 2; 2.4 > 2; NaN never
-    assert s["z_max"] == 2.4
-    assert s["largest_sweep"] == "OP, trained, d=32" and s["largest_p"] == 211
-    est = s["largest_measured"]
-    assert (est.value, est.low, est.high, est.n, est.stderr) == (0.93, 0.91, 0.95, 8, 0.01)
-    assert s["largest_predicted"] == 0.90 and s["largest_z"] == 2.4
-    assert s["n_above_2"] == 1 and s["n_below_2"] == 0  # 2.4 above; NaN counted nowhere
-    s3 = comparison_summary(_comparison(), within=3)
-    assert (s3["n_within_3"], s3["n_above_3"], s3["n_below_3"]) == (2, 0, 0)
-    flipped = _comparison().assign(**{"difference / error": [0.95, -2.4, np.nan]})
-    sf = comparison_summary(flipped)
-    assert (sf["n_within_2"], sf["n_above_2"], sf["n_below_2"]) == (1, 0, 1)
-
-
-def test_comparison_summary_rejects_bad_input() -> None:
-    with pytest.raises(TypeError, match=r"comparison must be a pandas\.DataFrame, got dict"):
-        comparison_summary({"sweep": []})
-    with pytest.raises(ValueError, match="empty"):
-        comparison_summary(_comparison().iloc[:0])
-    with pytest.raises(ValueError, match="lacks"):
-        comparison_summary(_comparison().drop(columns="95% low"))
-    with pytest.raises(ValueError, match="within"):
-        comparison_summary(_comparison(), within=0)

@@ -377,8 +377,8 @@ def test_rank_one_cannot_store_many_pairs():
 
 
 def test_finite_size_critical_load_heuristic():
-    a1, p1 = finite_size_critical_load(1.0, 32)
-    a_half, p_half = finite_size_critical_load(0.5, 32)
+    c1, c_half = finite_size_critical_load(1.0, 32), finite_size_critical_load(0.5, 32)
+    (a1, p1), (a_half, p_half) = (c1.alpha.value, c1.p), (c_half.alpha.value, c_half.p)
     # self-consistent: alpha is the load of p, and the full-rank value exceeds the asymptote 1/2
     assert load_for_pairs(p1, 32) == pytest.approx(a1, rel=0.02)
     assert 0.6 < a1 < 1.2
@@ -387,8 +387,8 @@ def test_finite_size_critical_load_heuristic():
     # a fixed point of alpha -> 2 alpha_c(kappa) alpha_c(pairs_for_load(alpha, d))
     for kappa, (a, p) in ((1.0, (a1, p1)), (0.5, (a_half, p_half))):
         assert pairs_for_load(a, 32) == p
-        est = finite_size_capacity_estimate(p, seed=0, rel_error=0.01)[0]
-        assert a == 2 * critical_load(kappa) * est
+        est = finite_size_capacity_estimate(p, seed=0, rel_error=0.01).value
+        assert a == pytest.approx(2 * critical_load(kappa) * est, rel=1e-15)
     with pytest.raises(ValueError, match="d"):
         finite_size_critical_load(0.5, 1)
     with pytest.raises(TypeError, match="d"):

@@ -10,9 +10,15 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from assocmem.estimate import Estimate, Verdict, verdict
 from assocmem.linear.instances.problems import all_recalled
 from assocmem.linear.instances.sampling import sample_problems
-from assocmem.linear.measure.capacity_comparison import op_dp_gaps, transition_comparison
+from assocmem.linear.measure.capacity_comparison import (
+    TransitionComparison,
+    TransitionEntry,
+    op_dp_gaps,
+    transition_comparison,
+)
 from assocmem.linear.measure.measured_spectra import singular_values, stored_spectra
 from assocmem.linear.measure.scores import mechanism_scores
 from assocmem.linear.measure.sweeps import COLUMNS, capacity_sweep, truncated_hebbian_sweep
@@ -30,7 +36,7 @@ from assocmem.linear.measure.transitions import (
     transition_ratio,
 )
 from assocmem.linear.storage.training import hebbian_memory, train_memory
-from assocmem.linear.theory.finite_size import predicted_transition
+from assocmem.linear.theory.finite_size import PredictedLoad, predicted_transition
 from assocmem.linear.theory.load import load_for_pairs, pairs_for_load
 
 Z95 = 1.959963984540054  # standard normal 97.5 % quantile
@@ -223,19 +229,44 @@ def test_transition_comparison_against_the_finite_size_prediction() -> None:
     # 6/8 -> 2/8 between the 3rd and 4th loads: the crossing lies half-way
     assert est.value == pytest.approx((loads[2] + loads[3]) / 2, rel=1e-12)
     comp = transition_comparison({"DP, exact LP": table})
-    row = comp.iloc[0]
-    assert row["d"] == 12 and row["seeds per load"] == 8
-    assert row["measured alpha_c"] == est.value and row["measured +-"] == est.stderr
-    assert (row["95% low"], row["95% high"]) == (est.low, est.high)
+    e = comp["DP, exact LP"]
+    assert e.d == 12 and e.measured == est and e.measured.n == 8
     # the crossing must lie between the 2nd load (8/8 stored) and the 5th (0/8)
-    assert loads[1] < row["95% low"] < est.value < row["95% high"] < loads[4]
-    pred, p_pred, pred_err = predicted_transition(12, seed=0)
-    assert (row["predicted alpha_c"], row["p at predicted"], row["predicted +-"]) == (
-        pred, p_pred, pred_err)  # fmt: skip
-    p_meas = row["p at measured"]
-    assert p_meas * math.log(p_meas) / 144 == pytest.approx(est.value, rel=1e-9)
-    assert row["difference / error"] == pytest.approx(
-        (est.value - pred) / math.hypot(est.stderr, pred_err), rel=1e-12)  # fmt: skip
+    assert loads[1] < est.low < est.value < est.high < loads[4]
+    pred = predicted_transition(12, seed=0)
+    assert e.predicted == pred and pred.alpha.method == "Monte Carlo"
+    assert e.p_measured * math.log(e.p_measured) / 144 == pytest.approx(est.value, rel=1e-9)
+    # the difference: posterior draws minus normal draws of the prediction's error
+    assert e.difference.value == pytest.approx(est.value - pred.alpha.value, rel=1e-12)
+    sd = math.hypot(np.nanstd(est.draws, ddof=1), pred.alpha.stderr)
+    assert e.difference.stderr == pytest.approx(sd, rel=0.1)
+    assert e.verdict is verdict(e.difference) and e.z == pytest.approx(
+        e.difference.value / math.hypot(est.stderr, pred.alpha.stderr), rel=1e-12)  # fmt: skip
+    row = comp.table().iloc[0]
+    assert row["measured alpha_c"] == est and row["verdict"] == str(e.verdict)
+    with pytest.raises(KeyError, match="no sweep 'OP'"):
+        comp["OP"]
+
+
+def _entry(sweep: str, d: int, diff: tuple[float, float, float]) -> TransitionEntry:
+    """A hand-made entry whose difference from the prediction has the interval ``diff``."""
+    m = Estimate(1.0, 0.9, 1.1, 16, "Jeffreys posterior", stderr=0.05)
+    pred = PredictedLoad(Estimate(0.9, 0.89, 0.91, 4000, "Monte Carlo", stderr=0.005), 40)
+    return TransitionEntry(sweep, d, m, 40.0, pred, Estimate(*diff, 16, "test"))
+
+
+def test_transition_summary_counts_verdicts() -> None:
+    comp = TransitionComparison((
+        _entry("a", 12, (0.1, 0.02, 0.2)), _entry("b", 32, (0.05, -0.01, 0.1)),
+        _entry("c", 16, (-0.1, -0.2, -0.05)), _entry("d", 32, (0.2, 0.1, 0.3)),
+    ))  # fmt: skip
+    s = comp.summary()
+    assert (s["n_sweeps"], s["n_above"], s["n_below"], s["n_unresolved"]) == (4, 2, 1, 1)
+    # the largest d: the first such entry, "b" (not resolved, its low end below 0)
+    assert s["largest_sweep"] == "b" and s["largest_verdict"] is Verdict.UNRESOLVED
+    assert s["largest_p"] == 40 and s["largest_difference"].low == -0.01
+    assert comp.findings() == {"a": Verdict.ABOVE, "b": Verdict.UNRESOLVED,
+                               "c": Verdict.BELOW, "d": Verdict.ABOVE}  # fmt: skip
 
 
 def test_tables_refuse_repeated_instances_and_missing_values() -> None:
@@ -391,15 +422,16 @@ def test_op_dp_gaps_exact_scaling_gives_the_line() -> None:
     # zero-width intervals at c/d > 0: every size resolved; a gap of 0 at one size is not
     assert g.n_resolved == 3 and g.summary()["resolved"] == 3
     one_open = dataclasses.replace(g, gaps=g.gaps.copy())
-    one_open.gaps.loc[0, ["gap", "95% low", "95% high"]] = [0.01, -0.02, 0.05]
+    one_open.gaps.at[0, "gap"] = Estimate(0.01, -0.02, 0.05, 8, "test")
     assert one_open.n_resolved == 2 and one_open.n_positive == 3
-    assert np.allclose(g.gaps["gap"], c / g.gaps["d"], rtol=1e-9)
+    assert np.allclose([e.value for e in g.gaps["gap"]], c / g.gaps["d"], rtol=1e-9)
     assert g.slope.value == pytest.approx(c, rel=1e-9)
     assert g.slope.low == pytest.approx(c, rel=1e-9) and g.slope.high == pytest.approx(c, rel=1e-9)
     assert g.intercept.value == pytest.approx(0.0, abs=1e-12)
     # absolute gaps: OP - DP = DP * c / d
     ga = op_dp_gaps(tables, relative=False, weighted=False, n_boot=200)
-    assert np.allclose(ga.gaps["gap"], ga.gaps["DP"] * c / ga.gaps["d"], rtol=1e-9)
+    gap_a = np.array([e.value for e in ga.gaps["gap"]])
+    assert np.allclose(gap_a, ga.gaps["DP"] * c / ga.gaps["d"], rtol=1e-9)
     # zero spread cannot be weighted
     with pytest.raises(ValueError, match="spread"):
         op_dp_gaps(tables, n_boot=200)
@@ -412,7 +444,8 @@ def test_op_dp_gaps_weighted_fit_matches_polyfit_and_pairs_the_seeds() -> None:
         tables[f"DP {d}"] = _staggered(d, 1.0, "dp", shift=5 * d)
         tables[f"trained {d}"] = _staggered(d, 0.9, "op").assign(method="train")  # ignored
     g = op_dp_gaps(tables, x="log d", n_boot=400)
-    gp = g.gaps
+    gp = g.gaps.assign(stderr=[e.stderr for e in g.gaps["gap"]],
+                       gap=[e.value for e in g.gaps["gap"]])  # fmt: skip
     assert gp["d"].tolist() == [10, 16, 24, 32]
     for r in gp.itertuples():  # the crossings are transition_load's
         assert r.OP == pytest.approx(transition_load(tables[f"OP {r.d}"]).value, rel=1e-12)
@@ -427,8 +460,7 @@ def test_op_dp_gaps_weighted_fit_matches_polyfit_and_pairs_the_seeds() -> None:
     # identical OP and DP outcomes: the paired bootstrap gives a gap of 0 in every draw
     same = {f"{k} {d}": _staggered(d, 1.0, k, shift=d) for d in (10, 20) for k in ("op", "dp")}
     z = op_dp_gaps(same, weighted=False, n_boot=200)
-    assert (z.gaps["gap"] == 0).all() and (z.gaps["95% low"] == 0).all()
-    assert (z.gaps["95% high"] == 0).all()
+    assert all((e.value, e.low, e.high) == (0, 0, 0) for e in z.gaps["gap"])
     with pytest.raises(ValueError, match=">= 2 sizes"):
         op_dp_gaps({k: v for k, v in tables.items() if k.endswith(" 10")})
     with pytest.raises(ValueError, match="method"):

@@ -97,6 +97,16 @@ CASES: list[Case] = [
         check=lambda e: (e.value == 1.0 and e.high == 1.0) or pytest.fail("bound"),
     ),
     Case(
+        estimate.monte_carlo,
+        lambda: ((0.8, 0.01, 2000), {}),
+        {"value": "real", "stderr": "nonnegative", "n": "count0", "level": "open_unit"},
+    ),
+    Case(
+        estimate.difference,
+        lambda: ((stats.rate(3, 10), 0.2), {}),
+        {"predicted": "real", "seed": "count0"},
+    ),
+    Case(
         estimate.resample_id,
         lambda: ((np.array([[0, 1, 1], [2, 0, 1]]),), {}),
         {"units": "array"},

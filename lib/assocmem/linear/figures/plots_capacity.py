@@ -9,7 +9,7 @@ style (:mod:`assocmem.plotting`); the only computations here are theory curves f
 
 from __future__ import annotations
 
-import math
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -20,13 +20,13 @@ from numpy.typing import ArrayLike, NDArray
 
 from assocmem._validate import check_int, check_p, check_positive
 from assocmem.linear.instances.problems import MemoryProblem, recalled, score_matrix
+from assocmem.linear.measure.capacity_comparison import TransitionComparison, TransitionEntry
 from assocmem.linear.measure.measured_spectra import singular_values
 from assocmem.linear.measure.scores import score_statistics
 from assocmem.linear.measure.sweeps import GROUP_COLUMNS
 from assocmem.linear.measure.tables import success_by_load
 from assocmem.linear.theory.extremes import expected_max
 from assocmem.linear.theory.finite_size import (
-    finite_size_capacity_curve,
     finite_size_capacity_expansion,
     shortcut_capacity,
 )
@@ -49,7 +49,6 @@ from assocmem.plotting import (
     theory_line,
     wilson_yerr,
 )
-from assocmem.streams import Seed, streams
 
 _METHOD_NAMES = {"train": "CE+Adam", "hebbian": "Hebbian", "lp": "LP (exact)"}
 
@@ -300,58 +299,39 @@ def plot_memory(
 
 
 def plot_finite_size_capacity(
-    p_values: ArrayLike | None = None,
+    curves: Mapping[str, tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]],
     *,
-    n_samples: int | None = None,
-    seed: Seed = 0,
-    measured: pd.DataFrame | None = None,
+    measured: TransitionComparison | None = None,
 ) -> Figure:
     """``alpha_c(p)`` (Monte Carlo of the RS formula) with its expansion and the limit 1/2.
 
     Parameters
     ----------
-    p_values : array_like, optional
-        Grid of p (default: 15 values log-spaced from 10 to 1e8).
-    n_samples, seed
-        Monte Carlo settings, as in :func:`assocmem.linear.theory.finite_size.finite_size_capacity`
-        (the full curve and the zoomed one draw from the two streams ``streams(seed, 2)``).
-    measured : pandas.DataFrame, optional
-        Output of :func:`~.capacity_comparison.transition_comparison`: measured transitions
-        drawn as markers with 95 % error bars (``95% low``/``95% high``; +- 1.96 ``measured +-``
-        where those are missing) at ``(p at measured, measured alpha_c)``, one colour per ``d``,
-        circles for labels without ``DP`` and squares for those with it, open markers for labels
-        naming ``LP`` (labelled by the sweep, plus ``d`` unless the label names it), and a
-        second panel below, zoomed on
-        them (there the markers are shifted by a few per cent in p so that
-        coinciding points stay visible).
+    curves : mapping
+        :func:`~assocmem.linear.measure.capacity_comparison.capacity_curves`: ``"full"`` and,
+        with ``measured``, ``"zoom"``, each ``(p, alpha_c, stderr)``.
+    measured : TransitionComparison, optional
+        :func:`~assocmem.linear.measure.capacity_comparison.transition_comparison`: measured
+        transitions drawn as markers with their 95 % error bars at ``(p at measured, measured
+        alpha_c)``, one colour per ``d``, circles for labels without ``DP`` and squares for those
+        with it, open markers for labels naming ``LP`` (labelled by the sweep, plus ``d`` unless
+        the label names it), and a second panel below, zoomed on them (there the markers are
+        shifted by a few per cent in p so that coinciding points stay visible).
 
     Returns
     -------
     matplotlib.figure.Figure
-
-    Raises
-    ------
-    ValueError
-        If a ``p`` is < 2 or the Monte Carlo settings are out of range.
     """
-    meas = None if measured is None or len(measured) == 0 else measured.to_dict("list")
-    ps = np.logspace(1, 8, 15) if p_values is None else np.asarray(p_values, dtype=np.float64)
-    full, zoom = streams(seed, 2)
-    alpha, err = finite_size_capacity_curve(ps, n_samples=n_samples, seed=full)
-    if meas is None:
+    entries = () if measured is None else measured.entries
+    if not entries:
         fig, ax = new_figure()
-        _draw_capacity_curves(ax, ps, alpha, err, None)
+        _draw_capacity_curves(ax, *curves["full"], ())
         ax.legend()
         return finish(fig)
-    # right panel: zoom on the measured points, with a denser theory curve
-    pm = np.asarray(meas["p at measured"], dtype=np.float64)
-    lo, hi = max(3.0, 0.4 * np.nanmin(pm)), 2.5 * np.nanmax(pm)
-    pz = np.unique(np.rint(np.geomspace(lo, hi, 12)))
-    az, ez = finite_size_capacity_curve(pz, n_samples=n_samples, seed=zoom)
     # one column of panels at the page width; one legend below both, off the data
     fig, axes = new_figure(2, 1, width=7, height=8.5)
-    _draw_capacity_curves(axes[0], ps, alpha, err, meas)
-    _draw_capacity_curves(axes[1], pz, az, ez, meas, zoom=True)
+    _draw_capacity_curves(axes[0], *curves["full"], entries)
+    _draw_capacity_curves(axes[1], *curves["zoom"], entries, zoom=True)
     axes[1].set_title("zoom on the simulated sizes")
     handles, labels = axes[0].get_legend_handles_labels()
     axes[1].legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2,
@@ -364,22 +344,12 @@ def plot_finite_size_capacity(
 _D_COLOURS = (color(2), color(3), color(4), color(6), "#000000", "#882255", "#EE7733")
 
 
-def _interval(measured: dict[str, list[Any]], j: int) -> tuple[float, float]:
-    """95 % interval of row j: the posterior draws' if given, else +- 1.96 standard errors."""
-    a, se = float(measured["measured alpha_c"][j]), float(measured["measured +-"][j])
-    lo = float(measured.get("95% low", [math.nan] * (j + 1))[j])
-    hi = float(measured.get("95% high", [math.nan] * (j + 1))[j])
-    if not (math.isfinite(lo) and math.isfinite(hi)):
-        lo, hi = a - 1.96 * se, a + 1.96 * se
-    return min(lo, a), max(hi, a)
-
-
 def _draw_capacity_curves(
     ax: Any,
     ps: NDArray[np.float64],
     alpha: NDArray[np.float64],
     err: NDArray[np.float64],
-    measured: dict[str, list[Any]] | None,
+    entries: Sequence[TransitionEntry],
     zoom: bool = False,
 ) -> None:
 
@@ -410,26 +380,23 @@ def _draw_capacity_curves(
             color=color(5),
         )
         ax.axhline(0.5, color="k", lw=0.8, linestyle=":", label=r"$\alpha_c = 1/2$ ($p\to\infty$)")
-    if measured:
-        # one colour per d; circle OP, square DP; filled trained, open exact LP
-        sizes = sorted(set(measured["d"]))
-        d_colour = {d: _D_COLOURS[i % len(_D_COLOURS)] for i, d in enumerate(sizes)}
-        n_meas = len(measured["sweep"])
-        for j, lab in enumerate(measured["sweep"]):
-            shift = 1.0 + (0.03 * (j - (n_meas - 1) / 2) if zoom else 0.0)
-            a = float(measured["measured alpha_c"][j])
-            lo, hi = _interval(measured, j)
-            col = d_colour[measured["d"][j]]
-            sim_points(
-                ax,
-                [measured["p at measured"][j] * shift],
-                [a],
-                yerr=np.array([[a - lo], [hi - a]]),
-                label=lab if "d=" in lab.replace(" ", "") else f"{lab}, d = {measured['d'][j]}",
-                color=col,
-                marker="s" if "DP" in lab else "o",
-                markerfacecolor="none" if "LP" in lab else col,
-            )
+    # one colour per d; circle OP, square DP; filled trained, open exact LP
+    d_colour = {d: _D_COLOURS[i % len(_D_COLOURS)]
+                for i, d in enumerate(sorted({e.d for e in entries}))}  # fmt: skip
+    for j, e in enumerate(entries):
+        shift = 1.0 + (0.03 * (j - (len(entries) - 1) / 2) if zoom else 0.0)
+        a, lab, col = e.measured.value, e.sweep, d_colour[e.d]
+        lo, hi = min(e.measured.low, a), max(e.measured.high, a)
+        sim_points(
+            ax,
+            [e.p_measured * shift],
+            [a],
+            yerr=np.array([[a - lo], [hi - a]]),
+            label=lab if "d=" in lab.replace(" ", "") else f"{lab}, d = {e.d}",
+            color=col,
+            marker="s" if "DP" in lab else "o",
+            markerfacecolor="none" if "LP" in lab else col,
+        )
     ax.set_xscale("log")
     ax.set_xlabel("number of associations $p$")
     ax.set_ylabel(r"capacity $\alpha_c(p) = p_c \log p_c / d^2$")

@@ -18,20 +18,127 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike, NDArray
 
 from assocmem._validate import check_int
-from assocmem.estimate import Estimate, Verdict, from_draws, verdict
+from assocmem.estimate import Estimate, Verdict, difference, from_draws, verdict
 from assocmem.linear.measure.sweeps import GROUP_COLUMNS
 from assocmem.linear.measure.tables import check_table
 from assocmem.linear.measure.transitions import bootstrap_transitions, transition_load
-from assocmem.linear.theory.finite_size import predicted_transition
+from assocmem.linear.theory.finite_size import (
+    PredictedLoad,
+    finite_size_capacity_curve,
+    predicted_transition,
+)
 from assocmem.linear.theory.load import pairs_at_load
-from assocmem.streams import Seed, child
+from assocmem.streams import Seed, child, streams
 
-__all__ = ["transition_comparison", "OpDpGaps", "op_dp_gaps"]
+__all__ = [
+    "TransitionEntry",
+    "TransitionComparison",
+    "transition_comparison",
+    "OpDpGaps",
+    "op_dp_gaps",
+]
 
 
-def transition_comparison(tables: dict[str, pd.DataFrame], *, seed: int = 0) -> pd.DataFrame:
+@dataclass(frozen=True)
+class TransitionEntry:
+    """One sweep's measured transition against the finite-size prediction.
+
+    Attributes
+    ----------
+    sweep : str
+        The sweep's label.
+    d : int
+        Embedding dimension.
+    measured : Estimate
+        The measured transition (:func:`~.transitions.transition_load`, Jeffreys posterior).
+    p_measured : float
+        Real ``p`` with ``p log p = alpha d^2`` at the measured transition (NaN if none).
+    predicted : PredictedLoad
+        :func:`assocmem.linear.theory.finite_size.predicted_transition` at ``d`` (Monte Carlo).
+    difference : Estimate
+        ``measured - predicted`` (:func:`assocmem.estimate.difference`): the posterior draws
+        minus normal draws of the prediction's Monte Carlo error.
+    """
+
+    sweep: str
+    d: int
+    measured: Estimate
+    p_measured: float
+    predicted: PredictedLoad
+    difference: Estimate
+
+    @property
+    def verdict(self) -> Verdict:
+        """Whether the measurement lies above, below or not resolved from the prediction."""
+        return verdict(self.difference)
+
+    @property
+    def z(self) -> float:
+        """The difference in units of the two standard errors combined (an effect size)."""
+        return self.difference.value / math.hypot(self.measured.stderr, self.predicted.alpha.stderr)
+
+
+@dataclass(frozen=True)
+class TransitionComparison:
+    """Measured perfect-storage transitions against the finite-size RS prediction.
+
+    Attributes
+    ----------
+    entries : tuple of TransitionEntry
+        One per sweep, in the order given; ``comparison[label]`` looks one up by its label.
+    """
+
+    entries: tuple[TransitionEntry, ...]
+
+    def __getitem__(self, label: str) -> TransitionEntry:
+        """Return the entry of the sweep ``label`` (KeyError naming the labels otherwise)."""
+        found = [e for e in self.entries if e.sweep == label]
+        if not found:
+            raise KeyError(f"no sweep {label!r}; the sweeps are {[e.sweep for e in self.entries]}")
+        return found[0]
+
+    def table(self) -> pd.DataFrame:
+        """One row per sweep: the estimates as cells, the verdict, and z as an effect size."""
+        return pd.DataFrame([{
+            "sweep": e.sweep, "d": e.d, "seeds per load": e.measured.n,
+            "measured alpha_c": e.measured, "p at measured": e.p_measured,
+            "predicted alpha_c": e.predicted.alpha, "p at predicted": e.predicted.p,
+            "difference": e.difference, "verdict": str(e.verdict), "z": e.z,
+        } for e in self.entries])  # fmt: skip
+
+    def summary(self) -> dict[str, Estimate | Verdict | float | int | str]:
+        """Return what chapter 2 quotes: verdict counts, and the sweep at the largest ``d``.
+
+        Returns
+        -------
+        dict
+            ``n_sweeps``; ``n_above``, ``n_below``, ``n_unresolved`` (sweeps whose difference
+            from the prediction lies above, below or not resolved from 0); for the sweep at the
+            largest ``d`` (the first such): ``largest_sweep``, ``largest_p`` (``p`` at the
+            prediction), ``largest_measured``, ``largest_predicted`` (Estimates),
+            ``largest_difference`` and ``largest_verdict``.
+        """
+        v = [e.verdict for e in self.entries]
+        top = max(self.entries, key=lambda e: e.d)
+        return {
+            "n_sweeps": len(v), "n_above": v.count(Verdict.ABOVE),
+            "n_below": v.count(Verdict.BELOW), "n_unresolved": v.count(Verdict.UNRESOLVED),
+            "largest_sweep": top.sweep, "largest_p": top.predicted.p,
+            "largest_measured": top.measured, "largest_predicted": top.predicted.alpha,
+            "largest_difference": top.difference, "largest_verdict": top.verdict,
+        }  # fmt: skip
+
+    def findings(self) -> dict[str, Verdict]:
+        """Each sweep's verdict against the prediction, by label."""
+        return {e.sweep: e.verdict for e in self.entries}
+
+
+def transition_comparison(
+    tables: dict[str, pd.DataFrame], *, seed: int = 0
+) -> TransitionComparison:
     """Measured perfect-storage transitions against the finite-size RS prediction.
 
     Parameters
@@ -39,17 +146,13 @@ def transition_comparison(tables: dict[str, pd.DataFrame], *, seed: int = 0) -> 
     tables : dict of str -> pandas.DataFrame
         Label -> one group of a :func:`~.sweeps.capacity_sweep` table (unconstrained ``W``).
     seed : int
-        Seed of the Monte Carlo prediction and of the posterior draws.
+        Seed of the Monte Carlo prediction, of the posterior draws and of the prediction's error
+        in the difference.
 
     Returns
     -------
-    pandas.DataFrame
-        One row per label: ``sweep``, ``d``, ``seeds per load``, ``measured alpha_c``,
-        ``measured +-`` (standard error), ``95% low`` and ``95% high`` (the 95 % interval of
-        the posterior draws; :func:`transition_load`), ``p at measured`` (real ``p`` with
-        ``p log p = alpha d^2``), ``predicted alpha_c``, ``predicted +-`` and ``p at predicted``
-        (:func:`assocmem.linear.theory.finite_size.predicted_transition`), ``difference`` (measured
-        - predicted) and ``difference / error`` (in units of the two errors in quadrature).
+    TransitionComparison
+        One entry per label, in the order of ``tables``.
 
     Raises
     ------
@@ -68,27 +171,51 @@ def transition_comparison(tables: dict[str, pd.DataFrame], *, seed: int = 0) -> 
         raise TypeError(f"tables must be a dict label -> sweep table, got {type(tables).__name__}")
     if not tables:
         raise ValueError("tables must hold at least one sweep")
-    rows = []
+    entries = []
     for label, table in tables.items():
         t = transition_load(table, seed=seed)
-        alpha = t.value
         if bool((table["kappa"] < 1).any()) or bool((table["method"] == "hebbian").any()):
             raise ValueError(
                 f"sweep {label!r}: the prediction is the optimal unconstrained memory's; pass "
                 "trained (rank=None) or exact-LP sweeps"
             )
         d = int(table["d"].iloc[0])
-        pred, p_pred, pred_err = predicted_transition(d, seed=seed)
-        diff = alpha - pred
-        rows.append({
-            "sweep": label, "d": d, "seeds per load": t.n,
-            "measured alpha_c": alpha, "measured +-": t.stderr,
-            "95% low": t.low, "95% high": t.high,
-            "p at measured": pairs_at_load(alpha, d) if math.isfinite(alpha) else math.nan,
-            "predicted alpha_c": pred, "predicted +-": pred_err, "p at predicted": p_pred,
-            "difference": diff, "difference / error": diff / math.hypot(t.stderr, pred_err),
-        })  # fmt: skip
-    return pd.DataFrame(rows)
+        pred = predicted_transition(d, seed=seed)
+        p_meas = pairs_at_load(t.value, d) if math.isfinite(t.value) else math.nan
+        diff = difference(t, pred.alpha, seed=child(seed, "prediction", d))
+        entries.append(TransitionEntry(label, d, t, p_meas, pred, diff))
+    return TransitionComparison(tuple(entries))
+
+
+def capacity_curves(
+    measured: TransitionComparison | None = None,
+    *,
+    p_values: ArrayLike | None = None,
+    n_samples: int | None = None,
+    seed: Seed = 0,
+) -> dict[str, tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]]:
+    """Return the theory curves of chapter 2's capacity figure: ``alpha_c(p)`` and its error.
+
+    ``"full"``: :func:`~assocmem.linear.theory.finite_size.finite_size_capacity_curve` on
+    ``p_values`` (default 15 values log-spaced from 10 to 1e8); with ``measured``, ``"zoom"``: a
+    denser curve over the measured ``p`` (0.4 to 2.5 times their range). Each is ``(p, alpha_c,
+    stderr)``; the two draw from the streams ``streams(seed, 2)``. ``n_samples`` as in
+    :func:`~assocmem.linear.theory.finite_size.finite_size_capacity`.
+
+    Raises
+    ------
+    ValueError
+        If a ``p`` is < 2 or the Monte Carlo settings are out of range.
+    """
+    ps = np.logspace(1, 8, 15) if p_values is None else np.asarray(p_values, dtype=np.float64)
+    full, zoom = streams(seed, 2)
+    out = {"full": (ps, *finite_size_capacity_curve(ps, n_samples=n_samples, seed=full))}
+    if measured is not None and measured.entries:
+        pm = np.array([e.p_measured for e in measured.entries])
+        lo, hi = max(3.0, 0.4 * np.nanmin(pm)), 2.5 * np.nanmax(pm)
+        pz = np.unique(np.rint(np.geomspace(lo, hi, 12)))
+        out["zoom"] = (pz, *finite_size_capacity_curve(pz, n_samples=n_samples, seed=zoom))
+    return out
 
 
 @dataclass(frozen=True)
@@ -98,10 +225,10 @@ class OpDpGaps:
     Attributes
     ----------
     gaps : pandas.DataFrame
-        One row per ``d``, sorted: ``d``, ``OP``, ``DP`` (the crossings of 1/2), ``gap`` (``OP / DP
-        - 1``, or ``OP - DP`` if not relative), ``stderr`` (standard deviation of the gap over the
-        bootstrap draws), ``95% low``, ``95% high`` (percentile interval), ``gap / stderr`` and
-        ``n`` (instance seeds per load).
+        One row per ``d``, sorted: ``d``, ``OP``, ``DP`` (the crossings of 1/2), ``gap`` (an
+        Estimate of ``OP / DP - 1``, or ``OP - DP`` if not relative: the percentile interval of
+        the bootstrap draws, ``n`` = instance seeds per load) and ``gap / stderr`` (an effect
+        size).
     slope : assocmem.estimate.Estimate
         Slope of the weighted least-squares line ``gap = a + b x`` (``x = 1/d`` or ``log d``,
         weights ``1 / stderr^2``), with the percentile interval of the same fit over the joint
@@ -126,16 +253,12 @@ class OpDpGaps:
     @property
     def n_positive(self) -> int:
         """Number of sizes at which the OP transition lies above the DP one."""
-        return int((self.gaps["gap"] > 0).sum())
+        return sum(e.value > 0 for e in self.gaps["gap"])
 
     @property
     def n_resolved(self) -> int:
         """Number of sizes whose gap alone is resolved above 0 (:func:`verdict`)."""
-        return sum(
-            verdict(Estimate(r["gap"], r["95% low"], r["95% high"], int(r["n"]), "bootstrap"))
-            is Verdict.ABOVE
-            for _, r in self.gaps.iterrows()
-        )
+        return sum(verdict(e) is Verdict.ABOVE for e in self.gaps["gap"])
 
     def summary(self) -> dict[str, Estimate | float | int]:
         """Return the numbers a sentence about the gaps quotes, by label.
@@ -148,9 +271,9 @@ class OpDpGaps:
             sizes), ``sizes`` (number of sizes), ``above`` (:attr:`n_positive`) and
             ``resolved`` (:attr:`n_resolved`).
         """
-        gap = self.gaps["gap"]
+        gap = [e.value for e in self.gaps["gap"]]
         return {"mean": self.mean, "slope": self.slope, "icpt": self.intercept,
-                "min": float(gap.min()), "max": float(gap.max()), "sizes": len(gap),
+                "min": min(gap), "max": max(gap), "sizes": len(gap),
                 "above": self.n_positive, "resolved": self.n_resolved}  # fmt: skip
 
 
@@ -256,9 +379,7 @@ def op_dp_gaps(
         ge = from_draws(value, g, op.n, f"percentile bootstrap over {op.n} seeds")
         err = float(ge.stderr)
         z = value / err if err > 0 else math.nan
-        rows.append({"d": d, "OP": op.value, "DP": dp.value, "gap": value, "stderr": err,
-                     "95% low": ge.low, "95% high": ge.high, "gap / stderr": z,
-                     "n": op.n})  # fmt: skip
+        rows.append({"d": d, "OP": op.value, "DP": dp.value, "gap": ge, "gap / stderr": z})
         draws.append(g)
     if len(rows) < 2:
         raise ValueError(
@@ -268,16 +389,16 @@ def op_dp_gaps(
     gaps = pd.DataFrame(rows)
     d_arr = gaps["d"].to_numpy(float)
     xs = 1.0 / d_arr if x == "1/d" else np.log(d_arr)
-    errs = gaps["stderr"].to_numpy(float)
+    errs = np.array([e.stderr for e in gaps["gap"]])
     if weighted and not np.all(errs > 1e-12):  # zero up to rounding
         raise ValueError("a gap has no bootstrap spread (stderr 0): pass weighted=False")
     w = 1.0 / errs**2 if weighted else np.ones_like(errs)
-    y = gaps["gap"].to_numpy(float)
+    y = np.array([e.value for e in gaps["gap"]])
     a0, b0, m0 = (float(v[0]) for v in _wls(xs, y[None, :], w))
     joint = np.stack(draws, axis=1)  # (n_boot, k); sizes resampled independently
     joint = joint[np.all(np.isfinite(joint), axis=1)]
     a_b, b_b, m_b = _wls(xs, joint, w)
-    n_seeds = int(gaps["n"].min())
+    n_seeds = min(e.n for e in gaps["gap"])
     unit = f"WLS over {len(rows)} sizes, percentile bootstrap over {n_seeds} seeds each"
 
     def est(v: float, bs: np.ndarray) -> Estimate:

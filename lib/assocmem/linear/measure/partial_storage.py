@@ -50,7 +50,7 @@ from assocmem._validate import (
     check_samples,
     seed_list,
 )
-from assocmem.estimate import Estimate, render
+from assocmem.estimate import Estimate, monte_carlo, render
 from assocmem.linear.instances.problems import MemoryProblem, stack_problems
 from assocmem.linear.instances.sampling import instance_stream, sample_problems
 from assocmem.linear.storage.training import train_memory
@@ -62,9 +62,7 @@ from assocmem.stats import mean_interval, rate, t_interval
 from assocmem.streams import Seed, child, numpy_rng
 
 
-def random_subset_fraction(
-    p: int, d: int, *, seed: int = 0, rel_error: float = 0.005
-) -> tuple[float, float]:
+def random_subset_fraction(p: int, d: int, *, seed: int = 0, rel_error: float = 0.005) -> Estimate:
     """Storable fraction of a random subset, ``f = min(1, alpha_c(p) / alpha)``.
 
     Parameters
@@ -80,8 +78,9 @@ def random_subset_fraction(
 
     Returns
     -------
-    (f, stderr) : tuple of float
-        Fraction in (0, 1] and its Monte Carlo standard error (0 where ``f = 1``).
+    Estimate
+        Fraction in (0, 1] with its Monte Carlo interval, cut at 1 (the point 1 where
+        ``f = 1``).
 
     Raises
     ------
@@ -97,12 +96,13 @@ def random_subset_fraction(
     """
     p = check_p(p)
     d = check_int("d", d, 2)
-    alpha_c, err = finite_size_capacity_estimate(p, seed=seed, rel_error=rel_error)
+    alpha_c = finite_size_capacity_estimate(p, seed=seed, rel_error=rel_error)
     load = load_for_pairs(p, d)
-    f = alpha_c / load
+    f = alpha_c.value / load
     if f >= 1.0:
-        return 1.0, 0.0
-    return f, err / load
+        return monte_carlo(1.0, 0.0, alpha_c.n)
+    e = monte_carlo(f, alpha_c.stderr / load, alpha_c.n)
+    return replace(e, high=min(e.high, 1.0))
 
 
 def cheapest_subset_fraction(costs: ArrayLike, budget: float) -> float:
@@ -219,7 +219,7 @@ def small_problem_fraction(p: ArrayLike, d: int, *, seed: Seed = 0) -> NDArray[n
     if not np.all(np.isfinite(arr)) or np.any(arr < 2):
         raise ValueError(f"p must be finite and >= 2, got {p!r}")
     d = check_int("d", d, 2)
-    n = predicted_transition(d, seed=seed)[1]
+    n = predicted_transition(d, seed=seed).p
     return np.minimum(1.0, n / arr)
 
 
@@ -376,7 +376,7 @@ def subset_sweep(
     rows = []
     for alpha in alpha_list:
         p = pairs_for_load(alpha, d)
-        f = random_subset_fraction(p, d)[0]
+        f = random_subset_fraction(p, d).value
         n = round(share * f * p)
         if n < 1:
             raise ValueError(f"no input kept at alpha = {alpha}")
@@ -476,7 +476,7 @@ class AboveCapacity:
         if key not in self._cache:
             p = self.pairs(alpha)
             self._cache[key] = float(
-                random_subset_fraction(p, self.d)[0] if name == "random"
+                random_subset_fraction(p, self.d).value if name == "random"
                 else give_up_fraction(p, self.d) if name == "give_up"
                 else recall_probability(p, self.d, criterion="typical")
             )  # fmt: skip

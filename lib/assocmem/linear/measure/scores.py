@@ -27,7 +27,7 @@ import torch
 
 from assocmem._validate import check_int, seed_list
 from assocmem.device import get_device
-from assocmem.estimate import Estimate, render
+from assocmem.estimate import Estimate, Verdict, difference, render, verdict
 from assocmem.linear.instances.problems import MemoryProblem, target_competitor_scores
 from assocmem.linear.instances.sampling import sample_problems
 from assocmem.linear.storage.training import hebbian_memory, train_memory
@@ -239,10 +239,12 @@ def hebbian_recall_check(
     pandas.DataFrame
         One row per ``p``: ``p``, ``load``, ``n`` (instances); ``theory_all`` (``P_1^p``) and
         ``sim_all`` (:class:`assocmem.estimate.Estimate`, Wilson over instances: every input
-        recalled); ``z_all`` = (theory - simulation) / sqrt(theory (1 - theory) / n), the gap
-        in standard errors of a binomial fraction at the theory's value (NaN where that is 0);
-        ``theory_p1`` and ``sim_acc`` (Estimate, Student t over the instance accuracies);
-        ``z_p1`` = (theory - simulation) / standard error of ``sim_acc`` (NaN where it is 0);
+        recalled); ``diff_all`` (Estimate: simulation minus theory, the Wilson interval shifted;
+        its verdict against 0 is the comparison) and ``z_all`` = (theory - simulation) /
+        sqrt(theory (1 - theory) / n), the gap in standard errors of a binomial fraction at the
+        theory's value (an effect size; NaN where that is 0); ``theory_p1`` and ``sim_acc``
+        (Estimate, Student t over the instance accuracies), ``diff_p1`` (``sim_acc`` minus
+        ``theory_p1``) and ``z_p1`` = (theory - simulation) / standard error of ``sim_acc``;
         ``indep_all`` = (pooled accuracy)^p, what ``P(all)`` would be if inputs failed
         independently with the measured accuracy; ``indep_gap`` = ``sim_all - indep_all``
         (Estimate, bootstrap over instances); ``fail_rate`` (pooled fraction of inputs not
@@ -309,8 +311,9 @@ def hebbian_recall_check(
         rows.append({
             "p": int(p), "load": load_for_pairs(int(p), d), "n": n_instances,
             "theory_all": theory_all, "sim_all": sim_all,
+            "diff_all": difference(sim_all, theory_all),
             "z_all": (theory_all - sim_all.value) / se_all if se_all > 0 else math.nan,
-            "theory_p1": theory_p1, "sim_acc": sim_acc,
+            "theory_p1": theory_p1, "sim_acc": sim_acc, "diff_p1": difference(sim_acc, theory_p1),
             "z_p1": (theory_p1 - sim_acc.value) / sim_acc.stderr
             if sim_acc.stderr > 0 else math.nan,
             "indep_all": pooled ** int(p), "indep_gap": gap,
@@ -330,16 +333,19 @@ def recall_check_table(check: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Columns ``p``, ``load``, ``P(all) theory``, ``P(all) simulated [95 %]``, ``z``,
-        ``P_1 theory``, ``accuracy simulated [95 %]``, ``z (P_1)``, ``accuracy^p``,
+        Columns ``p``, ``load``, ``P(all) theory``, ``P(all) simulated [95 %]``, ``z`` (an
+        effect size), ``vs theory`` (the verdict of the simulation minus the theory),
+        ``P_1 theory``, ``accuracy simulated [95 %]``, ``z (P_1)``, ``vs P_1``, ``accuracy^p``,
         ``P(all) − accuracy^p [95 %]``, ``failure rate`` and ``pair share [95 %]``.
     """
     return pd.DataFrame({
         "p": check["p"], "load": check["load"], "P(all) theory": check["theory_all"],
         "P(all) simulated [95 %]": [render(e) for e in check["sim_all"]], "z": check["z_all"],
+        "vs theory": [str(verdict(e)) for e in check["diff_all"]],
         "P_1 theory": check["theory_p1"],
         "accuracy simulated [95 %]": [render(e, ".4f") for e in check["sim_acc"]],
-        "z (P_1)": check["z_p1"], "accuracy^p": check["indep_all"],
+        "z (P_1)": check["z_p1"], "vs P_1": [str(verdict(e)) for e in check["diff_p1"]],
+        "accuracy^p": check["indep_all"],
         "P(all) − accuracy^p [95 %]": [render(e) for e in check["indep_gap"]],
         "failure rate": check["fail_rate"],
         "pair share [95 %]": [render(e, ".4f") for e in check["pair_share"]],
@@ -358,7 +364,8 @@ def recall_check_summary(check: pd.DataFrame) -> dict[str, Estimate | float | in
     -------
     dict
         ``n`` (instances per load), ``p_lo``/``p_hi`` and ``load_lo``/``load_hi`` (range of the
-        loads); ``z_lo``/``z_hi`` (range of ``z_all``) and ``zp1_lo``/``zp1_hi`` (of ``z_p1``);
+        loads); ``all_below`` and ``p1_below`` (loads at which the simulated ``P(all)``, and the
+        measured accuracy, lie below the theory's: the verdicts of ``diff_all`` and ``diff_p1``);
         ``gap_lo`` (smallest lower end) and ``gap_hi`` (largest upper end) of the intervals of
         ``P(all) - accuracy^p``; ``pair_hi`` (largest upper end of the pair-share intervals)
         and ``fail_lo`` (smallest failure rate); and for the first load ``th0`` (theory
@@ -368,8 +375,8 @@ def recall_check_summary(check: pd.DataFrame) -> dict[str, Estimate | float | in
     return {
         "n": int(check["n"].min()), "p_lo": int(check["p"].min()), "p_hi": int(check["p"].max()),
         "load_lo": float(check["load"].min()), "load_hi": float(check["load"].max()),
-        "z_lo": float(check["z_all"].min()), "z_hi": float(check["z_all"].max()),
-        "zp1_lo": float(check["z_p1"].min()), "zp1_hi": float(check["z_p1"].max()),
+        "all_below": sum(verdict(e) is Verdict.BELOW for e in check["diff_all"]),
+        "p1_below": sum(verdict(e) is Verdict.BELOW for e in check["diff_p1"]),
         "gap_lo": float(min(g.low for g in gaps)), "gap_hi": float(max(g.high for g in gaps)),
         "pair_hi": float(np.nanmax([e.high for e in pairs])),
         "fail_lo": float(check["fail_rate"].min()),

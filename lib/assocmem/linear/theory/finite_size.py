@@ -4,8 +4,8 @@ The replica-symmetric volume vanishes when ``(p / d^2) E[C_p] = 1``, which gives
 capacity ``alpha_c(p) = log p / E[C_p]`` (Monte Carlo of the q -> 1 cost of
 :mod:`assocmem.linear.theory.replica`), its large-p expansions, the shortcut estimate (a spherical
 perceptron with an extreme-value margin), the predicted transition at embedding dimension d, and
-the heuristic finite-size capacity of a rank-constrained memory; :func:`comparison_summary`
-reads measured transitions against that prediction (the numbers chapter 2 quotes).
+the heuristic finite-size capacity of a rank-constrained memory. Monte Carlo numbers are
+:class:`~assocmem.estimate.Estimate` objects (method "Monte Carlo").
 
 Reconstruction following the paper digest (Giorlandino, Goldt & Maillard, arXiv:2605.10795,
 digest sections 4.2-4.3 and 7.2); see chapters 2 and 4. Conventions (fields ``t``, ``margin``)
@@ -15,16 +15,15 @@ as in :mod:`assocmem.linear.theory.replica`.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
 from assocmem._validate import (
     as_float_array,
     check_finite_array,
-    check_frame,
     check_int,
     check_p,
     check_real,
@@ -32,7 +31,7 @@ from assocmem._validate import (
     check_scalar_kappa,
     check_seed,
 )
-from assocmem.estimate import Estimate
+from assocmem.estimate import Estimate, monte_carlo
 from assocmem.linear.theory.extremes import LOG_SQRT_2PI, expected_max
 from assocmem.linear.theory.load import pairs_for_load
 from assocmem.linear.theory.replica import expected_cost, sample_cost_solutions
@@ -44,6 +43,22 @@ from assocmem.streams import Seed, as_seed_sequence, child
 _EXPANSION_MIN_P = 4.28
 
 
+@dataclass(frozen=True)
+class PredictedLoad:
+    """A predicted transition: the load ``alpha`` (Monte Carlo) and the number of pairs ``p`` there.
+
+    Attributes
+    ----------
+    alpha : Estimate
+        The load, with its Monte Carlo interval (method "Monte Carlo").
+    p : int
+        The number of associations at which ``alpha_c(p)`` was evaluated last.
+    """
+
+    alpha: Estimate
+    p: int
+
+
 def finite_size_capacity_estimate(
     p: int,
     *,
@@ -51,8 +66,8 @@ def finite_size_capacity_estimate(
     seed: Seed | np.random.Generator = 0,
     margin: float = 0.0,
     rel_error: float = 0.005,
-) -> tuple[float, float]:
-    """Finite-size capacity ``alpha_c(p) = log p / E[C_p]`` with its standard error.
+) -> Estimate:
+    """Finite-size capacity ``alpha_c(p) = log p / E[C_p]`` with its Monte Carlo interval.
 
     Parameters
     ----------
@@ -71,7 +86,7 @@ def finite_size_capacity_estimate(
 
     Returns
     -------
-    (alpha, stderr) : tuple of float
+    Estimate
         ``alpha_c(p)`` and its Monte Carlo standard error (delta method,
         ``alpha * stderr(C) / mean(C)``).
 
@@ -103,7 +118,7 @@ def finite_size_capacity_estimate(
     mean = float(values.mean())
     err = float(values.std(ddof=1) / math.sqrt(values.size))
     alpha = math.log(p) / mean
-    return alpha, alpha * err / mean
+    return monte_carlo(alpha, alpha * err / mean, values.size)
 
 
 def finite_size_capacity(
@@ -144,7 +159,7 @@ def finite_size_capacity(
     -----
     Reconstruction (digest section 4.3; chapter 2, eq. ``eq-alpha-p``).
     """
-    return finite_size_capacity_estimate(p, n_samples=n_samples, seed=seed, margin=margin)[0]
+    return finite_size_capacity_estimate(p, n_samples=n_samples, seed=seed, margin=margin).value
 
 
 def finite_size_capacity_curve(
@@ -180,8 +195,11 @@ def finite_size_capacity_curve(
     check_real("margin", margin, low=0.0)
     ps = np.rint(raw).astype(np.int64)
     out = [
-        finite_size_capacity_estimate(int(p), n_samples=n_samples, seed=seed, margin=margin)
-        for p in ps
+        (e.value, e.stderr)
+        for e in (
+            finite_size_capacity_estimate(int(p), n_samples=n_samples, seed=seed, margin=margin)
+            for p in ps
+        )
     ]
     arr = np.array(out, dtype=np.float64).reshape(-1, 2)
     return arr[:, 0], arr[:, 1]
@@ -189,7 +207,7 @@ def finite_size_capacity_curve(
 
 def predicted_transition(
     d: int, *, seed: Seed = 0, margin: float = 0.0, rel_error: float = 0.005
-) -> tuple[float, int, float]:
+) -> PredictedLoad:
     """RS prediction of the perfect-storage transition at embedding dimension d.
 
     Solves the self-consistency ``alpha = alpha_c(p)`` with ``p = pairs_for_load(alpha, d)``
@@ -206,11 +224,10 @@ def predicted_transition(
 
     Returns
     -------
-    (alpha, p, stderr) : tuple of (float, int, float)
-        Predicted transition load ``alpha = alpha_c(p)`` (:func:`finite_size_capacity_estimate`
-        at ``p`` with this seed), the number of associations with
-        ``pairs_for_load(alpha, d) == p`` (once converged) and the Monte Carlo standard error of
-        alpha.
+    PredictedLoad
+        ``alpha``: the predicted transition load ``alpha_c(p)`` with its Monte Carlo interval
+        (:func:`finite_size_capacity_estimate` at ``p`` with this seed); ``p``: the number of
+        associations of the last iteration (``pairs_for_load(alpha, d) == p`` once converged).
 
     Raises
     ------
@@ -228,14 +245,14 @@ def predicted_transition(
     d = check_int("d", d, 2)
     check_seed("seed", seed)
     check_real("margin", margin, low=0.0)
-    alpha, err, p = 1.0, 0.0, 2
+    alpha, p = monte_carlo(1.0, 0.0, 1), 2
     for _ in range(6):
-        p_new = pairs_for_load(alpha, d)
+        p_new = pairs_for_load(alpha.value, d)
         if p_new == p:
             break
         p = p_new
-        alpha, err = finite_size_capacity_estimate(p, seed=seed, margin=margin, rel_error=rel_error)
-    return alpha, p, err
+        alpha = finite_size_capacity_estimate(p, seed=seed, margin=margin, rel_error=rel_error)
+    return PredictedLoad(alpha, p)
 
 
 def finite_size_table(
@@ -286,9 +303,9 @@ def finite_size_table(
     rows = []
     for p in ps:
         stream = child(seed, int(p))
-        mean, err = expected_cost(int(p), n_samples=n_samples, seed=stream)
-        alpha, a_err = finite_size_capacity_estimate(int(p), seed=stream)
-        rows.append((p, mean, err, alpha, a_err))
+        cost = expected_cost(int(p), n_samples=n_samples, seed=stream)
+        alpha = finite_size_capacity_estimate(int(p), seed=stream)
+        rows.append((p, cost.value, cost.stderr, alpha.value, alpha.stderr))
     arr = np.array(rows, dtype=np.float64).reshape(-1, 5)
     return {
         "p": arr[:, 0],
@@ -455,7 +472,7 @@ def shortcut_capacity(p: ArrayLike) -> NDArray[np.float64]:
 
 def finite_size_critical_load(
     kappa: float, d: int, *, seed: int = 0, rel_error: float = 0.01
-) -> tuple[float, int]:
+) -> PredictedLoad:
     """Heuristic finite-size capacity of a rank-``kappa d`` memory at embedding dimension ``d``.
 
     Solves ``alpha = 2 alpha_c(kappa) * alpha_c(p)`` with ``p log p = alpha d^2`` by fixed-point
@@ -477,8 +494,9 @@ def finite_size_critical_load(
 
     Returns
     -------
-    (alpha, p) : tuple of (float, int)
-        Predicted transition load and the number of associations there.
+    PredictedLoad
+        The predicted transition load (Monte Carlo interval of ``alpha_c(p)``, scaled) and the
+        number of associations there.
 
     Raises
     ------
@@ -497,96 +515,12 @@ def finite_size_critical_load(
     d = check_int("d", d, 2)
     check_seed("seed", seed)
     factor = 2.0 * float(critical_load(k))
-    alpha, p = factor, 0
+    alpha, p = monte_carlo(factor, 0.0, 1), 0
     for _ in range(8):
-        p_new = pairs_for_load(alpha, d)
+        p_new = pairs_for_load(alpha.value, d)
         if p_new == p:
             break
         p = p_new
-        alpha = factor * finite_size_capacity_estimate(p, seed=seed, rel_error=rel_error)[0]
-    return alpha, p
-
-
-#: Columns of :func:`~.capacity_comparison.transition_comparison` that
-#: :func:`comparison_summary` reads.
-COMPARISON_COLUMNS = ("sweep", "d", "seeds per load", "measured alpha_c", "measured +-",
-                      "95% low", "95% high", "predicted alpha_c", "p at predicted",
-                      "difference / error")  # fmt: skip
-
-
-def comparison_summary(
-    comparison: pd.DataFrame, *, within: float = 2.0
-) -> dict[str, Estimate | float | int | str]:
-    """Summarise measured transitions against the finite-size prediction, by label.
-
-    Parameters
-    ----------
-    comparison : pandas.DataFrame
-        Output of :func:`~.capacity_comparison.transition_comparison` (one row per sweep,
-        the columns :data:`COMPARISON_COLUMNS`), at least one row.
-    within : float
-        Agreement threshold in combined standard errors, > 0.
-
-    Returns
-    -------
-    dict of str -> Estimate, float, int or str
-        ``"n_sweeps"`` (rows); ``"n_within_<within>"`` (rows with ``|difference / error| <=
-        within``, the key written with ``:g``, e.g. ``n_within_2``); ``"n_above_<within>"`` and
-        ``"n_below_<within>"`` (rows with ``difference / error`` > ``within`` and < ``-within``:
-        the measurement above or below the prediction); ``"z_max"`` (largest
-        ``|difference / error|``, NaN rows ignored); and, for the sweep at the largest ``d``
-        (the first such row): ``"largest_sweep"`` (its label), ``"largest_p"`` (``p`` at the
-        predicted transition, int), ``"largest_measured"`` (an :class:`~assocmem.estimate.Estimate`:
-        the measured transition, its 95 % interval, ``n`` = instances per load, ``stderr``, method
-        ``"Jeffreys posterior"``, as :func:`assocmem.linear.measure.transitions.transition_load`),
-        ``"largest_predicted"`` and ``"largest_z"`` (its ``difference / error``).
-
-    Raises
-    ------
-    TypeError
-        If ``comparison`` is not a DataFrame.
-    ValueError
-        If it is empty or lacks a column, or ``within`` is not positive.
-
-    Notes
-    -----
-    Chapter 2, "Theory vs simulation": the prediction solves ``alpha = alpha_c(p)`` with eq.
-    ``eq-alpha-p`` (:func:`predicted_transition`; reconstruction, digest §4.3).
-
-    Examples
-    --------
-    >>> c = pd.DataFrame({"sweep": ["a", "b"], "d": [12, 16], "seeds per load": [16, 16],
-    ...     "measured alpha_c": [1.0, 0.9], "measured +-": [0.02, 0.02],
-    ...     "95% low": [0.96, 0.86], "95% high": [1.04, 0.94], "predicted alpha_c": [1.02, 0.95],
-    ...     "p at predicted": [40, 60], "difference / error": [-0.9, -2.5]})
-    >>> s = comparison_summary(c)
-    >>> s["n_within_2"], s["z_max"], s["largest_sweep"], s["largest_measured"].high
-    (1, 2.5, 'b', 0.94)
-    """
-    comparison = check_frame("comparison", comparison, COMPARISON_COLUMNS, "transition_comparison")
-    if isinstance(within, bool) or not isinstance(within, (int, float, np.integer, np.floating)) \
-            or not 0 < within < math.inf:  # fmt: skip
-        raise ValueError(f"within must be positive and finite, got {within!r}")
-    signed = comparison["difference / error"]
-    z = signed.abs()
-    row = comparison.loc[comparison["d"].idxmax()]
-    return {
-        "n_sweeps": len(comparison),
-        f"n_within_{within:g}": int((z <= within).sum()),
-        f"n_above_{within:g}": int((signed > within).sum()),
-        f"n_below_{within:g}": int((signed < -within).sum()),
-        "z_max": float(z.max()),
-        "largest_sweep": str(row["sweep"]),
-        "largest_p": int(row["p at predicted"]),
-        "largest_measured": Estimate(
-            float(row["measured alpha_c"]),
-            float(row["95% low"]),
-            float(row["95% high"]),
-            int(row["seeds per load"]),
-            "Jeffreys posterior",
-            0.95,
-            float(row["measured +-"]),
-        ),
-        "largest_predicted": float(row["predicted alpha_c"]),
-        "largest_z": float(row["difference / error"]),
-    }
+        e = finite_size_capacity_estimate(p, seed=seed, rel_error=rel_error)
+        alpha = monte_carlo(factor * e.value, factor * e.stderr, e.n)
+    return PredictedLoad(alpha, p)

@@ -42,7 +42,7 @@ from assocmem._validate import (
     check_samples,
     check_seed,
 )
-from assocmem.estimate import Estimate
+from assocmem.estimate import Estimate, monte_carlo
 from assocmem.linear.theory.extremes import (
     LOG_SQRT_2PI,
     gaussians_from_spacings,
@@ -292,7 +292,7 @@ def expected_cost(
     seed: Seed | np.random.Generator = 0,
     margin: float = 0.0,
     method: str = "order_statistics",
-) -> tuple[float, float]:
+) -> Estimate:
     """Monte Carlo estimate of ``E[C_p]`` over ``t ~ N(0, I_p)``.
 
     Parameters
@@ -312,8 +312,9 @@ def expected_cost(
 
     Returns
     -------
-    (mean, stderr) : tuple of float
-        Sample mean of ``C_p`` and its standard error ``std / sqrt(n_samples)``.
+    Estimate
+        Sample mean of ``C_p`` with its Monte Carlo interval (standard error
+        ``std / sqrt(n_samples)``).
 
     Raises
     ------
@@ -334,7 +335,9 @@ def expected_cost(
         values = cost(rng.standard_normal((n_samples, p)), margin)
     else:
         raise ValueError(f"method must be 'order_statistics' or 'full', got {method!r}")
-    return float(values.mean()), float(values.std(ddof=1) / math.sqrt(n_samples))
+    return monte_carlo(
+        float(values.mean()), float(values.std(ddof=1) / math.sqrt(n_samples)), n_samples
+    )
 
 
 #: Largest margin of the RS functions (:func:`rs_energetic_term`, :func:`rs_free_entropy`,
