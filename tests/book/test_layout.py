@@ -313,12 +313,50 @@ _FIGURE_BANS = {
 }  # fmt: skip
 
 
-@pytest.mark.parametrize("path", sorted(p.name for p in CG.glob("plots*.py")))
-def test_context_gated_figures_take_results(path: str) -> None:
+#: Part I's figures must not run these either: its simulations, samplers and theory solvers.
+_PART_ONE_BANS = {
+    "simulate_scores", "score_statistics", "sample_problem", "sample_problems", "train_memory",
+    "cost_solution", "rs_energetic_term", "rs_interpolants", "rs_draws_capacity", "expected_cost",
+    "finite_size_capacity_curve", "finite_size_capacity_estimate", "quenched_fields",
+    "mechanism_scores", "capacity_sweep", "lp_decide",
+}  # fmt: skip
+FIGURES = sorted(
+    p.relative_to(LIB).as_posix()
+    for p in [*CG.glob("plots*.py"), *LIB.glob("linear/figures/plots*.py")]
+)
+
+
+@pytest.mark.parametrize("path", FIGURES)
+def test_figures_take_results(path: str) -> None:
     """A figure draws numbers it receives: no random draws, no model computation."""
-    tree = ast.parse((CG / path).read_text())
+    tree = ast.parse((LIB / path).read_text())
     bad = [f"line {n.lineno}: {_call_name(n)}(...)" for n in ast.walk(tree)
-           if _call_name(n) in _FIGURE_BANS]  # fmt: skip
+           if _call_name(n) in _FIGURE_BANS | _PART_ONE_BANS]  # fmt: skip
     bad += [f"line {n.lineno}: .random" for n in ast.walk(tree)
             if isinstance(n, ast.Attribute) and n.attr == "random"]  # fmt: skip
-    assert not bad, f"context_gated/{path} computes inside a figure:\n" + "\n".join(sorted(bad))
+    assert not bad, f"{path} computes inside a figure:\n" + "\n".join(sorted(bad))
+
+
+#: Names a chapter may import from assocmem, at most (DESIGN.md: pages import by module).
+MAX_NAMES = 20
+CHAPTERS = sorted((LIB.parents[1] / "book").glob("[0-9]*.md"))
+
+
+def _chapter_imports(md: Path) -> list[tuple[str, list[str], list[str]]]:
+    """(module, names, bound names) of each ``from assocmem... import`` in the code cells."""
+    cells = re.findall(r"```\{code-cell\}[^\n]*\n(.*?)```", md.read_text(), flags=re.S)
+    lines = [ln for c in cells for ln in c.splitlines() if not ln.startswith(":")]
+    code = "\n".join(ln for ln in lines if not ln.lstrip().startswith(("%", "!")))
+    found = [n for n in ast.walk(ast.parse(code)) if isinstance(n, ast.ImportFrom)]
+    return [(n.module, [a.name for a in n.names], [a.asname or a.name for a in n.names])
+            for n in found if (n.module or "").startswith("assocmem")]  # fmt: skip
+
+
+@pytest.mark.parametrize("md", CHAPTERS, ids=lambda p: p.stem)
+def test_chapters_import_modules_and_few_names(md: Path) -> None:
+    """A page imports modules (``from assocmem.linear.theory import replica``), at most 20."""
+    imports = _chapter_imports(md)
+    bound = [n for _, _, ns in imports for n in ns]
+    assert imports and len(bound) <= MAX_NAMES, f"{md.name} imports {len(bound)} names: {bound}"
+    others = [f"{m}.{a}" for m, ns, _ in imports for a in ns if f"{m}.{a}" not in MODULES]
+    assert not others, f"{md.name} imports names that are not modules: {others}"

@@ -40,11 +40,17 @@ from assocmem.linear.measure.capacity_comparison import (  # noqa: E402
     transition_comparison,
 )
 from assocmem.linear.measure.measured_spectra import singular_values  # noqa: E402
-from assocmem.linear.measure.scores import mechanism_scores  # noqa: E402
+from assocmem.linear.measure.scores import (  # noqa: E402
+    mechanism_scores,
+    score_statistics,
+    simulate_scores,
+)
 from assocmem.linear.measure.sweeps import COLUMNS  # noqa: E402
 from assocmem.linear.storage.training import hebbian_memory, train_memory  # noqa: E402
 from assocmem.linear.theory.finite_size import PredictedLoad  # noqa: E402
+from assocmem.linear.theory.hebbian import score_moments  # noqa: E402
 from assocmem.linear.theory.load import load_for_pairs, pairs_for_load  # noqa: E402
+from assocmem.linear.theory.replica import cost_example, rs_draws_capacity, rs_profile  # noqa: E402
 from assocmem.linear.theory.spectra import hebbian_critical_load  # noqa: E402
 from matplotlib.colors import to_hex  # noqa: E402
 from matplotlib.container import ErrorbarContainer  # noqa: E402
@@ -166,21 +172,22 @@ def test_memory_figures_take_trained_weights() -> None:
     fig = plot_spectra({"OP": res.weights})
     assert "singular value" in fig.axes[0].get_xlabel()
     fig = plot_score_distributions(
-        {"OP": (res.weights, prob), "Hebb": (hebbian_memory(prob), prob)}
-    )
+        {"OP": score_statistics(res.weights, prob),
+         "Hebb": score_statistics(hebbian_memory(prob), prob)}
+    )  # fmt: skip
     assert len(fig.axes) == 2 and "competitor" in fig.axes[0].get_xlabel()
     stats = mechanism_scores(40, 12, seeds=1, steps=50)
     assert plot_mechanism(stats).axes
 
 
 def test_theory_figures_label_their_axes() -> None:
-    fig = plot_score_histograms(50, 16, n_instances=2)
+    fig = plot_score_histograms(simulate_scores(50, 16, n_instances=2), score_moments(50, 16), 16)
     assert "score" in fig.axes[0].get_xlabel() and len(fig.axes[0].lines) >= 2
     fig = plot_thresholds(np.geomspace(1e2, 1e4, 3), embeddings=("gaussian",))
     assert fig.axes and all(ax.get_xlabel() for ax in fig.axes)
-    fig = plot_free_entropy(50, alphas=(0.3,), n_samples=50, n_grid=10)
+    fig = plot_free_entropy(rs_profile(50, n_samples=50, n_grid=10), alphas=(0.3,))
     assert "overlap" in fig.axes[0].get_xlabel() and "load" in fig.axes[1].get_xlabel()
-    assert plot_cost_solution(p=50).axes
+    assert plot_cost_solution(*cost_example(50)).axes
     fig = plot_critical_load(measured={0.5: (0.7, 0.05), 1.0: (0.9, 0.05)})
     assert len(_errorbars(fig.axes[0])) == 1 and "kappa" in fig.axes[0].get_xlabel()
     rng = np.random.default_rng(0)
@@ -190,14 +197,13 @@ def test_theory_figures_label_their_axes() -> None:
 
 
 def test_free_entropy_marks_the_draws_and_the_population_capacity() -> None:
-    from assocmem.linear.theory.replica import rs_draws_capacity
-
-    fig = plot_free_entropy(50, alphas=(0.3,), n_samples=50, n_grid=10, population=0.9)
+    profile = rs_profile(50, n_samples=50, n_grid=10)
+    fig = plot_free_entropy(profile, alphas=(0.3,), population=0.9)
     vlines = [ln.get_xdata()[0] for ln in fig.axes[1].lines if len(set(ln.get_xdata())) == 1]
     own = rs_draws_capacity(50, n_samples=50)  # the draws' own capacity, and the population's
     assert vlines == pytest.approx([own.value, 0.9])
     with pytest.raises(ValueError, match=r"population must be a finite number > 0, got -1\.0"):
-        plot_free_entropy(50, alphas=(0.3,), n_samples=50, n_grid=10, population=-1.0)
+        plot_free_entropy(profile, alphas=(0.3,), population=-1.0)
 
 
 def _legend_below_axes(ax) -> bool:  # type: ignore[no-untyped-def]

@@ -18,11 +18,10 @@ import torch
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike, NDArray
 
-from assocmem._validate import check_int, check_p, check_positive
+from assocmem._validate import check_int, check_positive
 from assocmem.linear.instances.problems import MemoryProblem, recalled, score_matrix
 from assocmem.linear.measure.capacity_comparison import TransitionComparison, TransitionEntry
 from assocmem.linear.measure.measured_spectra import singular_values
-from assocmem.linear.measure.scores import score_statistics
 from assocmem.linear.measure.sweeps import GROUP_COLUMNS
 from assocmem.linear.measure.tables import success_by_load
 from assocmem.linear.theory.extremes import expected_max
@@ -32,11 +31,8 @@ from assocmem.linear.theory.finite_size import (
 )
 from assocmem.linear.theory.load import load_for_pairs
 from assocmem.linear.theory.replica import (
-    cost_solution,
-    rs_draws_capacity,
-    rs_energetic_term,
-    rs_interpolants,
-    rs_q_grid,
+    CostSolution,
+    RSProfile,
 )
 from assocmem.linear.theory.spectra import quarter_circle_pdf
 from assocmem.plotting import (
@@ -173,15 +169,14 @@ def plot_spectra(weights: dict[str, torch.Tensor | np.ndarray], *, bins: int = 1
     return finish(fig)
 
 
-def plot_score_distributions(
-    memories: dict[str, tuple[torch.Tensor | np.ndarray, MemoryProblem]],
-) -> Figure:
+def plot_score_distributions(memories: dict[str, Mapping[str, NDArray[np.float64]]]) -> Figure:
     """Target score against the largest competitor score of each input, in units of ``sigma_W``.
 
     Parameters
     ----------
-    memories : dict of str to (W, problem)
-        One panel per entry (e.g. "trained OP", "trained DP", "Hebbian OP"); unbatched.
+    memories : dict of str to dict
+        One panel per entry (e.g. "trained OP", "trained DP", "Hebbian OP"):
+        :func:`assocmem.linear.measure.scores.score_statistics` of an unbatched memory.
 
     Returns
     -------
@@ -195,16 +190,13 @@ def plot_score_distributions(
     Raises
     ------
     ValueError
-        If ``memories`` is empty or a ``W`` does not match its problem.
+        If ``memories`` is empty.
     """
     if not memories:
         raise ValueError("memories must not be empty")
     n = len(memories)
     fig, axes = new_figure(1, n, sharex=True, sharey=True)
-    for k, (ax, (lab, (W, prob))) in enumerate(
-        zip(np.atleast_1d(axes), memories.items(), strict=True)
-    ):
-        st = score_statistics(W, prob)
+    for k, (ax, (lab, st)) in enumerate(zip(np.atleast_1d(axes), memories.items(), strict=True)):
         x, y = st["max_competitor"], st["target"]
         ok = y > x
         ax.scatter(x[ok], y[ok], s=6, color=color(2), label="recalled (simulation)")
@@ -214,7 +206,7 @@ def plot_score_distributions(
         theory_line(
             ax, [lo, hi], [lo, hi], label="target = max competitor", color="k", linewidth=0.8
         )
-        m = expected_max(prob.p - 1)
+        m = expected_max(len(y) - 1)
         ax.axvline(
             m,
             color="k",
@@ -403,12 +395,9 @@ def _draw_capacity_curves(
 
 
 def plot_free_entropy(
-    p: int = 100,
+    profile: RSProfile,
     alphas: ArrayLike = (0.2, 0.4, 0.6, 0.8),
     *,
-    n_samples: int = 200,
-    seed: int = 0,
-    n_grid: int = 24,
     population: float | None = None,
 ):
     """``Phi_RS(q)`` at fixed p for several loads, and the saddle ``q*(alpha)``.
@@ -421,12 +410,10 @@ def plot_free_entropy(
 
     Parameters
     ----------
-    p : int
-        Number of associations, >= 2.
+    profile : RSProfile
+        :func:`assocmem.linear.theory.replica.rs_profile` at the page's ``p``.
     alphas : sequence of float
         Loads whose curves are drawn on the left panel, each > 0.
-    n_samples, seed, n_grid
-        As in :func:`assocmem.linear.theory.replica.rs_saddle`.
     population : float, optional
         The population capacity ``alpha_c(p) = log p / E[C_p]`` (e.g.
         :func:`assocmem.linear.theory.finite_size.finite_size_capacity_estimate`), drawn as a dashed
@@ -439,25 +426,20 @@ def plot_free_entropy(
     Raises
     ------
     ValueError
-        If ``p < 2``, a load is <= 0, ``population`` is not a finite number > 0 or the Monte
-        Carlo settings are out of range.
+        If a load is <= 0 or ``population`` is not a finite number > 0.
     """
-    p = check_p(p)
-    u, qs = rs_q_grid(n_grid)
-    g, _ = rs_energetic_term(qs, p, n_samples=n_samples, seed=seed)
-    phi_u, solve = rs_interpolants(u, g, p)
-    u_fine = np.linspace(0.0, float(u[-1]), 600)
+    p, phi_u, saddle, own = profile.p, profile.phi, profile.saddle, profile.capacity
+    u_fine = np.linspace(0.0, float(profile.u[-1]), 600)
     q_fine = -np.expm1(-u_fine)
     if population is not None:
         population = check_positive("population", population)
-    own = rs_draws_capacity(p, n_samples=n_samples, seed=seed)  # same draws as G
     alpha_c = own.value
     fig, axes = new_figure(1, 2, width=10)
     ax = axes[0]
     stars = []
     for i, a in enumerate(np.atleast_1d(np.asarray(alphas, dtype=np.float64))):
         theory_line(ax, q_fine, phi_u(u_fine, float(a)), label=rf"$\alpha = {a:g}$", color=color(i))
-        qstar, phistar = solve(float(a))
+        qstar, phistar = saddle(float(a))
         stars.append(phistar)
         ax.plot(qstar, phistar, "o", color=color(i))
     low, high = min(stars), max(0.0, -min(stars))
@@ -469,7 +451,7 @@ def plot_free_entropy(
     ax.legend()
     ax = axes[1]
     grid = np.linspace(0.02, 0.995, 60) * alpha_c
-    sad = np.array([solve(float(a)) for a in grid])
+    sad = np.array([saddle(float(a)) for a in grid])
     theory_line(ax, grid, sad[:, 0], label=r"overlap $q^*(\alpha)$", color=color(0))
     theory_line(
         ax,
@@ -491,7 +473,7 @@ def plot_free_entropy(
     return finish(fig)
 
 
-def plot_cost_solution(p: int = 200, margin: float = 0.0, seed: int = 0):
+def plot_cost_solution(t: ArrayLike, sol: CostSolution, margin: float = 0.0):
     """One draw of the quenched fields and the q -> 1 solution: who is moved, and where to.
 
     Shows the target field ``t_0`` and the largest competitors ``t_nu + margin`` (sorted), the
@@ -500,26 +482,19 @@ def plot_cost_solution(p: int = 200, margin: float = 0.0, seed: int = 0):
 
     Parameters
     ----------
-    p : int
-        Number of associations, >= 2.
+    t : array_like, shape (p,)
+        The fields, target first (:func:`assocmem.linear.theory.replica.cost_example`).
+    sol : CostSolution
+        :func:`assocmem.linear.theory.replica.cost_solution` of ``t`` at ``margin``.
     margin : float
         Margin kappa_0 >= 0.
-    seed : int
-        Seed of the draw.
 
     Returns
     -------
     matplotlib.figure.Figure
-
-    Raises
-    ------
-    ValueError
-        If ``p < 2`` or ``margin < 0``.
     """
-    p = check_p(p)
-    t = np.random.default_rng(seed).standard_normal(p)
-    sol = cost_solution(t, margin)
-    level, k = float(sol.level[0]), int(sol.n_active[0])
+    t = np.asarray(t, dtype=np.float64)
+    p, level, k = t.size, float(sol.level[0]), int(sol.n_active[0])
     c = np.sort(t[1:])[::-1] + margin
     shown = min(c.size, max(3 * k + 10, 25))
     fig, ax = new_figure()

@@ -9,19 +9,20 @@ Plot functions take computed results and draw them in the book's style (:mod:`as
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
+import torch
 from matplotlib.figure import Figure
 
-from assocmem.linear.measure.scores import simulate_scores, spread_summary
+from assocmem.linear.measure.scores import spread_summary
 from assocmem.linear.measure.tables import success_by_load
 from assocmem.linear.theory.hebbian import (
     CRITERIA,
     recall_probability,
     score_densities,
-    score_moments,
     threshold,
 )
 from assocmem.linear.theory.load import load_for_pairs
@@ -44,20 +45,26 @@ def _gauss_pdf(x: np.ndarray, mean: float, var: float) -> np.ndarray:
 
 
 def plot_score_histograms(
-    p: int,
+    sim: Mapping[str, torch.Tensor],
+    moments: Mapping[str, float],
     d: int,
     *,
     embedding: str = "gaussian",
-    n_instances: int = 20,
-    seed: int = 0,
     bins: int = 60,
 ) -> Figure:
     """Histograms of simulated Hebbian target and non-target scores with the Gaussian theory.
 
     Parameters
     ----------
-    p, d, embedding, n_instances, seed
-        As for :func:`simulate_scores`.
+    sim : mapping
+        :func:`assocmem.linear.measure.scores.simulate_scores` (``target`` of shape (n, p),
+        ``nontarget``).
+    moments : mapping
+        :func:`assocmem.linear.theory.hebbian.score_moments` at the same ``p`` and ``d``.
+    d : int
+        Embedding dimension (for the title).
+    embedding : str
+        The embeddings simulated (for the title).
     bins : int
         Number of histogram bins.
 
@@ -67,13 +74,8 @@ def plot_score_histograms(
         One panel; simulation as step histograms (density), theory N(mean, var) of
         :func:`score_moments` as lines.
 
-    Raises
-    ------
-    ValueError
-        If a size is out of range or the embedding is unknown or ``"leading"``.
     """
-    sim = simulate_scores(p, d, embedding=embedding, n_instances=n_instances, seed=seed)
-    mom = score_moments(p, d, embedding=embedding)
+    mom, p = moments, int(sim["target"].shape[-1])
     t = sim["target"].numpy().ravel()
     nt = sim["nontarget"].numpy().ravel()
     fig, ax = new_figure()

@@ -764,3 +764,58 @@ def rs_interpolants(
         return float(-np.expm1(-u_star)), float(phi_u(u_star, alpha))
 
     return phi_u, solve
+
+
+class RSProfile(NamedTuple):
+    """The RS free entropy at one ``p`` on one set of quenched draws (:func:`rs_profile`).
+
+    Attributes
+    ----------
+    p : int
+    u : numpy.ndarray
+        The grid ``u = -log(1 - q)`` of :func:`rs_q_grid`.
+    phi : callable
+        ``phi(u, alpha)``: ``Phi_RS`` on that grid, interpolated (:func:`rs_interpolants`).
+    saddle : callable
+        ``saddle(alpha) -> (q*, Phi_RS(q*))``.
+    capacity : Estimate
+        :func:`rs_draws_capacity` of the same draws.
+    """
+
+    p: int
+    u: NDArray[np.float64]
+    phi: Callable[..., NDArray[np.float64]]
+    saddle: Callable[[float], tuple[float, float]]
+    capacity: Estimate
+
+
+def rs_profile(p: int, *, n_samples: int = 200, seed: int = 0, n_grid: int = 24) -> RSProfile:
+    """Return ``Phi_RS(q; alpha, p)`` on one set of quenched draws, its saddle and their capacity.
+
+    ``n_samples``, ``seed`` and ``n_grid`` as in :func:`rs_saddle`; the capacity
+    ``log p / mean C`` is that of the same draws (:func:`rs_draws_capacity`).
+
+    Raises
+    ------
+    ValueError
+        If ``p < 2`` or the Monte Carlo settings are out of range.
+    """
+    p = check_p(p)
+    u, qs = rs_q_grid(n_grid)
+    g, _ = rs_energetic_term(qs, p, n_samples=n_samples, seed=seed)
+    phi, saddle = rs_interpolants(u, g, p)
+    return RSProfile(p, u, phi, saddle, rs_draws_capacity(p, n_samples=n_samples, seed=seed))
+
+
+def cost_example(
+    p: int, margin: float = 0.0, seed: int = 0
+) -> tuple[NDArray[np.float64], CostSolution]:
+    """Return one draw of the fields ``t ~ N(0, I_p)`` (target first) and its q -> 1 solution.
+
+    Raises
+    ------
+    ValueError
+        If ``p < 2`` or ``margin < 0``.
+    """
+    t = quenched_fields(check_p(p), 2, seed=seed)[0]  # the first row: standard_normal(p)
+    return t, cost_solution(t, margin)
