@@ -17,8 +17,9 @@ from __future__ import annotations
 import enum
 import hashlib
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -29,6 +30,7 @@ from assocmem.streams import Seed, numpy_rng
 
 __all__ = [
     "Estimate",
+    "Result",
     "Verdict",
     "verdict",
     "render",
@@ -162,6 +164,29 @@ class Estimate:
         """Return the numbers the prose quotes: keys ``""`` (value), ``_lo``, ``_hi``, ``_n``."""
         return {"": float(self.value), "_lo": float(self.low), "_hi": float(self.high),
                 "_n": int(self.n)}  # fmt: skip
+
+
+@runtime_checkable
+class Result(Protocol):
+    """What a result type answers: the page's numbers, its verdicts and its table.
+
+    ``summary()`` maps the labels a page glues to Estimates, Verdicts, numbers and text;
+    ``findings()`` maps each claim (or unit) to its Verdict; ``table()`` is the result as the
+    page shows it (Estimate cells, rendered by :func:`assocmem.pages.table`). The settings that
+    made the result travel with it.
+    """
+
+    def summary(self) -> Mapping[str, Any]:
+        """Return the numbers a page quotes, by label."""
+        ...
+
+    def findings(self) -> Mapping[Any, Any]:
+        """Return each claim's verdict."""
+        ...
+
+    def table(self) -> Any:
+        """Return the result as a table."""
+        ...
 
 
 class Verdict(str, enum.Enum):

@@ -360,3 +360,12 @@ def test_chapters_import_modules_and_few_names(md: Path) -> None:
     assert imports and len(bound) <= MAX_NAMES, f"{md.name} imports {len(bound)} names: {bound}"
     others = [f"{m}.{a}" for m, ns, _ in imports for a in ns if f"{m}.{a}" not in MODULES]
     assert not others, f"{md.name} imports names that are not modules: {others}"
+
+
+@pytest.mark.parametrize("room", ROOMS)
+def test_every_part_one_module_has_its_test_file(room: str) -> None:
+    """``tests/linear`` mirrors the rooms: ``linear/<room>/<m>.py`` has ``<room>/test_<m>.py``."""
+    tests = LIB.parents[1] / "tests" / "linear" / room
+    missing = [m for m in _room_modules(room)
+               if not (tests / f"test_{m.rsplit('.', 1)[-1]}.py").is_file()]  # fmt: skip
+    assert not missing, f"no test file of their own: {missing}"

@@ -9,7 +9,7 @@
   same batch.
 
 Examples per property: :data:`_properties.MAX_EXAMPLES` (derandomised); the exact LP's
-invariances are in tests/linear/test_lp.py.
+invariances are in tests/linear/storage/test_lp.py.
 """
 
 from __future__ import annotations

@@ -17,14 +17,11 @@ import pytest
 import torch
 from _properties import (
     KINDS,
-    PROPERTY_SETTINGS,
     Case,
     Kind,
-    call,
     check_outcome,
-    domain_params,
     non_finite,
-    public_functions,
+    property_tests,
     value_strategy,
 )
 from _properties import _array_invalid as array_invalid
@@ -45,7 +42,6 @@ from assocmem.linear.measure import (
 )
 from assocmem.linear.storage import constraints, lp, max_margin, training
 from assocmem.linear.theory import extremes, finite_size, hebbian, load, mechanism, replica, spectra
-from hypothesis import given
 from hypothesis import strategies as st
 
 # ------------------------------------------------------------------ local kinds (real p, d)
@@ -768,12 +764,14 @@ EXEMPT: dict[str, str] = {
         "the three words of lp_decide's answer (an enum)"
     ),
     "assocmem.linear.storage.constraints.storage_outcome": (
-        "the decision rule on certified bounds (+-inf documented: no bound yet); test_lp.py "
+        "the decision rule on certified bounds (+-inf documented: no bound yet); "
+        "storage/test_lp.py "
         "checks it through every method, on stored, not stored and undecided instances"
     ),
     **{
         f"assocmem.linear.storage.interior_point.{n}": "the LP solver's internals, on checked"
-        " float64 arrays (test_lp.py: both operators against constraint_matrix, one solve on each)"
+        " float64 arrays (storage/test_lp.py: both operators against constraint_matrix, one solve"
+        " on each)"
         for n in (
             "ConstraintOperator",
             "DenseConstraints",
@@ -783,10 +781,10 @@ EXEMPT: dict[str, str] = {
         )
     },  # fmt: skip
     "assocmem.linear.storage.constraints.constraint_differences": (
-        "index arithmetic on checked float64 arrays (test_lp.py, against constraint_matrix)"
+        "index arithmetic on checked float64 arrays (storage/test_lp.py, against constraint_matrix)"
     ),
     "assocmem.linear.storage.constraints.constraint_rows": (
-        "index arithmetic on checked float64 arrays (test_lp.py, against constraint_matrix)"
+        "index arithmetic on checked float64 arrays (storage/test_lp.py, against constraint_matrix)"
     ),
     "assocmem.linear.theory.extremes.UniformSpacings": (
         "a result record of sample_top_uniform_spacings"
@@ -819,24 +817,34 @@ EXEMPT: dict[str, str] = {
     "assocmem.linear.theory.finite_size.PredictedLoad": "a result record of predicted_transition",
     "assocmem.linear.measure.capacity_comparison.TransitionEntry": "a result record",
     "assocmem.linear.measure.capacity_comparison.TransitionComparison": (
-        "a result record of transition_comparison (test_sweeps.py)"
+        "a result record of transition_comparison (measure/test_capacity_comparison.py)"
     ),
     "assocmem.linear.measure.capacity_comparison.capacity_curves": (
-        "runs finite_size_capacity_curve (a case above) on a comparison's range (test_plots.py)"
+        "runs finite_size_capacity_curve (a case above) on a comparison's range "
+        "(figures/test_plots_capacity.py)"
     ),
     "assocmem.linear.measure.capacity_comparison.transition_comparison": (
-        "runs predicted_transition per table (a case above); table checks in test_sweeps.py"
+        "runs predicted_transition per table (a case above); table checks in "
+        "measure/test_capacity_comparison.py"
     ),
     "assocmem.linear.measure.transitions.transition_ratio": "takes a BootstrapTransitions record",
-    "assocmem.linear.measure.transitions.crossing_range": "takes Estimate records (test_sweeps.py)",
+    "assocmem.linear.measure.transitions.crossing_range": (
+        "takes Estimate records (measure/test_transitions.py)"
+    ),
     "assocmem.linear.measure.rank_transitions.ratio_comparison": (
         "formats an Estimate against predictions"
     ),
-    "assocmem.linear.measure.tables.instance_agreement": "takes two sweep tables (test_sweeps.py)",
-    "assocmem.linear.measure.tables.paired_instances": "takes two sweep tables (test_sweeps.py)",
-    "assocmem.linear.measure.tables.miss_rates": "takes a paired_instances table (test_sweeps.py)",
+    "assocmem.linear.measure.tables.instance_agreement": (
+        "takes two sweep tables (measure/test_tables.py)"
+    ),
+    "assocmem.linear.measure.tables.paired_instances": (
+        "takes two sweep tables (measure/test_tables.py)"
+    ),
+    "assocmem.linear.measure.tables.miss_rates": (
+        "takes a paired_instances table (measure/test_tables.py)"
+    ),
     "assocmem.linear.measure.capacity_comparison.op_dp_gaps": (
-        "takes a mapping of sweep tables (test_sweeps.py)"
+        "takes a mapping of sweep tables (measure/test_capacity_comparison.py)"
     ),
     "assocmem.linear.measure.capacity_comparison.OpDpGaps": "a result record of op_dp_gaps",
     "assocmem.linear.measure.measured_spectra.spectrum_fit_summary": (
@@ -859,30 +867,11 @@ EXEMPT: dict[str, str] = {
 }
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
-def test_valid_call_gives_a_finite_result(case: Case) -> None:
-    out = call(case)
-    if not case.nan_ok:
-        assert not non_finite(out), non_finite(out)
-    if case.check is not None:
-        case.check(out)
-
-
-@pytest.mark.parametrize(
-    ("case", "arg", "kind"), domain_params(CASES), ids=lambda v: getattr(v, "name", str(v))
-)
-@PROPERTY_SETTINGS
-@given(data=st.data())
-def test_any_value_gives_a_finite_result_or_a_clear_error(
-    case: Case, arg: str, kind: str, data: Any
-) -> None:
-    _check(case, arg, data.draw(_strategy(case, arg, kind), label=arg), kind)
-
-
-def test_every_public_function_is_covered() -> None:
-    covered = {c.name for c in CASES} | set(EXEMPT)
-    missing = [n for n in public_functions("assocmem.linear") if n not in covered]
-    assert not missing, f"public functions with neither a property case nor a reason: {missing}"
+(
+    test_valid_call_gives_a_finite_result,
+    test_any_value_gives_a_finite_result_or_a_clear_error,
+    test_every_public_function_is_covered,
+) = property_tests(CASES, EXEMPT, ["assocmem.linear"], check=_check, strategy=_strategy)
 
 
 def test_local_kinds_refuse_what_they_should() -> None:

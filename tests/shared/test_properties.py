@@ -18,12 +18,7 @@ from _properties import (
     Case,
     Kind,
     _junk,
-    call,
-    check_outcome,
-    domain_params,
-    non_finite,
-    public_functions,
-    value_strategy,
+    property_tests,
 )
 from assocmem import estimate, permutation, stats
 from hypothesis import given
@@ -131,31 +126,11 @@ EXEMPT: dict[str, str] = {
 }
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
-def test_valid_call_gives_a_finite_result(case: Case) -> None:
-    out = call(case)
-    if not case.nan_ok:
-        assert not non_finite(out), non_finite(out)
-    if case.check is not None:
-        case.check(out)
-
-
-@pytest.mark.parametrize(
-    ("case", "arg", "kind"), domain_params(CASES), ids=lambda v: getattr(v, "name", str(v))
-)
-@PROPERTY_SETTINGS
-@given(data=st.data())
-def test_any_value_gives_a_finite_result_or_a_clear_error(
-    case: Case, arg: str, kind: str, data: Any
-) -> None:
-    check_outcome(case, arg, data.draw(value_strategy(case, arg, kind), label=arg), kind)
-
-
-def test_every_public_function_is_covered() -> None:
-    covered = {c.name for c in CASES} | set(EXEMPT)
-    missing = [n for m in ("stats", "estimate", "permutation")
-               for n in public_functions(f"assocmem.{m}") if n not in covered]  # fmt: skip
-    assert not missing, f"public functions with neither a property case nor a reason: {missing}"
+(
+    test_valid_call_gives_a_finite_result,
+    test_any_value_gives_a_finite_result_or_a_clear_error,
+    test_every_public_function_is_covered,
+) = property_tests(CASES, EXEMPT, ["assocmem.stats", "assocmem.estimate", "assocmem.permutation"])
 
 
 _NUMBER = st.one_of(st.floats(-2, 2), st.sampled_from([math.nan, 0.0, 1.0]))

@@ -260,6 +260,14 @@ class OpDpGaps:
         """Number of sizes whose gap alone is resolved above 0 (:func:`verdict`)."""
         return sum(verdict(e) is Verdict.ABOVE for e in self.gaps["gap"])
 
+    def findings(self) -> dict[int, Verdict]:
+        """Return each size's verdict on its gap against 0, by ``d``."""
+        return {int(d): verdict(e) for d, e in zip(self.gaps["d"], self.gaps["gap"], strict=True)}
+
+    def table(self) -> pd.DataFrame:
+        """Return the gaps per ``d`` (Estimate cells)."""
+        return self.gaps
+
     def summary(self) -> dict[str, Estimate | float | int]:
         """Return the numbers a sentence about the gaps quotes, by label.
 

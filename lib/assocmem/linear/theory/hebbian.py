@@ -105,7 +105,8 @@ def score_moments(
     non-target score) has variance E||u||^4 / d = (1 + 2/d)/d, and the target's
     ``||u_mu||^2 ||e_mu||^2`` has variance (1 + 2/d)^2 - 1 = 4/d + 4/d^2. The issue text and the
     digest (§5.2) drop the O(1/d^2) parts ((p-1)/d^2 + 4/d and (p-2)/d^2 + 2/d); simulation
-    (tests/linear/test_hebbian.py) resolves the difference at small d in favour of the exact values.
+    (tests/linear/theory/test_hebbian.py) resolves the difference at small d in favour of the exact
+    values.
     """
     _check_embedding(embedding)
     p_arr = _as_positive("p", p, 2.0)

@@ -8,10 +8,65 @@ import math
 import numpy as np
 import pytest
 import torch
-from assocmem.linear.instances.problems import MemoryProblem
-from assocmem.linear.instances.sampling import sample_problem, sample_problems
-from assocmem.linear.measure.scores import score_statistics, spread_summary
+from assocmem.linear.instances.problems import (
+    MemoryProblem,
+)
+from assocmem.linear.instances.sampling import (
+    sample_problem,
+    sample_problems,
+)
+from assocmem.linear.measure.scores import (
+    mechanism_report,
+    mechanism_scores,
+    score_statistics,
+    simulate_scores,
+    spread_summary,
+)
 from assocmem.linear.storage.training import hebbian_memory
+
+
+def test_sigma_w_matches_expectation() -> None:
+    sim = simulate_scores(50, 20, n_instances=400, seed=2)
+    assert float((sim["sigma_w"] ** 2).mean()) == pytest.approx(50 / 400, rel=0.02)
+
+
+def test_seed_reproducible() -> None:
+    a = simulate_scores(12, 6, n_instances=2, seed=4)
+    b = simulate_scores(12, 6, n_instances=2, seed=4)
+    assert np.array_equal(a["target"].numpy(), b["target"].numpy())
+    assert a["nontarget"].shape == (2, 12, 11)
+
+
+def test_mechanism_report_prints_the_hand_computed_numbers() -> None:
+    def st(target, comp):
+        t, m = np.array(target), np.array(comp)
+        return {"target": t, "max_competitor": m, "gap": t - m, "p": 100, "d": 32}
+
+    stats = {"hebbian": st([1.0, 3.0], [2.0, 2.0]), "trained": st([4.0, 4.5], [3.0, 3.5])}
+    rs = {"level": np.array([3.0, 5.0]), "n_active": np.array([2, 3]), "raw_max": np.array([6.0])}
+    cap = {"level": np.array([2.0, 2.0]), "n_active": np.array([4, 4]), "raw_max": np.zeros(1)}
+    lines = mechanism_report(stats, rs, cap, margin=0.5).splitlines()
+    # alpha = 100 log 100 / 32^2 = 0.450; sqrt(2 log 100) = 3.03
+    assert lines[0] == "p = 100, d = 32, alpha = 0.450, sqrt(2 log p) = 3.03"
+    # std (ddof 1): Hebbian sqrt 2 = 1.41, trained sqrt(0.125) = 0.35, ratio 4.0
+    assert lines[1] == "target std: Hebbian 1.41, trained 0.35, ratio 4.0"
+    assert lines[2] == "trained: target mean 4.25, max competitor mean 3.25, gap mean 1.00"
+    assert (
+        lines[3] == "RS max-margin (kappa0 = 0.50): T* = 4.00 +- 1.00, pushed competitors k = 2.5,"
+    )
+    assert lines[5] == "RS at capacity (kappa0 = 0): T* = 2.00 +- 0.00, k = 4.0"
+
+
+def test_score_statistics_units() -> None:
+    prob = sample_problem(300, 32, decoupled=True, seed=0)
+    q, _ = torch.linalg.qr(torch.randn(32, 32, generator=torch.Generator().manual_seed(0)))
+    W = 3.0 * q  # orthogonal W: |W e| = 3 |e| exactly, so only the embeddings fluctuate
+    st = score_statistics(W, prob)
+    # competitor scores have unit variance in units of sigma_W = |W|_F / d
+    assert np.var(st["competitor"]) == pytest.approx(1.0, rel=0.05)
+    assert st["target"].shape == (300,) and st["max_competitor"].shape == (300,)
+    with pytest.raises(ValueError, match=r"W is identically zero"):
+        score_statistics(torch.zeros(32, 32), prob)
 
 
 def _orthonormal_problem() -> MemoryProblem:
@@ -84,3 +139,10 @@ def test_batched_problem_dp_and_random_w_units() -> None:
 def test_bad_inputs_raise(call, exc, match) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(exc, match=match):
         call()
+
+
+def test_mechanism_scores_pools_seeds() -> None:
+    st = mechanism_scores(40, 16, seeds=2, steps=200, lr=0.05)
+    assert set(st) == {"hebbian", "trained"}
+    assert st["trained"]["target"].shape == (2, 40)  # (seeds, p)
+    assert 0.0 <= st["hebbian"]["accuracy"] <= st["trained"]["accuracy"] <= 1.0

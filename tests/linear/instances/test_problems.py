@@ -3,8 +3,6 @@ recall."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 import torch
@@ -17,33 +15,10 @@ from assocmem.linear.instances.problems import (
     stack_problems,
 )
 from assocmem.linear.instances.sampling import (
-    check_memory,
-    dp_memory_bytes,
-    instance_stream,
     sample_problem,
     sample_problems,
 )
-from assocmem.linear.measure.scores import score_statistics
-from assocmem.linear.theory.load import dimension_for_load, load_for_pairs, pairs_for_load
-
-
-@pytest.mark.parametrize("d", [2, 8, 64])
-def test_pairs_for_load_inverts_load_for_pairs(d: int) -> None:
-    for p in range(2, 3000):
-        assert pairs_for_load(load_for_pairs(p, d), d) == p
-
-
-def test_dimension_for_load_inverts_the_load_in_d() -> None:
-    for p, d in [(2, 2), (109, 32), (5000, 300)]:
-        assert dimension_for_load(load_for_pairs(p, d), float(p)) == pytest.approx(d, rel=1e-12)
-    # real p far beyond any integer sweep (the Hebbian threshold's quadrature range)
-    assert dimension_for_load(0.125, 1e30) == pytest.approx(math.sqrt(8e30 * math.log(1e30)))
-    with pytest.raises(ValueError, match="p must be > 1"):
-        dimension_for_load(0.5, 1.0)
-    with pytest.raises(ValueError, match="alpha must be a finite number > 0"):
-        dimension_for_load(0.0, 10.0)
-    with pytest.raises(ValueError, match="no finite dimension"):
-        dimension_for_load(5e-324, 1e308)
+from assocmem.linear.theory.load import load_for_pairs, pairs_for_load
 
 
 @pytest.mark.parametrize("decoupled", [False, True])
@@ -71,19 +46,6 @@ def test_normalised_margins_by_brute_force_for_every_norm(decoupled: bool) -> No
         normalised_margins(torch.zeros(d, d), batch[0])
 
 
-def test_pairs_for_load_known_values() -> None:
-    # p log p = alpha d^2: 109 log 109 = 511.4 ~ 0.5 * 32^2 = 512
-    assert pairs_for_load(0.5, 32) == 109
-    assert load_for_pairs(109, 32) == pytest.approx(109 * math.log(109) / 1024)
-    # tiny loads clip to 2
-    assert pairs_for_load(1e-6, 4) == 2
-    for alpha, d in [(0.3, 20), (1.7, 48), (0.5, 128)]:
-        p = pairs_for_load(alpha, d)
-        x = alpha * d * d
-        # nearest integer: |p log p - x| at most half the slope of p log p
-        assert abs(p * math.log(p) - x) <= 0.5 * (math.log(p) + 1) + 1e-9
-
-
 @pytest.mark.parametrize(
     ("call", "match"),
     [
@@ -104,57 +66,6 @@ def test_pairs_for_load_known_values() -> None:
 def test_bad_inputs_raise_value_error(call, match) -> None:
     with pytest.raises(ValueError, match=match):
         call()
-
-
-@pytest.mark.parametrize(
-    ("call", "match"),
-    [
-        (lambda: pairs_for_load("1", 16), r"alpha must be a real number, got str"),
-        (lambda: pairs_for_load(0.5, 16.0), r"d must be an integer, got float"),
-        (lambda: load_for_pairs(True, 16), r"p must be an integer, got bool"),
-        (lambda: sample_problem(8.0, 8), r"p must be an integer, got float"),
-    ],
-)
-def test_bad_types_raise_type_error(call, match) -> None:
-    with pytest.raises(TypeError, match=match):
-        call()
-
-
-def test_sampling_is_seeded_and_shapes() -> None:
-    a = sample_problem(7, 5, seed=3)
-    b = sample_problem(7, 5, seed=3)
-    c = sample_problem(7, 5, seed=4)
-    dp = sample_problem(7, 5, decoupled=True, seed=3)
-    assert a.inputs.shape == (7, 5) and a.targets.shape == (7, 5) and a.competitors is None
-    assert dp.competitors is not None and dp.competitors.shape == (7, 6, 5)
-    assert a.inputs.dtype == torch.float32
-    assert torch.equal(a.inputs, b.inputs) and torch.equal(a.targets, b.targets)
-    assert not torch.equal(a.inputs, c.inputs)
-    # OP and DP with the same seed share inputs and targets
-    assert torch.equal(a.inputs, dp.inputs) and torch.equal(a.targets, dp.targets)
-    assert (a.p, a.d, a.decoupled, dp.decoupled, a.batched) == (7, 5, False, True, False)
-    # a single problem is instance 0 of its root; a batch's problem i is instance seeds[i]
-    batch = sample_problems(7, 5, [0, 1], seed=3, decoupled=True)
-    assert batch.batched and batch.batch_size == 2
-    assert [(s.entropy, s.spawn_key) for s in batch.stream] == [(3, (5, 7, 0)), (3, (5, 7, 1))]
-    assert torch.equal(batch[0].competitors, dp.competitors)
-    assert not torch.equal(batch[1].inputs, c.inputs)  # instance 1 of root 3 is not root 4's
-    assert torch.equal(sample_problems(7, 5, [0], seed=4)[0].inputs, c.inputs)
-    # the seeds rule: an int n means range(n)
-    keys = [s.spawn_key for s in sample_problems(7, 5, 3).stream]
-    assert (
-        keys
-        == [instance_stream(0, 7, 5, i).spawn_key for i in range(3)]
-        == [(5, 7, 0), (5, 7, 1), (5, 7, 2)]
-    )
-
-
-def test_embedding_law_is_n_0_identity_over_d() -> None:
-    prob = sample_problem(4000, 50, seed=0)
-    x = prob.inputs.double()
-    assert float(x.mean()) == pytest.approx(0.0, abs=3e-3)
-    assert float(x.var()) == pytest.approx(1 / 50, rel=0.02)
-    assert float((x.pow(2).sum(1)).mean()) == pytest.approx(1.0, rel=0.01)  # |e| ~ 1
 
 
 def _explicit_scores(W: np.ndarray, prob: MemoryProblem) -> np.ndarray:
@@ -228,42 +139,6 @@ def test_score_matrix_shape_errors() -> None:
         MemoryProblem(torch.zeros(5, 4), torch.zeros(5, 3))
     with pytest.raises(ValueError, match=r"competitors must .*\(5, 4, 4\), got \(5, 5, 4\)"):
         MemoryProblem(torch.zeros(5, 4), torch.zeros(5, 4), torch.zeros(5, 5, 4))
-
-
-def test_score_statistics_units() -> None:
-    prob = sample_problem(300, 32, decoupled=True, seed=0)
-    q, _ = torch.linalg.qr(torch.randn(32, 32, generator=torch.Generator().manual_seed(0)))
-    W = 3.0 * q  # orthogonal W: |W e| = 3 |e| exactly, so only the embeddings fluctuate
-    st = score_statistics(W, prob)
-    # competitor scores have unit variance in units of sigma_W = |W|_F / d
-    assert np.var(st["competitor"]) == pytest.approx(1.0, rel=0.05)
-    assert st["target"].shape == (300,) and st["max_competitor"].shape == (300,)
-    with pytest.raises(ValueError, match=r"W is identically zero"):
-        score_statistics(torch.zeros(32, 32), prob)
-
-
-def test_dp_memory_limit() -> None:
-    assert dp_memory_bytes(1000, 64) == 4 * 1000 * 999 * 64
-    with pytest.raises(MemoryError, match="GiB"):
-        sample_problem(200_000, 512, decoupled=True)
-    with pytest.raises(MemoryError, match=r"test needs [\d.]+ GiB but only .* free on cpu"):
-        check_memory(10**18, "cpu", what="test")
-    check_memory(1024, "cpu")
-
-
-def test_newcomer_bad_inputs() -> None:
-    with pytest.raises(TypeError, match="decoupled"):
-        sample_problem(4, 8, decoupled="no")  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="seeds"):
-        sample_problems(4, 8, 5.0)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="repeat"):
-        sample_problems(4, 8, [3, 3])
-    with pytest.raises(ValueError, match="seed"):
-        sample_problem(4, 8, seed=-1)
-    with pytest.raises(TypeError, match="seed must be an int >= 0 or a numpy.random.SeedSequence"):
-        sample_problem(4, 8, seed=1.5)  # type: ignore[arg-type]
-    with pytest.raises(MemoryError, match="inputs and targets"):
-        sample_problem(10**6, 10**5)
 
 
 def test_non_finite_embeddings_are_refused_before_any_computation() -> None:

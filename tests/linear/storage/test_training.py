@@ -27,6 +27,15 @@ from assocmem.linear.theory.load import pairs_for_load
 from assocmem.streams import child, torch_generator
 
 
+def test_rank_one_cannot_store_many_pairs():
+    # a rank-1 memory W = q r^T scores candidate nu for input mu as (u_nu . q)(r . e_mu): every
+    # input picks either the argmax or the argmin of u . q, so at most 2 associations are recalled
+    problem = sample_problem(12, 16, seed=3)
+    res = train_memory(problem, rank=1, steps=300, lr=0.02)
+    assert not res.perfect
+    assert res.accuracy <= 2 / 12 + 1e-6
+
+
 @pytest.fixture(params=["fused", "foreach"])
 def adam_kind(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Run a test with the engine's fused Adam, and again with the foreach fallback forced."""

@@ -8,16 +8,9 @@ import math
 
 import numpy as np
 import pytest
-import torch
-from assocmem.linear.instances.problems import all_recalled
-from assocmem.linear.instances.sampling import sample_problem, sample_problems
 from assocmem.linear.measure.measured_spectra import (
-    compare_fourth_moments,
     fourth_moment_ratio,
-    singular_values,
-    spectrum_ks_distance,
 )
-from assocmem.linear.storage.training import train_memory
 from assocmem.linear.theory.finite_size import (
     finite_size_capacity_estimate,
     finite_size_critical_load,
@@ -62,11 +55,6 @@ KAPPAS = [
     0.99,
     1 - 1e-9,
 ]
-
-
-# ------------------------------------------------------------------------------------------------
-# alpha_c(kappa)
-# ------------------------------------------------------------------------------------------------
 
 
 def test_alpha_c_full_rank_is_one_half():
@@ -166,11 +154,6 @@ def test_bad_kappa_types():
         critical_load_quadrature(np.array([0.2, 0.3]))
 
 
-# ------------------------------------------------------------------------------------------------
-# densities
-# ------------------------------------------------------------------------------------------------
-
-
 def test_quarter_circle_normalised_and_unit_second_moment():
     mass, _ = quad(quarter_circle_pdf, 0, 2)
     m2, _ = quad(lambda s: s * s * quarter_circle_pdf(s), 0, 2)
@@ -240,44 +223,6 @@ def test_marchenko_pastur_is_image_of_quarter_circle():
     np.testing.assert_allclose(marchenko_pastur_cdf(x), quarter_circle_cdf(np.sqrt(x)), rtol=1e-13)
 
 
-# ------------------------------------------------------------------------------------------------
-# empirical singular values
-# ------------------------------------------------------------------------------------------------
-
-
-def test_singular_values_of_gaussian_matrix_follow_quarter_circle():
-    rng = np.random.default_rng(0)
-    W = rng.standard_normal((3, 200, 200))
-    s = singular_values(W)
-    assert s.shape == (3, 200)
-    np.testing.assert_allclose(np.mean(s**2, axis=-1), 1.0, rtol=1e-12)
-    assert np.all(np.diff(s, axis=-1) <= 0)
-    assert spectrum_ks_distance(s, 1.0) < 0.03
-    # a clearly different law is rejected: uniform singular values
-    assert spectrum_ks_distance(np.sqrt(3) * rng.uniform(size=600), 1.0) > 0.05
-    # torch input, unnormalised
-    Wt = torch.from_numpy(W[0]).float()
-    s_t = singular_values(Wt, normalize=False)
-    np.testing.assert_allclose(s_t, np.linalg.svd(W[0], compute_uv=False), rtol=1e-4)
-
-
-def test_truncated_gaussian_matrix_follows_truncated_quarter_circle():
-    # rank-m SVD truncation of a Gaussian matrix: its top m singular values follow the
-    # truncated quarter circle (the exact statement behind the rank-constrained spectrum)
-    rng = np.random.default_rng(1)
-    d, kappa = 240, 0.25
-    m = int(kappa * d)
-    G = rng.standard_normal((2, d, d))
-    U, S, Vt = np.linalg.svd(G)
-    Wm = (U[..., :m] * S[..., None, :m]) @ Vt[..., :m, :]
-    s = singular_values(Wm, rank=m)
-    assert s.shape == (2, m)
-    assert spectrum_ks_distance(s, kappa) < 0.06
-    assert spectrum_ks_distance(s, 1.0) > 0.3  # not the full quarter circle
-    # the d - m remaining singular values are numerical zeros
-    assert singular_values(Wm, normalize=False)[..., m:].max() < 1e-8
-
-
 def _spectral_map(G: np.ndarray, f) -> np.ndarray:
     U, s, Vt = np.linalg.svd(G)
     return (U * f(s)) @ Vt
@@ -334,46 +279,6 @@ def test_the_signal_of_a_spectral_map_is_the_second_moment_on_the_kept_values():
     # a flat weight w(s) = 1 would give int_A rho_QC s, far from the measurement
     flat = quad(lambda s: quarter_circle_pdf(s) * s, edge, 2)[0]
     assert abs(mean - flat) > 8 * se
-
-
-def test_singular_values_errors():
-    with pytest.raises(ValueError, match="shape"):
-        singular_values(np.ones(5))
-    with pytest.raises(ValueError, match="rank"):
-        singular_values(np.eye(4), rank=5)
-    with pytest.raises(ValueError, match="zero"):
-        singular_values(np.zeros((3, 3)))
-    with pytest.raises(TypeError, match=r"rank must be an integer, got float"):
-        singular_values(np.eye(3), rank=1.5)
-
-
-# ------------------------------------------------------------------------------------------------
-# rank-constrained training W = Q R^T
-# ------------------------------------------------------------------------------------------------
-
-
-def test_train_memory_rank_stores_small_problem():
-    d, m = 16, 6
-    p = pairs_for_load(0.25, d)
-    problems = sample_problems(p, d, [0, 1])
-    res = train_memory(problems, rank=m, steps=3000, lr=0.02, check_every=50, seed=0)
-    assert np.all(res.perfect)
-    assert np.all(all_recalled(res.weights, problems))
-    s = singular_values(res.weights, normalize=False)
-    assert np.all(s[:, m:] <= 1e-5 * s[:, :1])  # rank <= m
-    assert np.all(s[:, m - 1] > 1e-3 * s[:, 0])  # and the rank is used
-    Q, R = res.factors
-    assert Q.shape == (2, d, m) and R.shape == (2, d, m)
-    torch.testing.assert_close(res.weights, Q @ R.transpose(-1, -2))
-
-
-def test_rank_one_cannot_store_many_pairs():
-    # a rank-1 memory W = q r^T scores candidate nu for input mu as (u_nu . q)(r . e_mu): every
-    # input picks either the argmax or the argmin of u . q, so at most 2 associations are recalled
-    problem = sample_problem(12, 16, seed=3)
-    res = train_memory(problem, rank=1, steps=300, lr=0.02)
-    assert not res.perfect
-    assert res.accuracy <= 2 / 12 + 1e-6
 
 
 def test_finite_size_critical_load_heuristic():
@@ -434,39 +339,3 @@ def test_gaussian_fourth_moment_is_exact_at_small_d() -> None:
         gaussian_fourth_moment(0)
     with pytest.raises(TypeError, match=r"d must be an integer, got float"):
         gaussian_fourth_moment(12.0)
-
-
-def test_compare_fourth_moments_by_label() -> None:
-    groups = {"trained OP": [2.0, 2.2], "trained DP": [2.1, 2.3], "i.i.d. Gaussian": [1.9, 2.0]}
-    c = compare_fourth_moments(groups, {
-        "op_dp": ("trained OP", "trained DP"),
-        "tr_iid": (("trained OP", "trained DP"), "i.i.d. Gaussian")})  # fmt: skip
-    s = c.summary()
-    assert set(s) == {"m4_op", "m4_dp", "m4_gaussian", "perm_op_dp", "diff_op_dp",
-                      "perm_tr_iid", "diff_tr_iid"}  # fmt: skip
-    assert s["m4_op"].value == pytest.approx(2.1) and s["m4_gaussian"].n == 2
-    # OP {2.0, 2.2} vs DP {2.1, 2.3}: mean difference -0.1; of the 6 relabellings, those with
-    # |difference| >= 0.1 are {2.0,2.2}|{2.1,2.3}, its mirror, {2.0,2.1}|{2.2,2.3} and its mirror
-    assert s["diff_op_dp"] == pytest.approx(-0.1)
-    assert s["perm_op_dp"] == pytest.approx(4 / 6)
-    # pooled {2.0, 2.2, 2.1, 2.3} (mean 2.15) vs {1.9, 2.0} (mean 1.95); of the C(6, 4) = 15
-    # relabellings, |difference| >= 0.2 for the observed one, the same with the two 2.0 swapped,
-    # and {2.2, 2.3} against the rest (|difference| 0.25): p = 3 / 15
-    assert s["diff_tr_iid"] == pytest.approx(0.2)
-    assert s["perm_tr_iid"] == pytest.approx(3 / 15)
-    assert list(c.tests["groups"]) == [
-        "trained OP vs trained DP",
-        "trained OP + trained DP vs i.i.d. Gaussian",
-    ]
-    np.testing.assert_array_equal(c.groups["trained DP"], [2.1, 2.3])
-
-
-def test_compare_fourth_moments_rejects_bad_input() -> None:
-    with pytest.raises(ValueError, match="unknown groups"):
-        compare_fourth_moments({"a": [1.0]}, {"t": ("a", "b")})
-    with pytest.raises(ValueError, match="distinct"):
-        compare_fourth_moments({"trained OP": [1.0], "Hebbian OP": [2.0]}, {})
-    with pytest.raises(ValueError, match="finite"):
-        compare_fourth_moments({"a": [np.nan]}, {})
-    with pytest.raises(TypeError, match=r"groups and tests must be mappings"):
-        compare_fourth_moments([1.0], {})

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 from _properties import PROPERTY_SETTINGS
-from assocmem.linear.instances.problems import MemoryProblem, all_recalled, score_matrix
+from assocmem.linear.instances.problems import MemoryProblem, all_recalled
 from assocmem.linear.instances.sampling import sample_problem, sample_problems
 from assocmem.linear.storage.constraints import (
     constraint_arrays,
@@ -61,18 +61,6 @@ def test_one_dimensional_instances_by_hand() -> None:
     assert 0 < r_good.margin <= 2.0 + 1e-12
     for prob in (bad, good):
         assert lp_feasible(prob, method="dense") is lp_feasible(prob)
-
-
-@pytest.mark.parametrize("decoupled", [False, True])
-def test_constraint_margins_match_score_matrix(decoupled: bool) -> None:
-    prob = sample_problem(9, 5, decoupled=decoupled, seed=3)
-    W = np.random.default_rng(0).standard_normal((5, 5))
-    M = constraint_margins(W, prob)
-    S = score_matrix(torch.tensor(W, dtype=torch.float32), prob).double().numpy()
-    p = prob.p
-    for mu in range(p):
-        others = [nu for nu in range(p) if nu != mu]
-        np.testing.assert_allclose(M[mu], S[mu, mu] - S[mu, others], atol=1e-5)
 
 
 @pytest.mark.parametrize("decoupled", [False, True])
@@ -300,30 +288,6 @@ def test_constraint_generation_is_lp_decides_cg_method(decoupled: bool) -> None:
         constraint_generation(None)  # type: ignore[arg-type]
 
 
-def test_dual_bound_by_hand_and_errors() -> None:
-    # d = 1, p = 2, e = (1, 1), u = (1, -1): rows 2 W and -2 W; y = (1, 1) gives G = 0, y = (1, 0)
-    # gives |2| / 1 = 2 (the margin 2 W of W = 1)
-    prob = _by_hand([1.0, 1.0], [1.0, -1.0])
-    assert dual_bound(np.array([[1.0], [1.0]]), prob) == 0.0
-    assert dual_bound(np.array([[1.0], [0.0]]), prob) == pytest.approx(2.0)
-    with pytest.raises(ValueError, match="shape"):
-        dual_bound(np.ones((3, 1)), prob)
-    with pytest.raises(ValueError, match=">= 0"):
-        dual_bound(np.array([[1.0], [-1.0]]), prob)
-    with pytest.raises(ValueError, match=">= 0"):
-        dual_bound(np.zeros((2, 1)), prob)
-
-
-@pytest.mark.parametrize("decoupled", [False, True])
-def test_constraint_matrix_rows_are_the_margins(decoupled: bool) -> None:
-    d = 5
-    prob = sample_problem(9, d, decoupled=decoupled, seed=4)
-    W = np.random.default_rng(0).standard_normal((d, d))
-    A = constraint_matrix(prob)
-    assert A.shape == (9 * 8, d * d)
-    np.testing.assert_allclose(A @ W.ravel(), constraint_margins(W, prob).ravel(), atol=1e-12)
-
-
 @pytest.mark.parametrize("decoupled", [False, True])
 def test_max_margin_linf_agrees_with_the_decision(decoupled: bool) -> None:
     d = 8
@@ -359,22 +323,6 @@ def test_lp_decision_prints_its_certificate() -> None:
     )
     assert LPDecision(None, 3e-10, 1, 30).outcome is LPOutcome.UNDECIDED
     assert LPDecision(False, 0.0, 1, 30).outcome == "not stored"
-
-
-@pytest.mark.parametrize("decoupled", [False, True])
-def test_structured_operators_match_the_dense_matrix(decoupled: bool) -> None:
-    # A w, A^T y and A^T diag(D) A of the ipm's operators against constraint_matrix's rows
-    d = 5
-    prob = sample_problem(11, d, decoupled=decoupled, seed=2)
-    A = constraint_matrix(prob)
-    e, u = prob.inputs.double().numpy(), prob.targets.double().numpy()
-    c = None if prob.competitors is None else prob.competitors.double().numpy()
-    op = StructuredConstraints(e, u, c)
-    rng = np.random.default_rng(1)
-    w, y = rng.standard_normal(d * d), rng.random(A.shape[0])
-    np.testing.assert_allclose(op.margins(w), A @ w, atol=1e-12)
-    np.testing.assert_allclose(op.rmat(y), A.T @ y, atol=1e-12)
-    np.testing.assert_allclose(op.normal(y), A.T @ (y[:, None] * A), atol=1e-12)
 
 
 @pytest.mark.parametrize("alpha", [0.3, 1.2])
@@ -534,9 +482,6 @@ def test_an_embedding_edited_in_place_is_refused() -> None:
     for method in ("ipm", "cg", "dense"):
         with pytest.raises(ValueError, match="inputs must be finite"):
             lp_decide(prob, method=method)
-
-
-# --------------------------------------------- the third answer and row scales (issue 42)
 
 
 def _rank_one_targets(seed: int, decoupled: bool) -> MemoryProblem:

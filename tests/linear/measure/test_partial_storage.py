@@ -12,6 +12,8 @@ from _fixtures import value_and_stderr
 from assocmem.linear.instances.problems import recall_accuracy
 from assocmem.linear.instances.sampling import sample_problem
 from assocmem.linear.measure.partial_storage import (
+    AboveCapacity,
+    accuracy_at,
     accuracy_by_load,
     cheapest_subset_fraction,
     give_up_fraction,
@@ -20,8 +22,78 @@ from assocmem.linear.measure.partial_storage import (
     subset_problem,
     subset_sweep,
 )
+from assocmem.linear.measure.sweeps import COLUMNS
 from assocmem.linear.theory.finite_size import finite_size_capacity_estimate
 from assocmem.linear.theory.replica import expected_cost
+
+T_975_2 = 4.302652729911275  # Student t quantile 0.975 with 2 degrees of freedom (tables)
+
+
+def _rows(outcomes: dict[float, list[float]], *, method: str = "train", d: int = 8,
+          rank: int | None = None, steps: int = 1) -> list[dict]:  # fmt: skip
+    """Sweep rows: accuracy per (load, seed i = position i); load = alpha, p = 10 * alpha."""
+    rank = d if rank is None else rank
+    return [{"method": method, "problem": "op", "d": d, "rank": rank, "kappa": rank / d,
+             "factored": rank < d, "alpha": a, "load": a, "p": int(10 * a), "seed": s,
+             "recalled_all": acc == 1.0, "accuracy": float(acc), "steps": steps,
+             "seconds": 0.0}
+            for a, accs in outcomes.items() for s, acc in enumerate(accs)]  # fmt: skip
+
+
+def _above() -> AboveCapacity:
+    rows = _rows({1.4: [0.1, 0.2, 0.3], 2.0: [0.05, 0.1, 0.15]}, method="hebbian", d=16)
+    rows += _rows({1.4: [0.2, 0.4, 0.6], 2.0: [1.0, 0.1, 0.1]}, method="train", d=16,
+                  steps=450)  # fmt: skip
+    sub = [{"method": "subset", "d": 16, "alpha": 1.4, "load": 1.4, "p": 14, "seed": s,
+            "kept": 7, "subset_recalled": 1.0, "accuracy": 0.5} for s in range(2)]  # fmt: skip
+    return AboveCapacity(pd.DataFrame(rows + sub), d=16, budget=2000)
+
+
+def test_above_capacity_accuracy_is_a_clipped_t_interval() -> None:
+    ab = _above()
+    e = ab.at(1.4, "train")
+    # mean 0.4, sd 0.2, half width t_{0.975,2} 0.2 / sqrt 3 = 0.4968: low -0.097 cut to 0
+    assert e.value == pytest.approx(0.4) and e.n == 3
+    assert e.low == 0.0 and e.high == pytest.approx(0.4 + T_975_2 * 0.2 / math.sqrt(3))
+    assert ab.has(1.4, "subset") and not ab.has(2.0, "subset")
+    with pytest.raises(ValueError, match=r"no 'train' memory at alpha = 3\.0, d = 16"):
+        ab.at(3.0, "train")
+
+
+def test_above_capacity_table_and_summary() -> None:
+    ab = _above()
+    tab = ab.table()
+    assert tab["trained"].tolist()[0] == "0.400 [0.000, 0.897] (n = 3)"
+    # both subset instances recalled 0.5: zero spread, so no (degenerate) interval is shown
+    assert tab["subset-trained"].tolist() == ["0.500 (all 2 equal)", "-"]
+    assert np.all((tab["random subset f"] > 0) & (tab["random subset f"] <= tab["give up f"]))
+    s = ab.summary([1.4, 2.0])
+    assert (s["d"], s["budget"], s["0_load"], s["1_stored"]) == (16, 2000, 1.4, 1)
+    assert s["0_tr"].value == pytest.approx(0.4) and s["1_hb"].value == pytest.approx(0.1)
+    assert "0_sub" in s and "1_sub" not in s
+    assert math.isnan(s["0_sub"].low) and math.isnan(s["0_sub"].high) and s["0_sub"].n == 2
+    # 1 of 3 trained instances stored everything at 2.0: Wilson, z = 1.96
+    z, n, f = 1.959964, 3, 1 / 3
+    mid, half = (f + z * z / (2 * n)), z * math.sqrt(f * (1 - f) / n + z * z / (4 * n * n))
+    r = s["1_stored_rate"]
+    assert (r.value, r.n, r.method) == (pytest.approx(f), 3, "Wilson")
+    assert r.low == pytest.approx((mid - half) / (1 + z * z / n), abs=1e-5)
+    assert r.high == pytest.approx((mid + half) / (1 + z * z / n), abs=1e-5)
+    assert s["0_stored_rate"].value == 0.0 and s["0_stored_rate"].high > 0.5
+    # trained rows without perfect recall: 3 at 1.4, 2 at 2.0, each ran 450 steps
+    assert (s["sub_all"], s["sub_n"], s["n_stalled"], s["steps_hi"]) == (2, 2, 5, 450)
+    assert s["0_frand"] == ab.random_fraction(1.4) and 0 < s["1_p1"] < 1
+
+
+def test_accuracy_at_picks_the_largest_or_the_nearest_load() -> None:
+    t = pd.DataFrame(_rows({0.5: [1.0, 0.8], 1.0: [0.4, 0.6], 1.5: [0.1, 0.3]}), columns=COLUMNS)
+    top = accuracy_at(t)
+    assert top["load"] == 1.5 and top["acc"].value == pytest.approx(0.2) and top["acc"].n == 2
+    near = accuracy_at(t, load=1.1)["acc"]
+    # mean 0.5, sd 0.1414, half width t_{0.975,1} 0.1414 / sqrt 2 = 12.706 * 0.1 = 1.27: cut
+    assert near.value == pytest.approx(0.5) and (near.low, near.high) == (0.0, 1.0)
+    with pytest.raises(ValueError, match=r"load must be a finite number > 0, got -1\.0"):
+        accuracy_at(t, load=-1.0)
 
 
 def test_cheapest_constant_costs_is_budget_over_cost() -> None:
