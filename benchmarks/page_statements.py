@@ -12,11 +12,14 @@ comment-only lines excluded. Categories, first match wins:
   chain as the cell's value), is an f-string / ``str`` munging that only builds a glue key or
   label, or looks a result up by position (``i16 = list(lambdas).index(16)``,
   ``i = np.argmin(np.abs(grid - x))``);
-- ``library``: calls a name imported from ``assocmem`` (figures included);
+- ``library``: calls a name imported from ``assocmem`` (figures included), or a function of a
+  module imported from it (``replica.cost_solution(...)``: pages import by module);
 - ``other``: parameters, NumPy arithmetic, asserts, loops' bookkeeping.
 
-Usage: ``python benchmarks/page_statements.py [book_dir]`` (prints one row per chapter and the
-share of each category). Run it on two checkouts to compare.
+Usage: ``python benchmarks/page_statements.py [book_dir]`` (prints one row per chapter, the
+share of each category, and plumbing's share of the code that is neither an import nor the
+Colab guard: the measure, since the number of import lines follows the import style, not the
+page's code). Run it on two checkouts to compare.
 """
 
 from __future__ import annotations
@@ -212,6 +215,13 @@ def main(book: str = "book") -> None:
     n = sum(total.values())
     print(f"{'all chapters':32s}" + "".join(f"{total[k]:10d}" for k in cats) + f"{n:8d}")
     print(f"{'share':32s}" + "".join(f"{total[k] / n:10.1%}" for k in cats))
+    print(f"plumbing / code other than imports and the Colab guard: {plumbing_share(total):.1%}")
+
+
+def plumbing_share(total: Counter) -> float:
+    """Plumbing's share of the lines that are neither imports nor the Colab guard."""
+    code = sum(total.values()) - total["import"] - total["colab"]
+    return total["plumbing"] / code
 
 
 if __name__ == "__main__":

@@ -6,15 +6,19 @@
 - The pages glue an interval through an :class:`~assocmem.estimate.Estimate` (``glue_all``), never
   its ``_lo``/``_hi`` fragments one by one; they look results up by label, not by position
   (``list(...).index(...)``); every table goes through ``assocmem.pages.table`` (no ``.style``).
-- Plumbing (glue, print, table and lookup code) is at most 15 % of the chapters' code statement
-  lines, counted by ``benchmarks/page_statements.py`` (the issue's measure: 35 % before, by the
-  issue's own count; 29 % by this script on the same commit).
+- Plumbing (glue, print, table and lookup code) is at most 20 % of the chapters' code statement
+  lines other than imports and the Colab guard, counted by ``benchmarks/page_statements.py``.
+  (Issue 25's measure counted the imports too: 35 % before, by the issue's own count; 29 % by this
+  script on the same commit, 14.8 % at release 0.11.0. Pages now import modules, not names
+  (issue 47), which removed about 190 import lines without changing a line of plumbing, so the
+  imports left the denominator: 19.6 % at 0.11.0 by the new measure, 19.5 % after the move.)
 """
 
 from __future__ import annotations
 
 import importlib.util
 import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -63,14 +67,13 @@ def test_pages_glue_estimates_look_up_by_label_and_use_one_table_style(chapter: 
     assert ".style" not in code, f"{chapter.name}: show tables with assocmem.pages.table"
 
 
-def test_plumbing_is_at_most_15_percent_of_the_chapters_code() -> None:
+def test_plumbing_is_at_most_20_percent_of_the_chapters_code() -> None:
     counter = _counter()
-    total = {}
+    total: Counter = Counter()
     for chapter in CHAPTERS:
-        for k, v in counter.count_chapter(chapter).items():
-            total[k] = total.get(k, 0) + v
-    share = total.get("plumbing", 0) / sum(total.values())
-    assert share <= 0.15, f"plumbing is {share:.1%} of the chapters' code lines ({total})"
+        total.update(counter.count_chapter(chapter))
+    share = counter.plumbing_share(total)
+    assert share <= 0.20, f"plumbing is {share:.1%} of the chapters' code lines ({total})"
 
 
 def test_the_counter_counts_what_it_says() -> None:
