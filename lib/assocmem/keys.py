@@ -1,16 +1,44 @@
-"""Glue keys: one valid, distinct key per parameter value, without the page helper.
+"""What the library shares with the book's pages, without the page helper (no IPython).
 
-:func:`glue_key` is what :mod:`assocmem.pages` and the chapters use to name the numbers they glue,
-and what the experiments use to label a grid value in a summary (chapter 5's rows by gain,
-chapter 7's fractions by lambda). It lives apart from :mod:`assocmem.pages` so that physics
-modules can label their results without importing IPython.
+:func:`glue_key` gives one valid, distinct glue key per parameter value: what
+:mod:`assocmem.pages` and the chapters use to name the numbers they glue, and what the experiments
+use to label a grid value in a summary (chapter 5's rows by gain, chapter 7's fractions by
+lambda). :data:`PAGE_BUILD_ENV` marks a chapter executed by the book's build, and
+:func:`show_progress` turns a long loop's progress bar off there. They live apart from
+:mod:`assocmem.pages` so that physics modules can use them without importing IPython.
 """
 
 from __future__ import annotations
 
+import os
+import sys
+
 import numpy as np
 
-__all__ = ["glue_key"]
+__all__ = ["glue_key", "show_progress", "PAGE_BUILD_ENV"]
+
+#: Set (to "1") by the book's build (``book/_ext/cell_budget.py``) in the environment its kernels
+#: inherit: a chapter executed for a page shows no progress bars, whose output would be saved.
+PAGE_BUILD_ENV = "ASSOCMEM_PAGE_BUILD"
+
+
+def show_progress(progress: bool | None) -> bool:
+    """Whether a long loop shows a progress bar: ``progress`` if given, else live ones only.
+
+    None (the library's default) means: in a terminal or a Jupyter/Colab kernel, yes; in a
+    chapter executed by the book's build (:data:`PAGE_BUILD_ENV` set), no, since the page would
+    keep the bar's last frame.
+
+    Examples
+    --------
+    >>> show_progress(False), show_progress(True)
+    (False, True)
+    """
+    if progress is not None:
+        return bool(progress)
+    if os.environ.get(PAGE_BUILD_ENV):
+        return False
+    return "ipykernel" in sys.modules or sys.stderr.isatty()
 
 
 def glue_key(*parts: object) -> str:

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import os
 import reprlib
-import sys
 from collections.abc import Collection, Mapping
 from typing import Any
 
@@ -34,36 +33,14 @@ import pandas as pd
 from IPython.display import display as _display
 
 from assocmem.estimate import Estimate, Verdict, render
+from assocmem.keys import PAGE_BUILD_ENV
 
 try:  # the book's build (jupyter-book) has myst-nb
     from myst_nb import glue as _myst_glue
 except ImportError:  # Colab, plain Jupyter: there is no page to glue into
     _myst_glue = None
 
-__all__ = ["glue", "glue_all", "table", "Table", "show_progress", "PAGE_BUILD_ENV"]
-
-#: Set (to "1") by the book's build (``book/_ext/cell_budget.py``) in the environment its kernels
-#: inherit: a chapter executed for a page shows no progress bars, whose output would be saved.
-PAGE_BUILD_ENV = "ASSOCMEM_PAGE_BUILD"
-
-
-def show_progress(progress: bool | None) -> bool:
-    """Whether a long loop shows a progress bar: ``progress`` if given, else live ones only.
-
-    None (the library's default) means: in a terminal or a Jupyter/Colab kernel, yes; in a
-    chapter executed by the book's build (:data:`PAGE_BUILD_ENV` set), no, since the page would
-    keep the bar's last frame.
-
-    Examples
-    --------
-    >>> show_progress(False), show_progress(True)
-    (False, True)
-    """
-    if progress is not None:
-        return bool(progress)
-    if os.environ.get(PAGE_BUILD_ENV):
-        return False
-    return "ipykernel" in sys.modules or sys.stderr.isatty()
+__all__ = ["glue", "glue_all", "table", "Table"]
 
 
 def glue(name: str, variable: Any, display: bool = True) -> None:

@@ -41,7 +41,7 @@ from _book_checks import (
     page_markdown,
     toc_files,
 )
-from assocmem import pages
+from assocmem import keys, pages
 from assocmem.estimate import Estimate
 from assocmem.stats import rate
 
@@ -134,8 +134,9 @@ UNREFERENCED: dict[str, dict[str, str]] = {
     "02_replica_capacity": {
         "exact1_*_width": "interval widths at the smaller exact-LP size: the table shows them, "
         "the prose compares the widths at the larger one",
-        "exact1_*_z": "distances from the prediction at the smaller exact-LP size: the table "
-        "shows them, the prose quotes the larger size's",
+        "exact1_*_diff*": "differences from the prediction at the smaller exact-LP size: the "
+        "table shows them, the prose quotes the larger size's",
+        "exact1_*_v": "their verdicts: the table shows them, the prose quotes the larger size's",
         "gap_*_above": "sizes with the OP above the DP: all of them (the hidden check asserts "
         "it), so the prose says 'in all n_pairs pairs'",
         "gap_tr_min": "the trained gaps' range: the table shows it, the prose the exact LP's",
@@ -244,7 +245,7 @@ def glued(monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
 def test_a_page_build_refuses_a_key_glued_twice_with_different_values(
     glued: dict[str, object], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv(pages.PAGE_BUILD_ENV, "1")
+    monkeypatch.setenv(keys.PAGE_BUILD_ENV, "1")
     pages.glue("lam_15", 0.25)
     pages.glue("lam_15", 0.25)  # the same value again: allowed
     with pytest.raises(ValueError, match="glue key 'lam_15' glued twice with different values"):
@@ -272,7 +273,7 @@ def test_a_page_build_refuses_a_key_glued_twice_with_different_values(
 def test_outside_the_build_a_cell_may_glue_again(
     glued: dict[str, object], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.delenv(pages.PAGE_BUILD_ENV, raising=False)
+    monkeypatch.delenv(keys.PAGE_BUILD_ENV, raising=False)
     pages.glue("lam_15", 0.25)
     pages.glue("lam_15", 0.5)  # re-running a cell in Jupyter with another parameter
     assert glued == {"lam_15": 0.5}

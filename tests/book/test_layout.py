@@ -369,3 +369,12 @@ def test_every_part_one_module_has_its_test_file(room: str) -> None:
     missing = [m for m in _room_modules(room)
                if not (tests / f"test_{m.rsplit('.', 1)[-1]}.py").is_file()]  # fmt: skip
     assert not missing, f"no test file of their own: {missing}"
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_only_figures_import_the_page_helper(name: str) -> None:
+    """``assocmem.pages`` pulls in IPython: physics modules use :mod:`assocmem.keys` instead."""
+    short = name.rsplit(".", 1)[-1]
+    if short.startswith("plots") or name in ("assocmem.pages", "assocmem.widgets"):
+        return
+    assert "assocmem.pages" not in _edges(name), f"{name} imports assocmem.pages"

@@ -18,7 +18,7 @@ import pytest
 import torch
 from assocmem import device as dev
 from assocmem import plotting, widgets
-from assocmem.pages import PAGE_BUILD_ENV
+from assocmem.keys import PAGE_BUILD_ENV
 from assocmem.streams import torch_generator, torch_seed
 from matplotlib.figure import Figure
 
