@@ -122,6 +122,8 @@ EXEMPT: dict[str, str] = {
     "assocmem.estimate.Estimate": "a record that checks its fields (test_estimate_fields_hold_"
     "their_order below); its producers are the cases above",
     "assocmem.estimate.Verdict": "an enum (above / below / not resolved), made by verdict",
+    "assocmem.estimate.Result": "a typing protocol (no call; test_capacity_comparison.py and "
+    "test_llm_results.py check the result types that follow it)",
     "assocmem.stats.ratio": "takes two Estimates with bootstrap draws (tested in test_stats.py)",
 }
 

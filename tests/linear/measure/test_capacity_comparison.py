@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from assocmem.estimate import Estimate, Verdict, verdict
+from assocmem.estimate import Estimate, Result, Verdict, verdict
 from assocmem.linear.measure.capacity_comparison import (
     TransitionComparison,
     TransitionEntry,
@@ -88,6 +88,7 @@ def test_transition_summary_counts_verdicts() -> None:
         _entry("a", 12, (0.1, 0.02, 0.2)), _entry("b", 32, (0.05, -0.01, 0.1)),
         _entry("c", 16, (-0.1, -0.2, -0.05)), _entry("d", 32, (0.2, 0.1, 0.3)),
     ))  # fmt: skip
+    assert isinstance(comp, Result) and comp.table()["verdict"].tolist()[2] == "below"
     s = comp.summary()
     assert (s["n_sweeps"], s["n_above"], s["n_below"], s["n_unresolved"]) == (4, 2, 1, 1)
     # the largest d: the first such entry, "b" (not resolved, its low end below 0)
@@ -126,6 +127,8 @@ def test_op_dp_gaps_exact_scaling_gives_the_line() -> None:
         tables[f"DP {d}"] = dp
         tables[f"OP {d}"] = dp.assign(problem="op", load=dp["load"] * (1 + c / d))
     g = op_dp_gaps(tables, weighted=False, n_boot=200)
+    assert isinstance(g, Result) and g.findings() == {10: Verdict.ABOVE, 20: Verdict.ABOVE,
+                                                      40: Verdict.ABOVE}  # fmt: skip
     assert g.gaps["d"].tolist() == [10, 20, 40] and g.n_positive == 3
     # zero-width intervals at c/d > 0: every size resolved; a gap of 0 at one size is not
     assert g.n_resolved == 3 and g.summary()["resolved"] == 3
