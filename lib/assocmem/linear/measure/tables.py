@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from assocmem._validate import check_frame
+from assocmem.estimate import Estimate
 from assocmem.linear.measure.sweeps import COLUMNS, GROUP_COLUMNS, capacity_sweep
 from assocmem.stats import rate, wilson_interval
 from assocmem.streams import Seed
@@ -185,8 +186,8 @@ def miss_rates(pairs: pd.DataFrame, edges: Sequence[float] = (0.95, 1.05)) -> pd
     -------
     pandas.DataFrame
         One row per band: ``band`` (text), ``storable`` (instances the LP stores), ``missed``
-        (of those, not stored by training), ``miss rate`` with its 95 % Wilson interval ``95%
-        low``, ``95% high`` (:func:`assocmem.stats.rate`; NaN for a band without storable
+        (of those, not stored by training), ``miss rate`` (an Estimate with its 95 % Wilson
+        interval, :func:`assocmem.stats.rate`; not measured, NaN, for a band without storable
         instances), and ``relative loads of the missed`` (min-max, text).
 
     Raises
@@ -215,13 +216,11 @@ def miss_rates(pairs: pd.DataFrame, edges: Sequence[float] = (0.95, 1.05)) -> pd
     for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
         band = (rel >= lo) & (rel < hi)
         n, k = int((band & lp_ok).sum()), int((band & missed).sum())
-        r = rate(k, n) if n else None
+        r = rate(k, n) if n else Estimate(np.nan, np.nan, np.nan, 0, "Wilson")
         where = rel[band & missed]
         rows.append({
             "band": f"{lo:g} - {hi:g}" if np.isfinite(hi) else f">= {lo:g}",
-            "storable": n, "missed": k,
-            "miss rate": r.value if r else np.nan, "95% low": r.low if r else np.nan,
-            "95% high": r.high if r else np.nan,
+            "storable": n, "missed": k, "miss rate": r,
             "relative loads of the missed": (f"{where.min():.3f} - {where.max():.3f}"
                                              if where.size else ""),
         })  # fmt: skip
