@@ -399,20 +399,6 @@ def separation_experiment(
         ptgt[li] = p_t.reshape(S, trials).float().cpu().numpy()
     se = np.sqrt(acc * (1 - acc) / trials)
     ci_low, ci_high = wilson_interval(np.rint(acc * trials), trials)
-    set_ = cued.settings
-    params = {
-        "N": N,
-        "d": set_["d"],
-        "beta": be,
-        "alpha": set_["alpha"],
-        "sigma_c": set_["sigma_c"],
-        "trials": trials,
-        "noise": noise,
-        "feedback": feedback,
-        "dt": dt,
-        "kappa": kappa,
-        "t_end": t_end,
-        "seed": seed,
-        "max_polish_residual": max_res,
-    }
+    params = {**cued.settings, "beta": be, "feedback": feedback, "dt": dt, "kappa": kappa,
+              "t_end": t_end, "seed": seed, "max_polish_residual": max_res}  # fmt: skip
     return SeparationResult(sq, lam_arr, acc, se, delta, ptgt, params, ci_low, ci_high)
