@@ -815,6 +815,13 @@ EXEMPT: dict[str, str] = {
         "summarises a score_statistics mapping (KeyError)"
     ),
     "assocmem.linear.theory.finite_size.PredictedLoad": "a result record of predicted_transition",
+    "assocmem.linear.theory.replica.RSProfile": "a result record of rs_profile",
+    "assocmem.linear.theory.replica.rs_profile": (
+        "runs rs_energetic_term and rs_draws_capacity (cases above) on one set of draws"
+    ),
+    "assocmem.linear.theory.replica.cost_example": (
+        "runs quenched_fields and cost_solution (cases above) on one draw"
+    ),
     "assocmem.linear.measure.capacity_comparison.TransitionEntry": "a result record",
     "assocmem.linear.measure.capacity_comparison.TransitionComparison": (
         "a result record of transition_comparison (measure/test_capacity_comparison.py)"

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from assocmem.estimate import Verdict, verdict
 from assocmem.linear.measure.scores import simulate_scores
 from assocmem.linear.theory.hebbian import (
     recall_probability,
@@ -213,12 +214,19 @@ def test_recall_check_table_and_summary_read_the_check() -> None:
 
     check = hebbian_recall_check(16, [20, 30], n_instances=30, n_boot=200)
     tab = recall_check_table(check)
-    assert tab["p"].tolist() == [20, 30] and len(tab.columns) == 12
+    assert tab["p"].tolist() == [20, 30] and len(tab.columns) == 14
     e = check["sim_all"].iloc[1]
     assert tab["P(all) simulated [95 %]"].iloc[1] == f"{e.value:.3f} [{e.low:.3f}, {e.high:.3f}]"
     s = recall_check_summary(check)
     assert (s["n"], s["p_lo"], s["p_hi"]) == (30, 20, 30)
-    assert s["z_lo"] == min(check["z_all"]) and s["z_hi"] == max(check["z_all"])
+    # the comparisons with the theory are verdicts of the differences, counted over the loads
+    diff = check["diff_all"].iloc[1]
+    assert diff.value == pytest.approx(e.value - check["theory_all"].iloc[1], abs=1e-15)
+    assert diff.high - diff.low == pytest.approx(e.high - e.low, rel=1e-12)
+    below = [verdict(d) is Verdict.BELOW for d in check["diff_all"]]
+    assert s["all_below"] == sum(below) and tab["vs theory"].tolist() == [
+        str(verdict(d)) for d in check["diff_all"]]  # fmt: skip
+    assert s["p1_below"] == sum(verdict(d) is Verdict.BELOW for d in check["diff_p1"])
     assert s["gap_lo"] <= check["indep_gap"].iloc[0].value <= s["gap_hi"]
     assert s["sim0"] is check["sim_all"].iloc[0]
 
