@@ -17,6 +17,7 @@ import jupytext
 import numpy as np
 import pytest
 import torch
+from assocmem.llm import protocol as llm_protocol
 from assocmem.llm.__main__ import build_parser, protocol_from_args
 from assocmem.llm.data import EXAMPLES_LABEL, TASKS, Task, load_task
 from assocmem.llm.experiments import (
@@ -224,7 +225,7 @@ def _page_protocol() -> tuple[Chapter6Protocol, list[str]]:
     """Run chapter 6's parameters cell as the page does; return its PROTOCOL and MODELS."""
     nb = jupytext.read(Path(__file__).resolve().parents[2] / "book" / "06_transformers.md")
     (cell,) = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
-    scope: dict[str, object] = {"Chapter6Protocol": Chapter6Protocol}  # the setup cell's import
+    scope: dict[str, object] = {"protocol": llm_protocol}  # the setup cell's import
     exec(cell.source, scope)  # assignments only
     proto, models = scope["PROTOCOL"], scope["MODELS"]
     assert isinstance(proto, Chapter6Protocol) and isinstance(models, list)
