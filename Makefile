@@ -4,6 +4,7 @@
 #   make book     build the whole book, executing every chapter whose code or library changed
 #   make test     run the test suite (library tests, doctests, book checks; slow ones included)
 #   make test-fast  the same without the tests marked slow (model loading, browser, Colab emulation)
+#   make test-other-cpu  the fast numerical tests on another instruction set's kernels (as CI)
 #   make pdf      build the whole book as a PDF (needs TeX: see README)
 #   make lint     ruff, ruff format --check, mypy, CITATION.cff validation
 #   make bench    run the benchmark scripts (they print speed and memory figures)
@@ -15,7 +16,7 @@ PYTHON ?= python
 # takes PyPI's build of the same release). requirements.txt keeps a range so Colab keeps its torch.
 TORCH_LOCK ?= 2.13.0
 
-.PHONY: install book test test-fast pdf lint bench lock clean
+.PHONY: install book test test-fast test-other-cpu pdf lint bench lock clean
 
 install:
 	pip install -c requirements-lock.txt -r requirements.txt
@@ -29,6 +30,10 @@ test:
 
 test-fast:
 	pytest -m "not slow"
+
+test-other-cpu:
+	bash -c 'source .ci/other-kernels.env && pytest -m "not slow" tests/linear tests/shared \
+	  tests/context_gated tests/llm tests/bridge lib/assocmem'
 
 pdf: book
 	jupyter-book build . --builder pdflatex

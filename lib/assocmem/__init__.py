@@ -20,6 +20,7 @@ Shared by all parts (they import no part):
 - :mod:`.device` — device and thread selection for the torch computations.
 - :mod:`.keys` — glue keys, one per parameter value (for physics modules too: no IPython).
 - :mod:`.pages` — page helpers (``glue``, ``table``) for the book build, Colab and plain Jupyter.
+- :mod:`.exercises` — the check a computational exercise ends with: right, or what is off.
 - :mod:`._validate` — input checks shared by the modules (one home for each kind of check).
 """
 

@@ -44,8 +44,11 @@ allowed). The explorers of chapters 1, 3, 4 and 5 must be static ones, and no pa
 figure files) may exceed 12 MB.
 
 Dark mode (issue 41): every page of ``book/`` is opened with the theme's stored mode set to dark;
-each output figure, as the browser paints it, must lie on a light ground (the median luma of a ring
-just inside its edge), and table cells and widget labels must keep a contrast of 4.5 with what lies
+each output figure must lie on an opaque light ground, decided from what the page asks the browser
+to draw (issue 51): the figure's own file (its edge opaque) and the computed CSS that applies to
+the image and its ancestors (filter, opacity, blend mode, background, padding), not from when
+Chromium paints it; one figure is also screenshot once two frames in a row agree, to check that
+model against the pixels. Table cells and widget labels must keep a contrast of 4.5 with what lies
 under them.
 
 The other pages (the root ``index.html``, which redirects to the first chapter, ``search.html``,
@@ -985,22 +988,143 @@ def test_figure_ground_tells_light_from_dark():
     assert figure_ground(png(18, 0)) < 0.1  # a transparent figure on the dark page
 
 
-def _painted_ground(page, img, tries: int = 4) -> float:
-    """The figure's ground as painted: :func:`figure_ground` of the image element's screenshot.
+# What the page asks the browser to draw under and around each output figure in dark mode: the
+# image's own source (bytes for blob:/data: frames, the file's URL otherwise), and the computed
+# style that the theme applies to it and to every ancestor (filter, opacity, blend mode, the
+# image's background and padding, each ancestor's background).
+_FIGURE_STYLES = """async () => {
+    const out = [];
+    for (const img of document.querySelectorAll('div.cell_output img')) {
+        const r = img.getBoundingClientRect();
+        if (img.offsetParent === null || r.width < 50 || r.height < 50) continue;
+        const cs = getComputedStyle(img);
+        let data = null;
+        if (!img.src.startsWith('file:')) {
+            const bytes = new Uint8Array(await (await fetch(img.src)).arrayBuffer());
+            let s = '';
+            for (let i = 0; i < bytes.length; i++) s += String.fromCharCode(bytes[i]);
+            data = btoa(s);
+        }
+        const chain = [];
+        for (let e = img.parentElement; e; e = e.parentElement) {
+            const c = getComputedStyle(e);
+            chain.push({bg: c.backgroundColor, filter: c.filter, opacity: c.opacity,
+                        blend: c.mixBlendMode});
+        }
+        out.push({src: img.src, data, filter: cs.filter, opacity: cs.opacity,
+                  blend: cs.mixBlendMode, bg: cs.backgroundColor,
+                  padding: Math.min(...['Top', 'Right', 'Bottom', 'Left'].map(
+                      k => parseFloat(cs['padding' + k]) || 0)),
+                  chain});
+    }
+    return out;
+}"""
 
-    The image is decoded first. Chromium may still paint a large image a frame or more after it
-    scrolls into view (its compositor defers big decodes and shows the page behind meanwhile,
-    which on a slow machine is what a screenshot catches), so a dark ring is looked at again, up
-    to ``tries`` times 0.5 s apart. A transparent figure stays dark on every try.
+_LUMA = (0.2126, 0.7152, 0.0722)  # Rec. 709 weights on sRGB, as figure_ground
+
+
+def _rgba(css: str) -> tuple[float, float, float, float]:
+    """A computed CSS colour ``rgb(r, g, b)`` / ``rgba(r, g, b, a)`` as floats in [0, 1]."""
+    m = re.fullmatch(r"rgba?\(([^)]*)\)", css.strip())
+    if not m:
+        raise AssertionError(f"cannot read the computed colour {css!r}")
+    v = [float(x) for x in re.split(r"[ ,/]+", m.group(1).strip()) if x]
+    return (v[0] / 255, v[1] / 255, v[2] / 255, v[3] if len(v) > 3 else 1.0)
+
+
+def apply_css_filter(rgb, css_filter: str):
+    """``rgb`` (floats in [0, 1]) as a CSS ``filter`` value maps it (the filter functions of the
+    Filter Effects spec that only rescale channels: brightness, contrast, invert, opacity; any
+    other function, such as a blur or a drop shadow, is refused, so the check cannot pass on a
+    filter it does not model)."""
+    out = [float(c) for c in rgb]
+    if css_filter in ("", "none"):
+        return out
+    for name, arg in re.findall(r"([a-z-]+)\(([^)]*)\)", css_filter):
+        if name not in ("brightness", "contrast", "invert", "opacity"):
+            raise AssertionError(f"the check does not model the CSS filter {name}({arg})")
+        a = float(arg[:-1]) / 100 if arg.endswith("%") else float(arg or 1)
+        if name == "brightness":
+            out = [c * a for c in out]
+        elif name == "contrast":
+            out = [(c - 0.5) * a + 0.5 for c in out]
+        elif name == "invert":
+            out = [c * (1 - a) + (1 - c) * a for c in out]
+        elif name == "opacity" and a == 1:
+            pass
+        else:
+            raise AssertionError(f"the check does not model the CSS filter {name}({arg})")
+        out = [min(1.0, max(0.0, c)) for c in out]
+    return out
+
+
+def _edge_colour(png: bytes) -> tuple[list[float], float]:
+    """Median colour (floats in [0, 1]) and smallest alpha of an image file's one-pixel edge."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    a = np.asarray(Image.open(io.BytesIO(png)).convert("RGBA"), dtype=float) / 255.0
+    edge = np.concatenate([a[0], a[-1], a[:, 0], a[:, -1]])
+    return [float(np.median(edge[:, i])) for i in range(3)], float(edge[:, 3].min())
+
+
+def drawn_ground(figure: dict, file_bytes: bytes) -> tuple[float, list[str]]:
+    """The luma (0 black, 1 white) of the ground around a figure as the page asks the browser to
+    draw it, and what in its style the check cannot accept.
+
+    The ground is the darker of what lies just inside the image's box: the image's own edge, and,
+    where the image has padding, its background painted over its ancestors' backgrounds; both
+    pass through the image's CSS filter. Partial opacity, blend modes and filters on an ancestor
+    would mix the page into the figure: each is reported instead of modelled.
     """
-    img.evaluate("i => i.decode().then(() => i.naturalWidth, () => 0)")
-    ground = figure_ground(img.screenshot())
-    for _ in range(tries - 1):
-        if ground >= MIN_FIGURE_GROUND:
-            break
-        page.wait_for_timeout(500)
-        ground = figure_ground(img.screenshot())
-    return ground
+    problems = []
+    for what, style in [("image", figure)] + [("ancestor", c) for c in figure["chain"]]:
+        if float(style["opacity"]) < 1:
+            problems.append(f"{what} opacity {style['opacity']}")
+        if style["blend"] not in ("normal", ""):
+            problems.append(f"{what} mix-blend-mode {style['blend']}")
+        if what == "ancestor" and style["filter"] not in ("none", ""):
+            problems.append(f"ancestor filter {style['filter']}")
+    edge, alpha = _edge_colour(file_bytes)
+    if alpha < 1:
+        problems.append("the image's edge is not opaque")
+    grounds = [edge]
+    if figure["padding"] > 0:
+        under = [0.0, 0.0, 0.0]  # the canvas of a dark page; every layer is painted over it
+        layers = [s["bg"] for s in figure["chain"]][::-1] + [figure["bg"]]
+        for css in layers:
+            r, g, b, a = _rgba(css)
+            under = [x * a + u * (1 - a) for x, u in zip((r, g, b), under, strict=True)]
+        grounds.append(under)
+    lumas = [
+        sum(w * c for w, c in zip(_LUMA, apply_css_filter(g, figure["filter"]), strict=True))
+        for g in grounds
+    ]
+    return min(lumas), problems
+
+
+def _figure_bytes(figure: dict) -> bytes:
+    import base64
+    from urllib.parse import unquote, urlparse
+
+    if figure["data"] is not None:
+        return base64.b64decode(figure["data"])
+    return Path(unquote(urlparse(figure["src"]).path)).read_bytes()
+
+
+def _stable_screenshot(page, img, tries: int = 20) -> bytes:
+    """The image element's screenshot once two in a row are the same (decoded, painted, settled)."""
+    img.evaluate("i => i.decode().then(() => 1, () => 0)")
+    last = img.screenshot()
+    for _ in range(tries):
+        page.wait_for_timeout(250)
+        shot = img.screenshot()
+        if shot == last:
+            return shot
+        last = shot
+    raise AssertionError(f"no stable frame of {img.get_attribute('src')!r} in {tries} tries")
 
 
 def test_figure_files_are_opaque():
@@ -1025,46 +1149,94 @@ def test_figure_files_are_opaque():
 
 @pytest.fixture(scope="module")
 def dark_pages(browser):
-    """Every page of book/ in the theme's dark mode: (contrast report, figure grounds)."""
-    found = {}
+    """Every page of book/ in the theme's dark mode: (contrast report, figures' drawn grounds).
+
+    Each figure's ground is decided from what the page asks the browser to draw
+    (:func:`drawn_ground`), not from when Chromium paints it; one figure, the first of the first
+    page that has one, is also screenshot once its frame is stable, to check the model against
+    the pixels (``"painted"``: the model's luma and the painted one).
+    """
+    found, painted = {}, None
     for path in _pages():
         context, page, _ = _open_offline(browser, path, _DARK_MODE, color_scheme="dark")
         try:
             report = page.evaluate(_CONTRAST)
-            figures = page.locator("div.cell_output img")
-            grounds = []
-            for i in range(figures.count()):
-                img = figures.nth(i)
-                box = img.bounding_box()
-                if not img.is_visible() or not box or box["width"] < 50 or box["height"] < 50:
-                    continue
-                src = (img.get_attribute("src") or "")[:60]
-                grounds.append((src, _painted_ground(page, img)))
+            figures = page.evaluate(_FIGURE_STYLES)
+            grounds = [(f["src"][-60:], *drawn_ground(f, _figure_bytes(f))) for f in figures]
+            files = {f["src"]: f for f in figures if f["data"] is None}
+            if painted is None and files:
+                img = page.locator("div.cell_output img:not(.widget-image)").first
+                model = files[img.evaluate("i => i.src")]
+                luma = drawn_ground(model, _figure_bytes(model))[0]
+                painted = (path.name, luma, figure_ground(_stable_screenshot(page, img)))
             found[path.name] = (report, grounds)
         finally:
             context.close()
+    found["painted"] = painted
     return found
 
 
+def _dark_chapters(dark_pages):
+    return {k: v for k, v in dark_pages.items() if k != "painted"}
+
+
 def test_dark_mode_is_dark(dark_pages):
-    for name, (report, _) in dark_pages.items():
+    for name, (report, _) in _dark_chapters(dark_pages).items():
         assert report["theme"] == "dark", f"{name}: the theme did not switch to dark mode"
         assert report["page"] < 0.1, f"{name}: the page is not dark ({report['page']:.2f})"
 
 
 def test_figures_keep_a_light_ground_in_dark_mode(dark_pages):
+    """Every output figure is drawn on an opaque light ground in dark mode (decided from its file
+    and the CSS that applies to it), and the one painted figure agrees with that model."""
+    pages = _dark_chapters(dark_pages)
     problems = [
-        f"{name}: figure {src}... on a ground of luminance {g:.2f}"
-        for name, (_, grounds) in dark_pages.items()
-        for src, g in grounds
-        if g < MIN_FIGURE_GROUND
+        f"{name}: figure ...{src}: ground luma {g:.2f}" + (f" ({'; '.join(bad)})" if bad else "")
+        for name, (_, grounds) in pages.items()
+        for src, g, bad in grounds
+        if g < MIN_FIGURE_GROUND or bad
     ]
-    assert any(grounds for _, grounds in dark_pages.values()), "no figure checked"
+    assert any(grounds for _, grounds in pages.values()), "no figure checked"
     assert not problems, "figures without an opaque light ground in dark mode:\n" + "\n".join(
         problems
     )
+    name, model, painted = dark_pages["painted"]
+    assert painted == pytest.approx(model, abs=0.05), (
+        f"{name}: the painted figure's ground ({painted:.3f}) is not the model's ({model:.3f})"
+    )
+
+
+def test_drawn_ground_follows_the_css_it_is_given():
+    """The model behind the dark-mode check, on made-up styles: the theme's dimmed white figure
+    passes, a transparent or half-opaque figure and an unmodelled filter fail."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    def png(alpha: int) -> bytes:
+        buf = io.BytesIO()
+        Image.fromarray(np.full((20, 20, 4), [255, 255, 255, alpha], np.uint8)).save(buf, "png")
+        return buf.getvalue()
+
+    page = {"bg": "rgb(18, 18, 18)", "filter": "none", "opacity": "1", "blend": "normal"}
+    theme = {"filter": "brightness(0.8) contrast(1.2)", "opacity": "1", "blend": "normal",
+             "bg": "rgb(206, 206, 206)", "padding": 8.0, "chain": [page]}  # fmt: skip
+    luma, bad = drawn_ground(theme, png(255))
+    assert not bad and luma == pytest.approx(((206 / 255 * 0.8 - 0.5) * 1.2 + 0.5), abs=1e-9)
+    assert luma > MIN_FIGURE_GROUND
+    assert drawn_ground({**theme, "padding": 0}, png(255))[0] == pytest.approx(0.86)
+    assert drawn_ground(theme, png(0))[1] == ["the image's edge is not opaque"]
+    assert drawn_ground({**theme, "opacity": "0.5"}, png(255))[1] == ["image opacity 0.5"]
+    assert drawn_ground({**theme, "bg": "rgba(0, 0, 0, 0)"}, png(255))[0] < 0.1  # page shows
+    with pytest.raises(AssertionError, match="blur"):
+        drawn_ground({**theme, "filter": "blur(2px)"}, png(255))
+    assert apply_css_filter([1, 1, 1], "invert(1)") == [0, 0, 0]
 
 
 def test_tables_and_widgets_are_legible_in_dark_mode(dark_pages):
-    problems = [f"{name}: {b}" for name, (report, _) in dark_pages.items() for b in report["bad"]]
+    problems = [
+        f"{name}: {b}" for name, (report, _) in _dark_chapters(dark_pages).items()
+        for b in report["bad"]
+    ]  # fmt: skip
     assert not problems, "text below contrast 4.5 in dark mode:\n" + "\n".join(problems)

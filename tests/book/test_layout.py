@@ -187,6 +187,7 @@ def test_top_level_holds_only_shared_modules() -> None:
         "_validate",
         "device",
         "estimate",
+        "exercises",
         "keys",
         "pages",
         "permutation",

@@ -17,6 +17,7 @@ import jupytext
 import numpy as np
 import pytest
 import torch
+from _tolerances import product_tolerance, top_two_gap
 from assocmem.llm import protocol as llm_protocol
 from assocmem.llm.__main__ import build_parser, protocol_from_args
 from assocmem.llm.data import EXAMPLES_LABEL, TASKS, Task, load_task
@@ -398,12 +399,23 @@ def test_token_budget_batches_give_the_same_states_and_scores(tiny: LanguageMode
     pre = [encode(tiny, "p\n"), encode(tiny, "qq\n")]
     which = [0, 1, 0, 1, 0, 0]
     one = prompt_states(tiny, pre, qs, which, targets=tg, cache=False, batch_size=1)
+    # target_top1 takes an argmax over the vocabulary at the last query token and at each target
+    # token: the same on two paths wherever the top-two gap of those logits exceeds the paths'
+    # float32 differences (1e-5 at most, as asserted for the states); 1e-3 leaves room
+    gaps = []
+    for i, q in enumerate(qs):
+        seq = tiny.bos_ids + pre[which[i]] + q + tg[i]
+        with torch.inference_mode():
+            z = tiny.model(torch.tensor([seq])).logits[0, -len(tg[i]) - 1 :]
+        gaps.append(top_two_gap(z).min())
+    decided = np.array(gaps) > 1e-3
+    assert decided.sum() >= len(qs) - 1, gaps  # the comparison covers (nearly) every prompt
     for max_tokens in (1, 9, 25, 1000):  # from one prompt per pass to all of a prefix's
         st = prompt_states(tiny, pre, qs, which, targets=tg, cache=False, batch_size=64,
                            max_tokens=max_tokens)  # fmt: skip
         torch.testing.assert_close(st.h, one.h, atol=1e-5, rtol=1e-5)
         np.testing.assert_allclose(st.target_logprob, one.target_logprob, atol=1e-5)
-        np.testing.assert_array_equal(st.target_top1, one.target_top1)
+        np.testing.assert_array_equal(st.target_top1[decided], one.target_top1[decided])
     with pytest.raises(ValueError, match="max_tokens"):
         prompt_states(tiny, pre, qs, which, cache=False, max_tokens=0)
 
@@ -620,20 +632,28 @@ def test_a_gated_llama_raises_unless_a_fallback_is_asked_for(
 def test_layer_profile_matches_effective_number(tiny) -> None:
     """The profile's shared float32 softmax gives effective_number's float64 values."""
     import torch
-    from assocmem.llm.probes import decode, effective_number, layer_profile
+    from assocmem.llm.probes import decode, effective_number, final_norm, layer_profile
 
     torch.manual_seed(1)
     h = torch.randn(5, tiny.n_layers + 1, tiny.d_model)
     ids = torch.tensor([257, 258])
     logits = decode(tiny, h)
     mass = torch.softmax(logits.double(), -1)[..., ids].sum(-1).numpy()
+    # The label logits come from chunked products here and from one product in decode: two paths
+    # whose float32 roundings differ by CPU kernel (issue 51: up to 4.5e-8 on an AVX2 machine), so
+    # they agree within the derived bound of two float32 dot products of length d, after the final
+    # norm (whose mean of squares, a sum of d terms, and ~4 more roundings may also differ).
+    x = final_norm(tiny, h)
+    tol = product_tolerance(x, tiny.unembedding.detach().float()[ids], extra_ops=tiny.d_model + 4)
     for chunk in (3, None):  # buffers reused by 7 chunks, the last one partial; one chunk
         prof = layer_profile(tiny, h, ids, chunk=chunk)
         for kind in ("entropy", "participation"):
             want = effective_number(logits, kind).numpy()
             np.testing.assert_allclose(prof[f"neff_{kind}"], want, rtol=1e-4)
         np.testing.assert_allclose(prof["label_mass"], mass, rtol=1e-4, atol=1e-7)
-        np.testing.assert_array_equal(prof["label_logits"], logits[..., ids].numpy())
+        gap = np.abs(prof["label_logits"] - logits[..., ids].numpy())
+        assert np.all(gap <= tol.numpy()), f"{gap.max():.2e} beyond the bound {tol.min():.2e}"
+    assert float(tol.max()) < 1e-5  # the bound is tight enough to catch a wrong logit
 
 
 def _lama_effect_direct(lm, h, first, cont, c_plus, c_minus, lambdas, layers):  # type: ignore[no-untyped-def]

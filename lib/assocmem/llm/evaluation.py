@@ -177,7 +177,8 @@ def probe_accuracy(
     Returns
     -------
     numpy.ndarray, bool, shape (L + 1, n)
-        Whether each query's class was predicted correctly at each layer.
+        Whether each query's class was predicted correctly at each layer. The same states, labels
+        and seed give the same array on every call (the same folds and the same float64 fits).
 
     Raises
     ------

@@ -8,10 +8,14 @@ import math
 
 import numpy as np
 import pytest
+import torch
 from assocmem.linear.instances.problems import all_recalled
 from assocmem.linear.instances.sampling import sample_problems
 from assocmem.linear.measure.sweeps import COLUMNS, capacity_sweep, truncated_hebbian_sweep
-from assocmem.linear.storage.training import hebbian_memory
+from assocmem.linear.measure.transitions import (
+    transition_load,
+)
+from assocmem.linear.storage.training import hebbian_memory, train_memory
 from assocmem.linear.theory.load import load_for_pairs, pairs_for_load
 
 
@@ -62,3 +66,22 @@ def test_truncated_hebbian_sweep_full_rank_is_the_hebbian_memory() -> None:
     piv = tab.pivot_table(index=["alpha", "seed"], columns="rank", values="recalled_all")
     assert not (piv[4].astype(bool) & ~piv[16].astype(bool)).any()
     assert set(tab["kappa"]) == {0.25, 1.0} and not tab["factored"].any()
+
+
+def test_trained_sweep_is_tidy_and_uses_the_seeding_rule() -> None:
+    t = capacity_sweep(16, [0.4, 2.5], seeds=2, steps=1500, patience=300, progress=False)
+    assert list(t.columns) == list(COLUMNS) and len(t) == 4
+    assert t["seed"].tolist() == [0, 1, 0, 1] and set(t["problem"]) == {"op"}
+    assert (t["rank"] == 16).all() and (t["kappa"] == 1.0).all()
+    assert t["recalled_all"].tolist() == [True, True, False, False]
+    assert t["accuracy"].iloc[2] < 0.6
+    assert 0.4 < transition_load(t).value < 2.5
+    # the instance at (alpha, label s) of the root 0 is sample_problems(p, d, [s], seed=0)[0]
+    p = pairs_for_load(0.4, 16)
+    alone = sample_problems(p, 16, [1], seed=0)[0]
+    torch.testing.assert_close(sample_problems(p, 16, [0, 1], seed=0)[1].inputs, alone.inputs,
+                               rtol=0, atol=0)  # fmt: skip
+    # trained in the sweep's batch (the same path: the engine's bits are promised for the same
+    # batch; alone, float32 rounding of the batched products may move the step near a tie)
+    r = train_memory(sample_problems(p, 16, [0, 1], seed=0), steps=1500, patience=300)
+    assert t.loc[(t["alpha"] == 0.4) & (t["seed"] == 1), "steps"].item() == np.asarray(r.steps)[1]

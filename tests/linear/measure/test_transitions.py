@@ -8,7 +8,6 @@ import numpy as np
 import pandas as pd
 import pytest
 from assocmem.estimate import Estimate
-from assocmem.linear.instances.sampling import sample_problems
 from assocmem.linear.measure.sweeps import COLUMNS, capacity_sweep
 from assocmem.linear.measure.tables import (
     success_by_load,
@@ -21,7 +20,6 @@ from assocmem.linear.measure.transitions import (
     transition_loads,
     transition_ratio,
 )
-from assocmem.linear.storage.training import train_memory
 from assocmem.linear.theory.load import load_for_pairs, pairs_for_load
 
 
@@ -105,20 +103,6 @@ def test_transition_refuses_mixed_groups_and_bad_tables() -> None:
         success_by_load(_synthetic({}))
     with pytest.raises(ValueError, match="columns"):
         success_by_load(pd.DataFrame({"alpha": [0.5]}))
-
-
-def test_trained_sweep_is_tidy_and_uses_the_seeding_rule() -> None:
-    t = capacity_sweep(16, [0.4, 2.5], seeds=2, steps=1500, patience=300, progress=False)
-    assert list(t.columns) == list(COLUMNS) and len(t) == 4
-    assert t["seed"].tolist() == [0, 1, 0, 1] and set(t["problem"]) == {"op"}
-    assert (t["rank"] == 16).all() and (t["kappa"] == 1.0).all()
-    assert t["recalled_all"].tolist() == [True, True, False, False]
-    assert t["accuracy"].iloc[2] < 0.6
-    assert 0.4 < transition_load(t).value < 2.5
-    # the instance at (alpha, label s) of the root 0 is sample_problems(p, d, [s], seed=0)[0]
-    p = pairs_for_load(0.4, 16)
-    r = train_memory(sample_problems(p, 16, [1], seed=0)[0], steps=1500, patience=300)
-    assert t.loc[(t["alpha"] == 0.4) & (t["seed"] == 1), "steps"].item() == r.perfect_step
 
 
 def test_undecided_instances_count_as_not_stored_and_are_counted() -> None:

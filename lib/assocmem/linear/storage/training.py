@@ -704,6 +704,10 @@ def train_memory(
     is that of ``torch.optim.Adam`` (no weight decay), on ``W`` or on ``Q`` and ``R``, through
     its public functional form :func:`torch.optim.adam.adam` with ``fused=True`` where the
     device supports it and ``foreach=True`` otherwise.
+    Reproducibility: the same problems in the same batch, on the same device, give the same bits
+    on every run and at any thread count (the tests assert it bit for bit). A problem trained
+    alone or in another batch takes other kernel paths (batched products round differently), so
+    its ``W`` may differ in the last float32 bits and, near a tie, its ``perfect_step`` by a step.
     Source: the loss of chapter 1, eq. ``eq-ce`` (written plainly in
     :func:`cross_entropy_loss_and_grad`), the factored ``W = Q R^T`` of chapter 4, eq.
     ``eq-rank-model``; protocol of the digest §9 (reconstruction; lr and stopping rules tuned here).
