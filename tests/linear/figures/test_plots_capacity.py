@@ -6,6 +6,7 @@ import matplotlib
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
+from _sweep_tables import errorbars, plot_table
 from assocmem.estimate import Estimate  # noqa: E402
 from assocmem.linear.figures.plots_capacity import (  # noqa: E402
     plot_finite_size_capacity,
@@ -23,47 +24,29 @@ from assocmem.linear.theory.finite_size import PredictedLoad  # noqa: E402
 from assocmem.linear.theory.load import load_for_pairs, pairs_for_load  # noqa: E402
 from assocmem.linear.theory.replica import rs_draws_capacity, rs_profile  # noqa: E402
 from matplotlib.colors import to_hex  # noqa: E402
-from matplotlib.container import ErrorbarContainer  # noqa: E402
 
 matplotlib.use("Agg")
 
 
-def _table(groups: dict[tuple[str, str, int, int], dict[float, list[bool]]]) -> pd.DataFrame:
-    rows = []
-    for (method, problem, d, rank), outcomes in groups.items():
-        for a, flags in outcomes.items():
-            p = pairs_for_load(a, d)
-            rows += [{"method": method, "problem": problem, "d": d, "rank": rank,
-                      "kappa": rank / d, "factored": rank < d, "alpha": a,
-                      "load": load_for_pairs(p, d), "p": p,
-                      "seed": s, "recalled_all": f, "accuracy": 1.0 if f else 0.8, "steps": 1,
-                      "seconds": 0.0} for s, f in enumerate(flags)]  # fmt: skip
-    return pd.DataFrame(rows, columns=list(COLUMNS))
-
-
-def _errorbars(ax) -> list[ErrorbarContainer]:  # type: ignore[no-untyped-def]
-    return [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
-
-
 def test_plot_success_one_series_per_group_with_wilson_bars() -> None:
-    t = _table({("train", "op", 16, 16): {0.5: [True] * 4, 1.0: [False] * 4},
+    t = plot_table({("train", "op", 16, 16): {0.5: [True] * 4, 1.0: [False] * 4},
                 ("train", "dp", 16, 16): {0.5: [True] * 4, 1.0: [True, False, False, False]},
                 ("lp", "op", 12, 12): {0.5: [True] * 2, 1.0: [False] * 2}})  # fmt: skip
     fig = plot_success(t, theory={"α = 1/2": 0.5})
     acc, suc = fig.axes[:2]
     assert "load" in suc.get_xlabel() and "recalled" in suc.get_ylabel()
-    assert len(_errorbars(suc)) == 3 and len(_errorbars(acc)) == 2  # the LP has no accuracy
+    assert len(errorbars(suc)) == 3 and len(errorbars(acc)) == 2  # the LP has no accuracy
     (legend,) = fig.legends  # one legend, below the panels
     labels = [t.get_text() for t in legend.get_texts()]
     assert "LP (exact) OP, d=12" in labels and "α = 1/2" in labels
     assert "CE+Adam DP, d=16 (simulation)" in labels
     # Wilson bars stay inside [0, 1]: the lower bar of a fraction 1 ends above 0
-    seg = _errorbars(suc)[0].lines[2][0].get_segments()
+    seg = errorbars(suc)[0].lines[2][0].get_segments()
     assert all(0.0 <= y <= 1.0 for s in seg for _, y in s)
 
 
 def test_plot_success_draws_each_d_prediction_in_that_d_colour() -> None:
-    t = _table({("train", "op", 16, 16): {0.5: [True] * 4, 1.0: [False] * 4},
+    t = plot_table({("train", "op", 16, 16): {0.5: [True] * 4, 1.0: [False] * 4},
                 ("train", "op", 24, 24): {0.5: [True] * 4, 1.0: [False] * 4}})  # fmt: skip
     fig = plot_success(t, predictions={16: 0.71, 24: 0.66}, show_accuracy=False)
     (ax,) = fig.axes
@@ -73,7 +56,7 @@ def test_plot_success_draws_each_d_prediction_in_that_d_colour() -> None:
         assert lab in labels
         (line,) = [ln for ln in ax.get_lines() if ln.get_label() == lab]
         assert list(line.get_xdata()) == [a, a]
-        (marks,) = [c for c in _errorbars(ax) if c.get_label().endswith(f"d={d} (simulation)")]
+        (marks,) = [c for c in errorbars(ax) if c.get_label().endswith(f"d={d} (simulation)")]
         assert line.get_color() == marks.lines[0].get_color()
 
 
@@ -88,10 +71,10 @@ def test_plot_finite_size_capacity_draws_measured_points() -> None:
     curves = capacity_curves(comp, p_values=np.logspace(1, 4, 5), n_samples=200)
     fig = plot_finite_size_capacity(curves, measured=comp)
     assert len(fig.axes) == 2
-    assert all(len(_errorbars(ax)) == 1 for ax in fig.axes)
+    assert all(len(errorbars(ax)) == 1 for ax in fig.axes)
     assert fig.axes[0].get_xscale() == "log" and "capacity" in fig.axes[0].get_ylabel()
     # the bar spans the 95 % interval of the posterior draws, not one standard error
-    seg = _errorbars(fig.axes[0])[0].lines[2][0].get_segments()[0]
+    seg = errorbars(fig.axes[0])[0].lines[2][0].get_segments()[0]
     m = comp["DP, exact LP"].measured
     assert (seg[0][1], seg[1][1]) == pytest.approx((m.low, m.high), rel=1e-9)
     assert seg[1][1] - seg[0][1] > 3 * m.stderr
@@ -107,7 +90,7 @@ def test_plot_finite_size_capacity_gives_every_size_its_own_colour() -> None:
         for d, p in zip(sizes, [40, 60, 110, 170, 560], strict=True)))  # fmt: skip
     curves = capacity_curves(comp, p_values=np.logspace(1, 4, 5), n_samples=200)
     fig = plot_finite_size_capacity(curves, measured=comp)
-    bars = _errorbars(fig.axes[0])
+    bars = errorbars(fig.axes[0])
     colours = {to_hex(b.lines[0].get_color()) for b in bars}
     assert len(bars) == len(sizes) and len(colours) == len(sizes)
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import matplotlib
 import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
+from _sweep_tables import errorbars, plot_table
 from assocmem.linear.figures.plots_capacity import (  # noqa: E402
     plot_cost_solution,
     plot_free_entropy,
@@ -25,44 +25,24 @@ from assocmem.linear.measure.measured_spectra import singular_values  # noqa: E4
 from assocmem.linear.measure.scores import (  # noqa: E402
     simulate_scores,
 )
-from assocmem.linear.measure.sweeps import COLUMNS  # noqa: E402
 from assocmem.linear.theory.hebbian import score_moments  # noqa: E402
-from assocmem.linear.theory.load import load_for_pairs, pairs_for_load  # noqa: E402
 from assocmem.linear.theory.replica import cost_example, rs_profile  # noqa: E402
 from assocmem.linear.theory.spectra import hebbian_critical_load  # noqa: E402
-from matplotlib.container import ErrorbarContainer  # noqa: E402
 
 matplotlib.use("Agg")
 
 
-def _table(groups: dict[tuple[str, str, int, int], dict[float, list[bool]]]) -> pd.DataFrame:
-    rows = []
-    for (method, problem, d, rank), outcomes in groups.items():
-        for a, flags in outcomes.items():
-            p = pairs_for_load(a, d)
-            rows += [{"method": method, "problem": problem, "d": d, "rank": rank,
-                      "kappa": rank / d, "factored": rank < d, "alpha": a,
-                      "load": load_for_pairs(p, d), "p": p,
-                      "seed": s, "recalled_all": f, "accuracy": 1.0 if f else 0.8, "steps": 1,
-                      "seconds": 0.0} for s, f in enumerate(flags)]  # fmt: skip
-    return pd.DataFrame(rows, columns=list(COLUMNS))
-
-
-def _errorbars(ax) -> list[ErrorbarContainer]:  # type: ignore[no-untyped-def]
-    return [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
-
-
 def test_plot_recall_vs_load_and_rank_success() -> None:
-    t = _table({("hebbian", "op", 32, 32): {0.05: [True] * 3, 0.5: [False] * 3},
+    t = plot_table({("hebbian", "op", 32, 32): {0.05: [True] * 3, 0.5: [False] * 3},
                 ("train", "op", 32, 32): {0.5: [True] * 2}})  # fmt: skip
     fig = plot_recall_vs_load(t, transitions={32: 0.9})
-    assert len(fig.axes) == 2 and all(len(_errorbars(ax)) == 2 for ax in fig.axes)
+    assert len(fig.axes) == 2 and all(len(errorbars(ax)) == 2 for ax in fig.axes)
     assert "typical" in fig.axes[0].get_ylabel() and "all" in fig.axes[1].get_ylabel()
-    r = _table({("train", "op", 12, 6): {0.3: [True] * 2, 0.8: [False] * 2},
+    r = plot_table({("train", "op", 12, 6): {0.3: [True] * 2, 0.8: [False] * 2},
                 ("train", "op", 12, 12): {0.5: [True] * 2, 1.2: [False] * 2}})  # fmt: skip
     fig = plot_rank_success(r, predicted={0.5: 0.5, 1.0: 0.9})
     ax = fig.axes[0]
-    assert len(_errorbars(ax)) == 2
+    assert len(errorbars(ax)) == 2
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert any("kappa=0.5" in s for s in labels) and any("finite-size" in s for s in labels)
 
@@ -76,7 +56,7 @@ def test_theory_figures_label_their_axes() -> None:
     assert "overlap" in fig.axes[0].get_xlabel() and "load" in fig.axes[1].get_xlabel()
     assert plot_cost_solution(*cost_example(50)).axes
     fig = plot_critical_load(measured={0.5: (0.7, 0.05), 1.0: (0.9, 0.05)})
-    assert len(_errorbars(fig.axes[0])) == 1 and "kappa" in fig.axes[0].get_xlabel()
+    assert len(errorbars(fig.axes[0])) == 1 and "kappa" in fig.axes[0].get_xlabel()
     rng = np.random.default_rng(0)
     fig = plot_singular_values({1.0: singular_values(rng.standard_normal((60, 60)))})
     assert fig.axes
@@ -92,7 +72,7 @@ def _legend_below_axes(ax) -> bool:  # type: ignore[no-untyped-def]
 
 
 def test_rank_success_legend_off_the_data_and_hebbian_lines() -> None:
-    t = _table({("hebbian", "op", 8, 2): {0.02: [True] * 3, 0.2: [False] * 3},
+    t = plot_table({("hebbian", "op", 8, 2): {0.02: [True] * 3, 0.2: [False] * 3},
                 ("hebbian", "op", 8, 8): {0.05: [True] * 3, 0.3: [False] * 3}})  # fmt: skip
     fig = plot_rank_success(t, theory="hebbian")
     ax = fig.axes[0]

@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from _sweep_tables import synthetic_sweep
 from assocmem.estimate import Estimate, Result, Verdict, verdict
 from assocmem.linear.measure.capacity_comparison import (
     TransitionComparison,
@@ -21,20 +22,6 @@ from assocmem.linear.measure.transitions import (
 )
 from assocmem.linear.theory.finite_size import PredictedLoad, predicted_transition
 from assocmem.linear.theory.load import load_for_pairs, pairs_for_load
-
-
-def _synthetic(successes: dict[float, list[bool]], d: int = 40, method: str = "train"):
-    """A sweep table with given outcomes (the columns of capacity_sweep)."""
-    rows = []
-    for a, flags in successes.items():
-        p = pairs_for_load(a, d)
-        for s, f in enumerate(flags):
-            rows.append({"method": method, "problem": "op", "d": d, "rank": d, "kappa": 1.0,
-                         "factored": False,
-                         "alpha": a, "load": load_for_pairs(p, d), "p": p, "seed": s,
-                         "recalled_all": f, "accuracy": 1.0 if f else 0.9, "steps": 10,
-                         "seconds": 0.0})  # fmt: skip
-    return pd.DataFrame(rows, columns=list(COLUMNS))
 
 
 def _lp_table(successes: list[tuple[float, int]], n: int = 8, d: int = 12) -> pd.DataFrame:
@@ -99,11 +86,11 @@ def test_transition_summary_counts_verdicts() -> None:
 
 
 def test_no_crossing_has_no_error() -> None:
-    t = transition_load(_synthetic({0.5: [True] * 3, 0.9: [True, True, False]}))
+    t = transition_load(synthetic_sweep({0.5: [True] * 3, 0.9: [True, True, False]}))
     assert math.isnan(t.value) and math.isnan(t.stderr) and math.isnan(t.low)
     with pytest.raises(TypeError, match="tables"):
         transition_comparison([])  # type: ignore[arg-type]
-    rank_table = _synthetic({0.5: [True] * 2, 0.9: [False] * 2}).assign(rank=20, kappa=0.5)
+    rank_table = synthetic_sweep({0.5: [True] * 2, 0.9: [False] * 2}).assign(rank=20, kappa=0.5)
     with pytest.raises(ValueError, match="unconstrained"):
         transition_comparison({"rank": rank_table})
 
@@ -112,7 +99,7 @@ def _staggered(d: int, centre: float, problem: str, scale: float = 1.0, shift: i
     """A sweep whose instance ``s`` is stored below load ``centre + 0.01 (s - 7.5)`` (16 seeds,
     loads multiplied by ``scale``); ``shift`` rotates which seed holds which threshold."""
     loads = centre * np.linspace(0.85, 1.15, 7)
-    t = _synthetic({float(a): [a < centre + 0.01 * ((s + shift) % 16 - 7.5) for s in range(16)]
+    t = synthetic_sweep({float(a): [a < centre + 0.01 * ((s + shift) % 16 - 7.5) for s in range(16)]
                     for a in loads}, d=d, method="lp")  # fmt: skip
     return t.assign(problem=problem, load=t["load"] * scale)
 

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 import torch
 from _fixtures import value_and_stderr
+from _sweep_tables import sweep_rows
 from assocmem.linear.instances.problems import recall_accuracy
 from assocmem.linear.instances.sampling import sample_problem
 from assocmem.linear.measure.partial_storage import (
@@ -29,20 +30,9 @@ from assocmem.linear.theory.replica import expected_cost
 T_975_2 = 4.302652729911275  # Student t quantile 0.975 with 2 degrees of freedom (tables)
 
 
-def _rows(outcomes: dict[float, list[float]], *, method: str = "train", d: int = 8,
-          rank: int | None = None, steps: int = 1) -> list[dict]:  # fmt: skip
-    """Sweep rows: accuracy per (load, seed i = position i); load = alpha, p = 10 * alpha."""
-    rank = d if rank is None else rank
-    return [{"method": method, "problem": "op", "d": d, "rank": rank, "kappa": rank / d,
-             "factored": rank < d, "alpha": a, "load": a, "p": int(10 * a), "seed": s,
-             "recalled_all": acc == 1.0, "accuracy": float(acc), "steps": steps,
-             "seconds": 0.0}
-            for a, accs in outcomes.items() for s, acc in enumerate(accs)]  # fmt: skip
-
-
 def _above() -> AboveCapacity:
-    rows = _rows({1.4: [0.1, 0.2, 0.3], 2.0: [0.05, 0.1, 0.15]}, method="hebbian", d=16)
-    rows += _rows({1.4: [0.2, 0.4, 0.6], 2.0: [1.0, 0.1, 0.1]}, method="train", d=16,
+    rows = sweep_rows({1.4: [0.1, 0.2, 0.3], 2.0: [0.05, 0.1, 0.15]}, method="hebbian", d=16)
+    rows += sweep_rows({1.4: [0.2, 0.4, 0.6], 2.0: [1.0, 0.1, 0.1]}, method="train", d=16,
                   steps=450)  # fmt: skip
     sub = [{"method": "subset", "d": 16, "alpha": 1.4, "load": 1.4, "p": 14, "seed": s,
             "kept": 7, "subset_recalled": 1.0, "accuracy": 0.5} for s in range(2)]  # fmt: skip
@@ -86,7 +76,9 @@ def test_above_capacity_table_and_summary() -> None:
 
 
 def test_accuracy_at_picks_the_largest_or_the_nearest_load() -> None:
-    t = pd.DataFrame(_rows({0.5: [1.0, 0.8], 1.0: [0.4, 0.6], 1.5: [0.1, 0.3]}), columns=COLUMNS)
+    t = pd.DataFrame(
+        sweep_rows({0.5: [1.0, 0.8], 1.0: [0.4, 0.6], 1.5: [0.1, 0.3]}), columns=COLUMNS
+    )
     top = accuracy_at(t)
     assert top["load"] == 1.5 and top["acc"].value == pytest.approx(0.2) and top["acc"].n == 2
     near = accuracy_at(t, load=1.1)["acc"]

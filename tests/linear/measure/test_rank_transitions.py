@@ -6,21 +6,11 @@ import math
 
 import pandas as pd
 import pytest
+from _sweep_tables import sweep_rows
 from assocmem.estimate import Estimate, render
 from assocmem.linear.measure.rank_transitions import ratio_comparison, truncated_hebbian_transitions
 from assocmem.linear.measure.sweeps import COLUMNS
 from assocmem.pages import table
-
-
-def _rows(outcomes: dict[float, list[float]], *, method: str = "train", d: int = 8,
-          rank: int | None = None, steps: int = 1) -> list[dict]:  # fmt: skip
-    """Sweep rows: accuracy per (load, seed i = position i); load = alpha, p = 10 * alpha."""
-    rank = d if rank is None else rank
-    return [{"method": method, "problem": "op", "d": d, "rank": rank, "kappa": rank / d,
-             "factored": rank < d, "alpha": a, "load": a, "p": int(10 * a), "seed": s,
-             "recalled_all": acc == 1.0, "accuracy": float(acc), "steps": steps,
-             "seconds": 0.0}
-            for a, accs in outcomes.items() for s, acc in enumerate(accs)]  # fmt: skip
 
 
 def test_ratio_comparison_lists_measurement_then_predictions() -> None:
@@ -41,7 +31,7 @@ def _hebbian_steps(d: int) -> pd.DataFrame:
     grid = [1.0, 2.0, 3.0]
     rows = []
     for rank, last in ((d // 4, 1.0), (d // 2, 2.0), (d, 2.0)):
-        rows += _rows({a: [1.0 if a <= last else 0.0] * 6 for a in grid}, method="hebbian",
+        rows += sweep_rows({a: [1.0 if a <= last else 0.0] * 6 for a in grid}, method="hebbian",
                       d=d, rank=rank)  # fmt: skip
     return pd.DataFrame(rows, columns=list(COLUMNS))
 

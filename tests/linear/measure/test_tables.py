@@ -7,14 +7,14 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from assocmem.linear.measure.sweeps import COLUMNS, capacity_sweep
+from _sweep_tables import synthetic_sweep
+from assocmem.linear.measure.sweeps import capacity_sweep
 from assocmem.linear.measure.tables import (
     instance_agreement,
     miss_rates,
     paired_instances,
     success_by_load,
 )
-from assocmem.linear.theory.load import load_for_pairs, pairs_for_load
 
 
 def test_factored_engine_check_counts_and_retrains_disagreements() -> None:
@@ -38,20 +38,6 @@ def test_factored_engine_check_counts_and_retrains_disagreements() -> None:
 Z95 = 1.959963984540054  # standard normal 97.5 % quantile
 
 
-def _synthetic(successes: dict[float, list[bool]], d: int = 40, method: str = "train"):
-    """A sweep table with given outcomes (the columns of capacity_sweep)."""
-    rows = []
-    for a, flags in successes.items():
-        p = pairs_for_load(a, d)
-        for s, f in enumerate(flags):
-            rows.append({"method": method, "problem": "op", "d": d, "rank": d, "kappa": 1.0,
-                         "factored": False,
-                         "alpha": a, "load": load_for_pairs(p, d), "p": p, "seed": s,
-                         "recalled_all": f, "accuracy": 1.0 if f else 0.9, "steps": 10,
-                         "seconds": 0.0})  # fmt: skip
-    return pd.DataFrame(rows, columns=list(COLUMNS))
-
-
 def _wilson(k: int, n: int) -> tuple[float, float]:
     """Textbook Wilson score interval at 95 % (independent of the library's scipy call)."""
     f, z2 = k / n, Z95**2
@@ -61,7 +47,7 @@ def _wilson(k: int, n: int) -> tuple[float, float]:
 
 
 def test_success_by_load_counts_and_wilson_interval() -> None:
-    t = _synthetic({0.5: [True] * 4, 0.8: [True, True, True, False], 1.1: [False] * 4})
+    t = synthetic_sweep({0.5: [True] * 4, 0.8: [True, True, True, False], 1.1: [False] * 4})
     c = success_by_load(t)
     assert c["n"].tolist() == [4, 4, 4] and c["stored"].tolist() == [4, 3, 0]
     np.testing.assert_allclose(c["fraction"], [1.0, 0.75, 0.0])

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from _sweep_tables import synthetic_sweep
 from assocmem.estimate import Estimate
 from assocmem.linear.measure.sweeps import COLUMNS, capacity_sweep
 from assocmem.linear.measure.tables import (
@@ -20,7 +21,6 @@ from assocmem.linear.measure.transitions import (
     transition_loads,
     transition_ratio,
 )
-from assocmem.linear.theory.load import load_for_pairs, pairs_for_load
 
 
 def test_crossing_range_spans_values_and_intervals() -> None:
@@ -49,22 +49,8 @@ def test_exceed_fraction_counts_joint_draws_with_both_crossings() -> None:
     assert boot.exceed_fraction(1.0, 0.75) == pytest.approx(1 / 3)
 
 
-def _synthetic(successes: dict[float, list[bool]], d: int = 40, method: str = "train"):
-    """A sweep table with given outcomes (the columns of capacity_sweep)."""
-    rows = []
-    for a, flags in successes.items():
-        p = pairs_for_load(a, d)
-        for s, f in enumerate(flags):
-            rows.append({"method": method, "problem": "op", "d": d, "rank": d, "kappa": 1.0,
-                         "factored": False,
-                         "alpha": a, "load": load_for_pairs(p, d), "p": p, "seed": s,
-                         "recalled_all": f, "accuracy": 1.0 if f else 0.9, "steps": 10,
-                         "seconds": 0.0})  # fmt: skip
-    return pd.DataFrame(rows, columns=list(COLUMNS))
-
-
 def test_transition_interpolates_the_half_crossing() -> None:
-    t = _synthetic({0.5: [True] * 4, 0.8: [True, True, True, False], 1.1: [False] * 4})
+    t = synthetic_sweep({0.5: [True] * 4, 0.8: [True, True, True, False], 1.1: [False] * 4})
     c = success_by_load(t)
     x0, x1, x2 = c["load"]
     est = transition_load(t)
@@ -73,14 +59,14 @@ def test_transition_interpolates_the_half_crossing() -> None:
     assert x0 <= est.low < est.value < est.high <= x2
     assert est.n == 4
     # no crossing in range: NaN
-    assert math.isnan(transition_load(_synthetic({0.5: [True] * 3, 0.9: [True] * 3})).value)
+    assert math.isnan(transition_load(synthetic_sweep({0.5: [True] * 3, 0.9: [True] * 3})).value)
 
 
 def test_transition_error_shrinks_with_instances() -> None:
-    four = _synthetic({0.5: [True] * 4, 0.8: [True] * 3 + [False], 1.1: [False] * 4})
+    four = synthetic_sweep({0.5: [True] * 4, 0.8: [True] * 3 + [False], 1.1: [False] * 4})
     small = transition_load(four)
     n = 400
-    big = transition_load(_synthetic({0.5: [True] * n, 0.8: [True] * 300 + [False] * 100,
+    big = transition_load(synthetic_sweep({0.5: [True] * n, 0.8: [True] * 300 + [False] * 100,
                                       1.1: [False] * n}))  # fmt: skip
     assert big.value == pytest.approx(small.value, rel=1e-12)  # same fractions, same crossing
     # the posterior sd of the fraction falls like 1/sqrt(n): 10x more instances, ~10x less error
@@ -89,25 +75,25 @@ def test_transition_error_shrinks_with_instances() -> None:
 
 
 def test_transition_refuses_mixed_groups_and_bad_tables() -> None:
-    t = pd.concat([_synthetic({0.5: [True, False], 0.9: [False, False]}),
-                   _synthetic({0.5: [True], 0.9: [False]}, d=20)])  # fmt: skip
+    t = pd.concat([synthetic_sweep({0.5: [True, False], 0.9: [False, False]}),
+                   synthetic_sweep({0.5: [True], 0.9: [False]}, d=20)])  # fmt: skip
     with pytest.raises(ValueError, match="groups"):
         transition_load(t)
     per_group = transition_loads(t)
     assert per_group["d"].tolist() == [40, 20] and per_group["n"].tolist() == [2, 1]
     with pytest.raises(ValueError, match="2 grid points"):  # one load: no curve to cross
-        transition_load(_synthetic({0.5: [True, False]}))
+        transition_load(synthetic_sweep({0.5: [True, False]}))
     with pytest.raises(TypeError, match=r"table must be a pandas\.DataFrame, got dict"):
         success_by_load({"alpha": [0.5]})  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="empty"):
-        success_by_load(_synthetic({}))
+        success_by_load(synthetic_sweep({}))
     with pytest.raises(ValueError, match="columns"):
         success_by_load(pd.DataFrame({"alpha": [0.5]}))
 
 
 def test_undecided_instances_count_as_not_stored_and_are_counted() -> None:
     """Issue 42: an LP answer "undecided at tolerance" is in n, not in stored, and counted."""
-    t = _synthetic({0.5: [True] * 4, 0.8: [True, True, False, False], 1.1: [False] * 4},
+    t = synthetic_sweep({0.5: [True] * 4, 0.8: [True, True, False, False], 1.1: [False] * 4},
                    method="lp")  # fmt: skip
     t["undecided"] = False
     t.loc[(t["alpha"] == 0.8) & (t["seed"] == 3), "undecided"] = True
@@ -123,7 +109,7 @@ def test_undecided_instances_count_as_not_stored_and_are_counted() -> None:
 
 
 def test_tables_refuse_repeated_instances_and_missing_values() -> None:
-    t = _synthetic({0.5: [True, False], 0.9: [False, False]})
+    t = synthetic_sweep({0.5: [True, False], 0.9: [False, False]})
     with pytest.raises(ValueError, match="repeats"):
         success_by_load(pd.concat([t, t]))
     bad = t.copy()
@@ -152,7 +138,7 @@ def test_factored_full_rank_is_its_own_experiment() -> None:
 
 def _accuracy_table(acc: dict[float, list[float]], d: int = 40, method: str = "hebbian"):
     """A sweep table with given accuracies per load (seed s = position in the list)."""
-    t = _synthetic({a: [False] * len(v) for a, v in acc.items()}, d=d, method=method)
+    t = synthetic_sweep({a: [False] * len(v) for a, v in acc.items()}, d=d, method=method)
     t["accuracy"] = [x for v in acc.values() for x in v]
     return t
 

@@ -5,18 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from assocmem.linear.instances.problems import MemoryProblem, score_matrix
+from _sweep_tables import margins_by_hand
+from assocmem.linear.instances.problems import score_matrix
 from assocmem.linear.instances.sampling import sample_problem
 from assocmem.linear.storage.constraints import (
     constraint_margins,
     constraint_matrix,
     dual_bound,
 )
-
-
-def _by_hand(e: list[float], u: list[float]) -> MemoryProblem:
-    t = torch.tensor
-    return MemoryProblem(t(e, dtype=torch.float32)[:, None], t(u, dtype=torch.float32)[:, None])
 
 
 @pytest.mark.parametrize("decoupled", [False, True])
@@ -34,7 +30,7 @@ def test_constraint_margins_match_score_matrix(decoupled: bool) -> None:
 def test_dual_bound_by_hand_and_errors() -> None:
     # d = 1, p = 2, e = (1, 1), u = (1, -1): rows 2 W and -2 W; y = (1, 1) gives G = 0, y = (1, 0)
     # gives |2| / 1 = 2 (the margin 2 W of W = 1)
-    prob = _by_hand([1.0, 1.0], [1.0, -1.0])
+    prob = margins_by_hand([1.0, 1.0], [1.0, -1.0])
     assert dual_bound(np.array([[1.0], [1.0]]), prob) == 0.0
     assert dual_bound(np.array([[1.0], [0.0]]), prob) == pytest.approx(2.0)
     with pytest.raises(ValueError, match="shape"):

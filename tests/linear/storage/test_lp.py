@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 from _properties import PROPERTY_SETTINGS
+from _sweep_tables import margins_by_hand
 from assocmem.linear.instances.problems import MemoryProblem, all_recalled
 from assocmem.linear.instances.sampling import sample_problem, sample_problems
 from assocmem.linear.storage.constraints import (
@@ -43,16 +44,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 
-def _by_hand(e: list[float], u: list[float]) -> MemoryProblem:
-    t = torch.tensor
-    return MemoryProblem(t(e, dtype=torch.float32)[:, None], t(u, dtype=torch.float32)[:, None])
-
-
 def test_one_dimensional_instances_by_hand() -> None:
     # d = 1, p = 2: the constraints are 2 W e_0 (u_0 - u_1) / 2 > 0 and the same for input 1.
     # e = (1, 1), u = (1, -1): W > 0 and -W > 0, infeasible; e = (1, -1): W > 0 twice, feasible
-    bad = _by_hand([1.0, 1.0], [1.0, -1.0])
-    good = _by_hand([1.0, -1.0], [1.0, -1.0])
+    bad = margins_by_hand([1.0, 1.0], [1.0, -1.0])
+    good = margins_by_hand([1.0, -1.0], [1.0, -1.0])
     r_bad, r_good = lp_decide(bad), lp_decide(good)
     assert r_bad.feasible is False and r_bad.margin <= INFEASIBLE_TOL
     assert r_good.feasible is True and r_good.weights is not None
@@ -401,7 +397,7 @@ def _scaled(prob: MemoryProblem, s_e: float, s_u: float) -> MemoryProblem:
 def test_decisions_do_not_depend_on_the_scale_of_tiny_embeddings() -> None:
     # p = 2, d = 1, u = e = (1e-4, -1e-4): W = 1 stores both (margins 2e-8 > 0); the absolute
     # floors of old called it infeasible
-    prob = _by_hand([1e-4, -1e-4], [1e-4, -1e-4])
+    prob = margins_by_hand([1e-4, -1e-4], [1e-4, -1e-4])
     for method in ("ipm", "cg", "highs", "dense"):
         r = lp_decide(prob, method=method)
         assert r.feasible is True, method
@@ -409,7 +405,7 @@ def test_decisions_do_not_depend_on_the_scale_of_tiny_embeddings() -> None:
     assert r.weights is not None and r.weights[0, 0] > 0
     assert _brute_force_margins(r.weights, prob).min() > 0
     # and the infeasible twin (e = (1, 1) pattern) stays infeasible at any scale
-    bad = _by_hand([1e-4, 1e-4], [1e-4, -1e-4])
+    bad = margins_by_hand([1e-4, 1e-4], [1e-4, -1e-4])
     assert lp_decide(bad).feasible is False
 
 
