@@ -395,9 +395,10 @@ def difference(measured: Estimate, predicted: Estimate | float, *, seed: Seed = 
 
     - ``predicted`` a number (an exact formula): the measured interval, shifted.
     - Otherwise the percentile interval of draw-by-draw differences: each side's ``draws``
-      (posterior or bootstrap draws, independent of the other side's or resampled together),
-      or, for a side without draws (a Monte Carlo prediction), normal draws around its value
-      with its ``stderr``, drawn from ``seed``.
+      (posterior or bootstrap draws, independent of the other side's or resampled together:
+      two posteriors drawn from one seed are neither, so draw each from its own stream), or,
+      for a side without draws (a Monte Carlo prediction), normal draws around its value with
+      its ``stderr``, drawn from ``seed``.
 
     Parameters
     ----------
