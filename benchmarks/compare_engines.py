@@ -32,9 +32,9 @@ import numpy as np
 import torch
 
 try:  # the layout after the move into assocmem.linear
-    from assocmem.linear.load import pairs_for_load
-    from assocmem.linear.sampling import sample_problems
-    from assocmem.linear.training import train_memory
+    from assocmem.linear.instances.sampling import sample_problems
+    from assocmem.linear.storage.training import train_memory
+    from assocmem.linear.theory.load import pairs_for_load
 except ImportError:  # the flat layout before it
     from assocmem.problems import pairs_for_load, sample_problems
     from assocmem.training import train_memory

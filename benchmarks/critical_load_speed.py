@@ -14,7 +14,7 @@ import time
 
 import mpmath as mp
 import numpy as np
-from assocmem.linear import spectra
+from assocmem.linear.theory import spectra
 
 mp.mp.dps = 30
 

@@ -25,10 +25,10 @@ import argparse
 import time
 
 import numpy as np
-from assocmem.linear.finite_size import predicted_transition
-from assocmem.linear.load import pairs_for_load
-from assocmem.linear.lp import lp_decide
-from assocmem.linear.sampling import sample_problem
+from assocmem.linear.instances.sampling import sample_problem
+from assocmem.linear.storage.lp import lp_decide
+from assocmem.linear.theory.finite_size import predicted_transition
+from assocmem.linear.theory.load import pairs_for_load
 
 
 def _cpu(f):  # type: ignore[no-untyped-def]
@@ -64,7 +64,7 @@ def main() -> None:
     print("d   prob  p        solver  n  cpu(med/max)  iters  rounds  rows/p(p-1)  GFLOP/s  "
           "ratio  feasible  min_margin  max_bound  agree")  # fmt: skip
     for d in args.d:
-        alpha_c = predicted_transition(d)[0]
+        alpha_c = predicted_transition(d).alpha.value
         for name in args.problems:
             res: dict[str, list] = {"ipm": [], "cg": []}  # type: ignore[type-arg]
             ps = []

@@ -12,11 +12,14 @@ comment-only lines excluded. Categories, first match wins:
   chain as the cell's value), is an f-string / ``str`` munging that only builds a glue key or
   label, or looks a result up by position (``i16 = list(lambdas).index(16)``,
   ``i = np.argmin(np.abs(grid - x))``);
-- ``library``: calls a name imported from ``assocmem`` (figures included);
+- ``library``: calls a name imported from ``assocmem`` (figures included), or a function of a
+  module imported from it (``replica.cost_solution(...)``: pages import by module);
 - ``other``: parameters, NumPy arithmetic, asserts, loops' bookkeeping.
 
-Usage: ``python benchmarks/page_statements.py [book_dir]`` (prints one row per chapter and the
-share of each category). Run it on two checkouts to compare.
+Usage: ``python benchmarks/page_statements.py [book_dir]`` (prints one row per chapter, the
+share of each category, and plumbing's share of the code that is neither an import nor the
+Colab guard: the measure, since the number of import lines follows the import style, not the
+page's code). Run it on two checkouts to compare.
 """
 
 from __future__ import annotations
@@ -76,7 +79,9 @@ def _cells(md: str) -> list[str]:
     return out
 
 
-def _names(node: ast.AST) -> set[str]:
+def _names(node: ast.AST, modules: frozenset[str] = frozenset()) -> set[str]:
+    """Names of the calls in ``node``: ``f`` for ``f(...)`` and for ``module.f(...)`` where
+    ``module`` is one of the library's ``modules`` the page imported, ``.f`` for a method."""
     names = set()
     for n in ast.walk(node):
         if isinstance(n, ast.Call):
@@ -84,7 +89,8 @@ def _names(node: ast.AST) -> set[str]:
             if isinstance(f, ast.Name):
                 names.add(f.id)
             elif isinstance(f, ast.Attribute):
-                names.add("." + f.attr)
+                lib = isinstance(f.value, ast.Name) and f.value.id in modules
+                names.add(f.attr if lib else "." + f.attr)
     return names
 
 
@@ -134,19 +140,29 @@ def _lines(node: ast.AST, src_lines: list[str]) -> int:
     return sum(1 for ln in seg if ln.strip() and not ln.strip().startswith("#"))
 
 
-def _classify(stmt: ast.stmt, library: set[str]) -> str:
+def _classify(stmt: ast.stmt, library: set[str], modules: frozenset[str]) -> str:
     if isinstance(stmt, (ast.Import, ast.ImportFrom)):
         return "import"
-    calls = _names(stmt)
+    calls = _names(stmt, modules)
     if (calls & PLUMBING_CALLS or _is_table_expr(stmt) or _is_label_munging(stmt)
             or _is_position_lookup(stmt)):  # fmt: skip
         return "plumbing"
-    if calls & library:
+    if calls & library or any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+        and isinstance(n.func.value, ast.Name) and n.func.value.id in modules
+        for n in ast.walk(stmt)
+    ):  # fmt: skip
         return "library"
     return "other"
 
 
-def _walk(stmts: list[ast.stmt], library: set[str], src_lines: list[str], counts: Counter) -> None:
+def _walk(
+    stmts: list[ast.stmt],
+    library: set[str],
+    src_lines: list[str],
+    counts: Counter,
+    modules: frozenset[str] = frozenset(),
+) -> None:
     for s in stmts:
         bodies = [
             b
@@ -158,11 +174,11 @@ def _walk(stmts: list[ast.stmt], library: set[str], src_lines: list[str], counts
             if isinstance(b, list) and b
         ]
         if isinstance(s, (ast.FunctionDef, ast.ClassDef)) or not bodies:
-            counts[_classify(s, library)] += _lines(s, src_lines)
+            counts[_classify(s, library, modules)] += _lines(s, src_lines)
             continue
         inner: Counter = Counter()
         for b in bodies:
-            _walk(b, library, src_lines, inner)
+            _walk(b, library, src_lines, inner, modules)
         counts.update(inner)
         header = _lines(s, src_lines) - sum(inner.values())
         counts[inner.most_common(1)[0][0] if inner else "other"] += max(header, 0)
@@ -184,7 +200,7 @@ def count_chapter(path: Path) -> Counter:
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("assocmem"):
                 library.update(a.asname or a.name for a in node.names)
         library -= {"glue", "glue_all", "table"}
-        _walk(tree.body, library, src_lines, counts)
+        _walk(tree.body, library, src_lines, counts, frozenset(library))
     return counts
 
 
@@ -199,6 +215,13 @@ def main(book: str = "book") -> None:
     n = sum(total.values())
     print(f"{'all chapters':32s}" + "".join(f"{total[k]:10d}" for k in cats) + f"{n:8d}")
     print(f"{'share':32s}" + "".join(f"{total[k] / n:10.1%}" for k in cats))
+    print(f"plumbing / code other than imports and the Colab guard: {plumbing_share(total):.1%}")
+
+
+def plumbing_share(total: Counter) -> float:
+    """Plumbing's share of the lines that are neither imports nor the Colab guard."""
+    code = sum(total.values()) - total["import"] - total["colab"]
+    return total["plumbing"] / code
 
 
 if __name__ == "__main__":

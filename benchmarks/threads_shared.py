@@ -65,7 +65,7 @@ configure_threads()  # what every chapter's setup does: ASSOCMEM_THREADS, else t
 
 
 def ch1_sweep():
-    from assocmem.linear.sweeps import capacity_sweep
+    from assocmem.linear.measure.sweeps import capacity_sweep
     capacity_sweep(48, [0.8, 1.0, 1.1], seeds=range(4), steps=2000, patience=400,
                    device="cpu", progress=False)
 

@@ -47,11 +47,11 @@ import torch.nn.functional as F
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
 
 from assocmem.device import configure_threads, describe_device, get_device  # noqa: E402
-from assocmem.linear.load import pairs_for_load  # noqa: E402
-from assocmem.linear.problems import MemoryProblem  # noqa: E402
-from assocmem.linear.sampling import dp_memory_bytes, sample_problems  # noqa: E402
-from assocmem.linear.sweeps import capacity_sweep  # noqa: E402
-from assocmem.linear.training import train_memory, training_flops  # noqa: E402
+from assocmem.linear.instances.problems import MemoryProblem  # noqa: E402
+from assocmem.linear.instances.sampling import dp_memory_bytes, sample_problems  # noqa: E402
+from assocmem.linear.measure.sweeps import capacity_sweep  # noqa: E402
+from assocmem.linear.storage.training import train_memory, training_flops  # noqa: E402
+from assocmem.linear.theory.load import pairs_for_load  # noqa: E402
 
 
 def _sync(dev: torch.device) -> None:

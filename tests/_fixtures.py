@@ -1,4 +1,4 @@
-"""Fixtures shared by several test folders' conftest files (imported there by name)."""
+"""Fixtures shared by several test folders' conftest files (imported there by name), and helpers."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 import torch
+from assocmem.estimate import Estimate
 
 
 @pytest.fixture(autouse=True)
@@ -15,3 +16,8 @@ def _one_thread() -> Iterator[None]:
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(n)
+
+
+def value_and_stderr(e: Estimate) -> tuple[float, float]:
+    """A Monte Carlo :class:`~assocmem.estimate.Estimate` as ``(value, standard error)``."""
+    return e.value, e.stderr

@@ -34,8 +34,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pytest
 import torch
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 #: Examples drawn per (function, domain argument); with derandomize the draws are the same on
@@ -344,12 +345,12 @@ def public_functions(package: str, *, skip_modules: tuple[str, ...] = ()) -> lis
     """Qualified names of the public functions and classes defined in a package's modules.
 
     Modules whose name starts with ``plots`` (figures) and those in ``skip_modules`` are left
-    out; a module is searched when it is a package's submodule or the package itself.
+    out; a module is searched when it is a package's submodule (at any depth) or the package itself.
     """
     pkg = importlib.import_module(package)
     names = [package]
     if hasattr(pkg, "__path__"):
-        names = [f"{package}.{m.name}" for m in pkgutil.iter_modules(pkg.__path__)]
+        names = [m.name for m in pkgutil.walk_packages(pkg.__path__, f"{package}.") if not m.ispkg]
     out = []
     for name in names:
         short = name.rsplit(".", 1)[-1]
@@ -362,3 +363,43 @@ def public_functions(package: str, *, skip_modules: tuple[str, ...] = ()) -> lis
             if inspect.isfunction(obj) or inspect.isclass(obj):
                 out.append(f"{name}.{attr}")
     return sorted(out)
+
+
+def property_tests(
+    cases: list[Case],
+    exempt: Mapping[str, str],
+    packages: list[str],
+    *,
+    check: Callable[[Case, str, Any, str], None] = check_outcome,
+    strategy: Callable[[Case, str, str], st.SearchStrategy[Any]] = value_strategy,
+) -> tuple[Callable[..., None], Callable[..., None], Callable[[], None]]:
+    """The three tests every property module runs, for its ``cases`` (bind them to test_ names).
+
+    A valid call gives a finite result (unless the case documents a NaN) and passes its check;
+    any value of a domain argument gives a finite result or a clear error (``check`` of a value
+    drawn by ``strategy``); every public function of ``packages`` has a case or a reason in
+    ``exempt``.
+    """
+
+    @pytest.mark.parametrize("case", cases, ids=lambda c: c.name)
+    def valid_call(case: Case) -> None:
+        out = call(case)
+        if not case.nan_ok:
+            assert not non_finite(out), non_finite(out)
+        if case.check is not None:
+            case.check(out)
+
+    @pytest.mark.parametrize(
+        ("case", "arg", "kind"), domain_params(cases), ids=lambda v: getattr(v, "name", str(v))
+    )
+    @PROPERTY_SETTINGS
+    @given(data=st.data())
+    def any_value(case: Case, arg: str, kind: str, data: Any) -> None:
+        check(case, arg, data.draw(strategy(case, arg, kind), label=arg), kind)
+
+    def covered() -> None:
+        known = {c.name for c in cases} | set(exempt)
+        missing = [n for pkg in packages for n in public_functions(pkg) if n not in known]
+        assert not missing, f"public functions with neither a property case nor a reason: {missing}"
+
+    return valid_call, any_value, covered

@@ -14,7 +14,7 @@ extension
   code cells, its line in the chapter's source and its first line), the limit and the setting
   to raise;
 * sets ``ASSOCMEM_PAGE_BUILD=1`` in the environment the kernels inherit, so the library's
-  progress bars stay off the pages (:func:`assocmem.pages.show_progress`).
+  progress bars stay off the pages (:func:`assocmem.keys.show_progress`).
 
 myst-nb offers no hook for the two middle points: they wrap ``single_nb_execution`` and the
 cache client's ``start_client`` in ``myst_nb.core.execute.cache`` (myst-nb 1.x), which this
@@ -33,7 +33,7 @@ from sphinx.errors import ConfigError
 from sphinx.util import logging
 
 TIMEOUT_ENV = "ASSOCMEM_CELL_TIMEOUT"
-PAGE_BUILD_ENV = "ASSOCMEM_PAGE_BUILD"  # assocmem.pages.PAGE_BUILD_ENV
+PAGE_BUILD_ENV = "ASSOCMEM_PAGE_BUILD"  # assocmem.keys.PAGE_BUILD_ENV
 _current: dict[str, Any] = {"path": None, "timeout": None}
 logger = logging.getLogger(__name__)
 

@@ -13,10 +13,14 @@ Shared by all parts (they import no part):
 - :mod:`.plotting` — the one figure style: sizes, colour-blind-safe colours, theory lines,
   simulation markers, and each figure's description (its alt text on the page).
 - :mod:`.streams` — random streams: one root seed per experiment, independent keyed children.
-- :mod:`.stats` — crossings of measured curves, 95 % intervals, permutation tests.
+- :mod:`.estimate` — the measured number (:class:`~.estimate.Estimate`), the one verdict rule,
+  the one renderer.
+- :mod:`.stats` — the estimators: rates, means, bootstraps, ratios, crossings of measured curves.
+- :mod:`.permutation` — permutation tests of two groups of instances.
 - :mod:`.widgets` — explorers: sliders that redraw in a live kernel, precomputed frames in the HTML.
 - :mod:`.device` — device and thread selection for the torch computations.
-- :mod:`.pages` — page helpers (``glue``) for the book build, Colab and plain Jupyter.
+- :mod:`.keys` — glue keys, one per parameter value (for physics modules too: no IPython).
+- :mod:`.pages` — page helpers (``glue``, ``table``) for the book build, Colab and plain Jupyter.
 - :mod:`.exercises` — the check a computational exercise ends with: right, or what is off.
 - :mod:`._validate` — input checks shared by the modules (one home for each kind of check).
 """

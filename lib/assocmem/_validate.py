@@ -444,3 +444,17 @@ def unit_rows(name: str, x: ArrayOrTensor) -> ArrayOrTensor:
     torch_ = sys.modules["torch"]
     scaled_t = x / amax_t
     return scaled_t / torch_.linalg.vector_norm(scaled_t, dim=-1, keepdim=True)
+
+
+def check_grid(
+    name: str, values: object, *, what: str = "a non-empty 1-D sequence"
+) -> NDArray[np.float64]:
+    """Return a grid (σ, λ, α levels) as a non-empty 1-D float64 array of finite values >= 0.
+
+    ``what`` words the accepted forms in the message: ValueError "``name`` must be ``what`` of
+    finite values >= 0"; TypeError unless real numbers (:func:`as_float_array`).
+    """
+    arr = as_float_array(values, name)  # type: ignore[arg-type]
+    if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr < 0):
+        raise ValueError(f"{name} must be {what} of finite values >= 0")
+    return arr

@@ -5,7 +5,7 @@ cell, tagged ``exercise-check``, that calls :func:`check_answer` with the studen
 reference the page computed through the library. The check prints one line, ``right: ...`` or
 ``not yet: ...`` with what is off (the shape, the type, the value and by how much), and returns a
 :class:`Check` that is true when the answer is right. In the book's build (where
-:data:`assocmem.pages.PAGE_BUILD_ENV` is set) a wrong answer raises, so the completed answer a page
+:data:`assocmem.keys.PAGE_BUILD_ENV` is set) a wrong answer raises, so the completed answer a page
 ships is checked on every build (``tests/book`` reads the executed checks too).
 
 Comparisons: numbers within ``rtol`` (relative) or ``atol`` (absolute) of the reference; arrays
@@ -22,11 +22,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Check", "check_answer"]
+from assocmem.keys import PAGE_BUILD_ENV
 
-#: The environment variable the book's build sets (the value of ``assocmem.pages.PAGE_BUILD_ENV``,
-#: repeated here so that this module needs no IPython).
-_PAGE_BUILD_ENV = "ASSOCMEM_PAGE_BUILD"
+__all__ = ["Check", "check_answer"]
 
 
 @dataclass(frozen=True)
@@ -170,6 +168,6 @@ def check_answer(
         else:
             check = Check(False, f"not yet: {name}: {why}.")
     print(check.message)
-    if not check.right and os.environ.get(_PAGE_BUILD_ENV):
+    if not check.right and os.environ.get(PAGE_BUILD_ENV):
         raise AssertionError(f"an exercise check failed in the book's build: {check.message}")
     return check

@@ -7,13 +7,14 @@ is importable and otherwise only displays the value (when asked to), so a chapte
 bottom in Colab.
 
 :func:`glue_all` glues a whole summary in one call: a mapping of labels to numbers, strings,
-verdicts or :class:`assocmem.stats.Estimate` objects. A sentence quotes an estimate by one key,
-``<label>_ci``, the text of :func:`assocmem.stats.render` ("0.812 [0.771, 0.847]"), or its value
+verdicts or :class:`assocmem.estimate.Estimate` objects. A sentence quotes an estimate by one key,
+``<label>_ci``, the text of :func:`assocmem.estimate.render` ("0.812 [0.771, 0.847]"), or its value
 alone by ``<label>``; ``_n``, ``_lo`` and ``_hi`` are glued too, for a sentence that needs the
 units or a bound by itself (and for the checks of the executed book), never to reassemble an
 interval by hand; ``n=`` writes the units into the rendered text where the sentence quotes them.
 During the book's build a key glued twice with different values is an error (the page would show
-one of them by the order of its cells); :func:`glue_key` gives each parameter value its own key.
+one of them by the order of its cells); :func:`assocmem.keys.glue_key` gives each parameter value
+its own key.
 
 :func:`table` is the one table style of the book: a DataFrame shown without its index, numbers
 at a fixed precision (or per-column formats), the same in the HTML (a pandas ``Styler``) and as
@@ -24,7 +25,6 @@ from __future__ import annotations
 
 import os
 import reprlib
-import sys
 from collections.abc import Collection, Mapping
 from typing import Any
 
@@ -32,37 +32,15 @@ import numpy as np
 import pandas as pd
 from IPython.display import display as _display
 
-from assocmem.stats import Estimate, Verdict, render
+from assocmem.estimate import Estimate, Verdict, render
+from assocmem.keys import PAGE_BUILD_ENV
 
 try:  # the book's build (jupyter-book) has myst-nb
     from myst_nb import glue as _myst_glue
 except ImportError:  # Colab, plain Jupyter: there is no page to glue into
     _myst_glue = None
 
-__all__ = ["glue", "glue_all", "glue_key", "table", "Table", "show_progress", "PAGE_BUILD_ENV"]
-
-#: Set (to "1") by the book's build (``book/_ext/cell_budget.py``) in the environment its kernels
-#: inherit: a chapter executed for a page shows no progress bars, whose output would be saved.
-PAGE_BUILD_ENV = "ASSOCMEM_PAGE_BUILD"
-
-
-def show_progress(progress: bool | None) -> bool:
-    """Whether a long loop shows a progress bar: ``progress`` if given, else live ones only.
-
-    None (the library's default) means: in a terminal or a Jupyter/Colab kernel, yes; in a
-    chapter executed by the book's build (:data:`PAGE_BUILD_ENV` set), no, since the page would
-    keep the bar's last frame.
-
-    Examples
-    --------
-    >>> show_progress(False), show_progress(True)
-    (False, True)
-    """
-    if progress is not None:
-        return bool(progress)
-    if os.environ.get(PAGE_BUILD_ENV):
-        return False
-    return "ipykernel" in sys.modules or sys.stderr.isatty()
+__all__ = ["glue", "glue_all", "table", "Table"]
 
 
 def glue(name: str, variable: Any, display: bool = True) -> None:
@@ -135,47 +113,6 @@ def _same_value(a: Any, b: Any) -> bool:
     return isinstance(same, (bool, np.bool_)) and bool(same)
 
 
-def glue_key(*parts: object) -> str:
-    """Join a key from labels and parameter values, one key per value (no two values collide).
-
-    A number is written with its sign and decimal point spelt out (``1.5`` -> ``1p5``,
-    ``15`` -> ``15``, ``-0.25`` -> ``m0p25``, ``1e-05`` -> ``1em05``), so keys stay valid glue
-    names and distinct values give distinct keys (equal ones, ``15`` and ``15.0``, one key);
-    strings are kept as they are; parts are joined by ``_``.
-
-    Raises
-    ------
-    TypeError
-        If a part is not a string or a real number (a bool is refused).
-    ValueError
-        If a part is an empty string or a non-finite number.
-
-    Examples
-    --------
-    >>> glue_key("lam", 1.5), glue_key("lam", 15), glue_key("t", -0.25, "gate")
-    ('lam_1p5', 'lam_15', 't_m0p25_gate')
-    """
-    out: list[str] = []
-    for part in parts:
-        if isinstance(part, str):
-            if not part:
-                raise ValueError("glue_key parts must be non-empty strings or numbers, got ''")
-            out.append(part)
-        elif isinstance(part, (int, float, np.integer, np.floating)) and not isinstance(part, bool):
-            if isinstance(part, (int, np.integer)):  # exactly, however large
-                text = str(int(part))
-            else:
-                x = float(part)
-                if not np.isfinite(x):
-                    raise ValueError(f"glue_key parts must be finite numbers, got {part!r}")
-                # the shortest text that reads back as x (repr); a whole number without point
-                text = str(int(x)) if x.is_integer() else repr(x)
-            out.append(text.replace("-", "m").replace(".", "p"))
-        else:
-            raise TypeError(f"glue_key parts must be strings or numbers, got {part!r}")
-    return "_".join(out)
-
-
 def glue_all(
     values: Mapping[str, Any],
     prefix: str = "",
@@ -189,10 +126,10 @@ def glue_all(
     ----------
     values : mapping of str -> number, str, Verdict or Estimate
         Label -> value, e.g. a result's ``summary()``. A number or a string is glued under
-        ``prefix + label``, a :class:`~assocmem.stats.Verdict` as its words; an
-        :class:`~assocmem.stats.Estimate` under ``prefix + label + "_ci"`` (the sentence's
-        "value [low, high]", :func:`assocmem.stats.render`), ``prefix + label`` (the value alone),
-        ``+ "_n"`` (its units) and ``+ "_lo"``, ``+ "_hi"`` (a bound quoted alone).
+        ``prefix + label``, a :class:`~assocmem.estimate.Verdict` as its words; an
+        :class:`~assocmem.estimate.Estimate` under ``prefix + label + "_ci"`` (the sentence's
+        "value [low, high]", :func:`assocmem.estimate.render`), ``prefix + label`` (the value
+        alone), ``+ "_n"`` (its units) and ``+ "_lo"``, ``+ "_hi"`` (a bound quoted alone).
     prefix : str
         Prepended to every key (e.g. ``"hy_"``).
     spec : str or mapping of str -> str
@@ -292,7 +229,7 @@ class Table:
 
 
 def _cell(v: Any, fmt: str | None) -> str:
-    """One table cell as text: an Estimate through :func:`~assocmem.stats.render`."""
+    """One table cell as text: an Estimate through :func:`~assocmem.estimate.render`."""
     if isinstance(v, Estimate):
         spec = fmt[2:-1] if fmt and fmt.startswith("{:") and fmt.endswith("}") else ".3f"
         return render(v, spec)

@@ -39,6 +39,7 @@ from typing import Any
 import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 from cycler import cycler
 from IPython import get_ipython
 from matplotlib.axes import Axes
@@ -769,6 +770,27 @@ def interval_yerr(
     if np.any(err < -1e-12):
         raise ValueError("every value must lie inside its interval [low, high]")
     return np.clip(err, 0.0, None)
+
+
+def wilson_yerr(curve: pd.DataFrame) -> np.ndarray:
+    """Error bars ``(2, n)`` of the fraction stored from the 95 % Wilson interval of its table.
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        Rows of :func:`assocmem.linear.measure.tables.success_by_load` (columns ``fraction``,
+        ``ci_low``, ``ci_high``).
+
+    Returns
+    -------
+    numpy.ndarray, float64, shape (2, n)
+
+    Raises
+    ------
+    ValueError
+        If a fraction lies outside its interval.
+    """
+    return interval_yerr(curve["fraction"], curve["ci_low"], curve["ci_high"])
 
 
 def clipped_yerr(

@@ -1,31 +1,20 @@
-"""Small statistics shared by both parts: the measured number, its 95 % interval, crossings.
+"""Estimators shared by both parts: a measured number with its 95 % interval.
 
-One currency: every measured number of the book is an :class:`Estimate` — value, 95 % interval,
-the number of independent units it rests on and how the interval was made — returned by the
-estimators here (:func:`rate`, :func:`bootstrap_interval`, :func:`mean_interval`,
-:func:`crossing`, :func:`ratio`) and by the library's experiments, and glued into the prose in one
-call (:func:`assocmem.pages.glue_all`).
-
-One crossing estimator, :func:`crossing`: the point where a sampled curve (Part I: the fraction
-of perfectly stored instances against the load; chapter 5: the gate's winner fraction against the
-competition) crosses a level, with its interval by a bootstrap over units or a Jeffreys posterior
-per grid point. Also the Wilson score interval of a rate, the exact bound on a paired difference
-of two methods that agree on every unit (:func:`concordant_difference`) and the permutation test
-of two groups of instances.
-
-One topic, though past 700 lines: the measured number (:class:`Estimate`), the one rule that
-turns it into a verdict, the one renderer, and the estimators that produce it (Wilson, Student t,
-Jeffreys, bootstrap, permutation), kept together so that each exists once.
+Each returns an :class:`assocmem.estimate.Estimate`: a rate with its Wilson interval
+(:func:`rate`, :func:`wilson_interval`), a mean with its Student-t interval
+(:func:`mean_interval`, :func:`t_interval`), a percentile bootstrap (:func:`bootstrap_interval`),
+a ratio of two estimates resampled together (:func:`ratio`), the exact bound on a paired
+difference of two methods that agree on every unit (:func:`concordant_difference`,
+:func:`constant_difference`), and the one crossing estimator, :func:`crossing`: the point where
+a sampled curve (Part I: the fraction of perfectly stored instances against the load; chapter 5:
+the gate's winner fraction against the competition) crosses a level, with its interval by a
+bootstrap over units or a Jeffreys posterior per grid point.
 """
 
 from __future__ import annotations
 
-import enum
-import hashlib
-import itertools
 import math
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -34,361 +23,20 @@ from scipy.stats import binomtest, norm
 from scipy.stats import t as student_t
 
 from assocmem._validate import as_float_array, check_int, check_real
+from assocmem.estimate import Estimate, resample_id
 from assocmem.streams import Seed, numpy_rng
 
 __all__ = [
-    "Estimate",
-    "Verdict",
-    "verdict",
-    "render",
     "rate",
     "crossing",
     "ratio",
-    "resample_id",
-    "first_crossing",
     "wilson_interval",
     "bootstrap_interval",
     "concordant_difference",
     "constant_difference",
     "mean_interval",
     "t_interval",
-    "permutation_test",
-    "permutation_pvalue",
 ]
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """A measured number: its value, 95 % interval, units and the method of the interval.
-
-    The one type the library's estimators return and the pages glue (:func:`assocmem.pages.glue_all`
-    writes ``name``, ``name_lo``, ``name_hi`` and ``name_n``). It unpacks as
-    ``value, low, high = estimate`` and formats as its value (``f"{e:.3f}"``), like the triples it
-    replaces.
-
-    Attributes
-    ----------
-    value : float
-        The estimate (NaN: not measured, e.g. no crossing inside the grid).
-    low, high : float
-        Ends of the ``level`` interval (NaN when it cannot be formed).
-    n : int
-        Independent units the interval rests on (trials, instances, memory sets, queries).
-    method : str
-        How the interval was made, e.g. ``"Wilson"``, ``"Student t"``,
-        ``"percentile bootstrap over seeds"``, ``"Jeffreys posterior"``.
-    level : float
-        Coverage of the interval (0.95 throughout the book).
-    stderr : float
-        Standard deviation of the resampled values where the method has one (else NaN).
-    used : float
-        Fraction of resamples that produced a value (a crossing inside the grid); well below 1
-        means the interval is conditional on the grid bracketing the crossing.
-    draws : numpy.ndarray or None
-        The resampled values (NaN where none), kept so that two estimates drawn with the same
-        resampled units can be combined (:func:`ratio`); not compared, not shown.
-    resample : str or None
-        Identity of the resampling behind ``draws`` (a digest of which units each draw took):
-        equal for two estimates whose draw ``i`` used the same resampled units, the condition
-        :func:`ratio` checks; None where the draws do not come from resampled units (a
-        posterior, a hand-made estimate). Not compared, not shown.
-
-    Raises
-    ------
-    TypeError
-        If ``value``, ``low`` or ``high`` is not a real number, ``n`` not an integer or
-        ``method`` not a string.
-    ValueError
-        If ``low > high``, the value lies outside ``[low, high]`` (see Notes), ``n < 0``,
-        ``level`` is outside (0, 1), ``used`` outside [0, 1] or ``stderr`` negative.
-
-    Notes
-    -----
-    NaN is allowed for the value and for either end (not measured, no interval); the order
-    ``low <= value <= high`` is checked where all three are numbers (to a relative 1e-12 for
-    rounding), except for a *percentile interval of resampled values*: an estimate that carries
-    its ``draws``, or whose ``method`` names a bootstrap or a posterior. The percentile method
-    does not centre the interval on the estimate made on the full data, which can fall outside
-    it (a crossing, a ratio, a median).
-    """
-
-    value: float
-    low: float
-    high: float
-    n: int
-    method: str
-    level: float = 0.95
-    stderr: float = math.nan
-    used: float = 1.0
-    draws: NDArray[np.float64] | None = field(default=None, repr=False, compare=False)
-    resample: str | None = field(default=None, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        """Check the fields (see Raises); store the numbers as float and ``n`` as int."""
-        for name in ("value", "low", "high"):
-            x = getattr(self, name)
-            if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)):
-                raise TypeError(f"{name} must be a real number, got {type(x).__name__}")
-            object.__setattr__(self, name, float(x))
-        object.__setattr__(self, "n", check_int("n", self.n, 0))
-        if not isinstance(self.method, str):
-            raise TypeError(f"method must be a string, got {type(self.method).__name__}")
-        v, lo, hi = self.value, self.low, self.high
-        if lo > hi:  # False when either is NaN
-            raise ValueError(f"low must be <= high, got low = {lo!r} > high = {hi!r}")
-        tol = 1e-12 * max(abs(v), abs(lo), abs(hi)) if math.isfinite(v + lo + hi) else 0.0
-        percentile = self.draws is not None or any(
-            w in self.method.lower() for w in ("bootstrap", "posterior")
-        )
-        if not percentile and (v < lo - tol or v > hi + tol):
-            raise ValueError(
-                f"value must lie in [low, high], got {v!r} outside [{lo!r}, {hi!r}] ({self.method})"
-            )
-        if not 0 < self.level < 1:
-            raise ValueError(f"level must lie in (0, 1), got {self.level!r}")
-        if not 0 <= self.used <= 1:
-            raise ValueError(f"used must lie in [0, 1], got {self.used!r}")
-        if self.stderr < 0:
-            raise ValueError(f"stderr must be >= 0 (or NaN), got {self.stderr!r}")
-
-    def __iter__(self) -> Iterator[float]:
-        """Unpack as ``value, low, high``."""
-        return iter((self.value, self.low, self.high))
-
-    def __float__(self) -> float:
-        """Return the value."""
-        return float(self.value)
-
-    def __format__(self, spec: str) -> str:
-        """Format the value (``f"{e:.3f}"``)."""
-        return format(self.value, spec)
-
-    def __str__(self) -> str:
-        """``0.812 [0.771, 0.847] (n = 400, Wilson)`` (:func:`render`)."""
-        return render(self, ".3g", n=True, method=True)
-
-    @property
-    def width(self) -> float:
-        """``high - low``."""
-        return self.high - self.low
-
-    def contains(self, x: float) -> bool:
-        """Whether ``x`` lies inside the interval (False when the interval is NaN)."""
-        return bool(self.low <= x <= self.high)
-
-    def glue_values(self) -> dict[str, float | int]:
-        """Return the numbers the prose quotes: keys ``""`` (value), ``_lo``, ``_hi``, ``_n``."""
-        return {"": float(self.value), "_lo": float(self.low), "_hi": float(self.high),
-                "_n": int(self.n)}  # fmt: skip
-
-
-class Verdict(str, enum.Enum):
-    """What an interval says about a reference value: the book's one verdict vocabulary.
-
-    The members are strings (``Verdict.ABOVE == "above"``), so a page glues them as words.
-    """
-
-    ABOVE = "above"
-    BELOW = "below"
-    UNRESOLVED = "not resolved"
-
-    def __str__(self) -> str:
-        """Return the words (``"not resolved"``)."""
-        return self.value
-
-
-def verdict(estimate: Estimate, reference: float = 0.0) -> Verdict:
-    """Return the verdict of an interval against a reference: the book's one rule.
-
-    Strict inequalities: ``ABOVE`` when ``low > reference``, ``BELOW`` when
-    ``high < reference``, otherwise ``UNRESOLVED`` -- an end exactly on the reference, or an
-    interval that cannot be formed (NaN), resolves nothing. Every verdict the book prints (a
-    difference against 0, a share against 0 or 1, a measured capacity against a prediction) comes
-    from this function, so one interval can never be called two ways.
-
-    Parameters
-    ----------
-    estimate : Estimate
-        The measurement and its interval.
-    reference : float
-        The value compared against (finite).
-
-    Raises
-    ------
-    TypeError
-        If ``estimate`` is not an :class:`Estimate`.
-    ValueError
-        If ``reference`` is not a finite number.
-
-    Examples
-    --------
-    >>> e = Estimate(0.125, 0.0, 0.281, 32, "percentile bootstrap")
-    >>> verdict(e), verdict(e, -0.1), verdict(e, 0.3)
-    (<Verdict.UNRESOLVED: 'not resolved'>, <Verdict.ABOVE: 'above'>, <Verdict.BELOW: 'below'>)
-    """
-    if not isinstance(estimate, Estimate):
-        raise TypeError(f"estimate must be an Estimate, got {type(estimate).__name__}")
-    ref = check_real("reference", reference)
-    if estimate.low > ref:
-        return Verdict.ABOVE
-    if estimate.high < ref:
-        return Verdict.BELOW
-    return Verdict.UNRESOLVED
-
-
-def render(estimate: Estimate, spec: str = ".3f", *, n: bool = False, method: bool = False) -> str:
-    """Write an estimate as prose and tables show it: ``0.812 [0.771, 0.847]``; the one renderer.
-
-    Parameters
-    ----------
-    estimate : Estimate
-        The measurement.
-    spec : str
-        Format spec of the value and both ends (``".3f"``, ``"+.3f"``, ``".2g"``).
-    n, method : bool
-        Append ``(n = 400)``, ``(Wilson)`` or ``(n = 400, Wilson)``.
-
-    Returns
-    -------
-    str
-        ``value [low, high]``; an end that cannot be formed (NaN) is written ``–``, and a value
-        that was not measured (NaN) is ``not measured``.
-
-    Raises
-    ------
-    TypeError
-        If ``estimate`` is not an :class:`Estimate` or ``spec`` not a string.
-    ValueError
-        If ``spec`` is not a valid format spec for a float.
-
-    Examples
-    --------
-    >>> e = rate(8, 10)
-    >>> render(e), render(e, ".2f", n=True, method=True)
-    ('0.800 [0.490, 0.943]', '0.80 [0.49, 0.94] (n = 10, Wilson)')
-    """
-    if not isinstance(estimate, Estimate):
-        raise TypeError(f"estimate must be an Estimate, got {type(estimate).__name__}")
-    if not isinstance(spec, str):
-        raise TypeError(f"spec must be a format spec string, got {type(spec).__name__}")
-    try:
-        format(0.5, spec)
-    except ValueError as err:
-        raise ValueError(f"spec must be a format spec for a float, got {spec!r} ({err})") from err
-
-    def one(x: float) -> str:
-        return "–" if math.isnan(x) else format(x, spec)
-
-    text = (
-        "not measured"
-        if math.isnan(estimate.value)
-        else f"{one(estimate.value)} [{one(estimate.low)}, {one(estimate.high)}]"
-    )
-    extra = ([f"n = {estimate.n}"] if n else []) + ([estimate.method] if method else [])
-    return f"{text} ({', '.join(extra)})" if extra else text
-
-
-def from_draws(
-    value: float,
-    draws: ArrayLike,
-    n: int,
-    method: str,
-    *,
-    level: float = 0.95,
-    n_total: int = 0,
-    resample: str | None = None,
-) -> Estimate:
-    """Return an Estimate with the percentile interval of resampled values computed elsewhere.
-
-    For estimators whose resampling is their own (e.g. a fit redone on every joint bootstrap draw
-    of :func:`crossing` estimates): the one place besides :func:`crossing` and
-    :func:`bootstrap_interval` where percentile quantiles are taken.
-
-    Parameters
-    ----------
-    value : float
-        The estimate on the original data.
-    draws : array_like, shape (B,)
-        The estimate on each resample; NaN draws (a resample without a value) are left out and
-        counted in ``used``.
-    n : int
-        Independent units behind the estimate (>= 2).
-    method : str
-        How the draws were made, for :attr:`Estimate.method`.
-    level : float
-        Coverage in (0, 1).
-    n_total : int
-        Resamples attempted (``used`` = finite draws / ``n_total``); 0: ``len(draws)``.
-    resample : str or None
-        :func:`resample_id` of the resampled units behind the draws, if they are resampled units
-        (:attr:`Estimate.resample`).
-
-    Returns
-    -------
-    Estimate
-        ``value``, the percentile interval and standard deviation of the finite draws.
-
-    Raises
-    ------
-    ValueError
-        If ``n < 2``, fewer than 2 draws are finite, a draw is inf, ``value`` is not finite or
-        ``level`` is outside (0, 1).
-    """
-    v = check_real("value", value)
-    units = check_int("n", n, 2)
-    lv = check_real("level", level, low=0.0, strict=True)
-    if lv >= 1:
-        raise ValueError(f"level must lie in (0, 1), got {level!r}")
-    bs = as_float_array(draws, "draws").reshape(-1)
-    if np.any(np.isinf(bs)):
-        raise ValueError("draws must not hold inf (NaN marks a resample without a value)")
-    ok = bs[np.isfinite(bs)]
-    if ok.size < 2:
-        raise ValueError(f"draws must hold at least 2 finite values, got {ok.size}")
-    lo, hi = np.quantile(ok, [0.5 - lv / 2, 0.5 + lv / 2])
-    total = n_total or bs.size
-    if resample is not None and not isinstance(resample, str):
-        raise TypeError(f"resample must be a resample_id string or None, got {resample!r}")
-    return Estimate(v, float(lo), float(hi), units, method, lv, float(ok.std(ddof=1)),
-                    ok.size / total, bs, resample)  # fmt: skip
-
-
-def resample_id(units: ArrayLike) -> str:
-    """Return the identity of a resampling: a digest of which units every draw took.
-
-    Two estimates whose draws carry the same identity were computed on the same resampled units,
-    draw by draw, so their draws can be combined (:func:`ratio`); estimates resampled with
-    another seed, another number of draws or other units get another identity.
-
-    Parameters
-    ----------
-    units : array_like of int, shape (B, ...)
-        The resampled unit indices (or the count of each unit) of each of the B draws.
-
-    Returns
-    -------
-    str
-        32 hex digits (BLAKE2b of the shape and the integer values).
-
-    Raises
-    ------
-    TypeError
-        If ``units`` is not an array of integers (whole numbers as floats are accepted).
-    ValueError
-        If it is empty.
-    """
-    arr = np.asarray(units)
-    if arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
-        arr = arr.astype(np.int64)
-    if arr.dtype.kind not in "iu" or arr.ndim < 1:
-        raise TypeError(
-            f"units must be an array of integer unit indices or counts, got {arr.dtype}"
-        )
-    if arr.size == 0:
-        raise ValueError(f"units must hold at least one draw, got shape {arr.shape}")
-    digest = hashlib.blake2b(repr(arr.shape).encode(), digest_size=16)
-    digest.update(np.ascontiguousarray(arr, dtype=np.int64).tobytes())
-    return digest.hexdigest()
 
 
 def rate(successes: ArrayLike, n: int | None = None, *, level: float = 0.95) -> Estimate:
@@ -438,7 +86,11 @@ def rate(successes: ArrayLike, n: int | None = None, *, level: float = 0.95) -> 
 def _crossings(
     x: NDArray[np.float64], y: NDArray[np.float64], level: float, direction: str, start: str
 ) -> NDArray[np.float64]:
-    """First crossing of ``level`` by every column of ``y`` (n_x, B): vectorised first_crossing."""
+    """First crossing of ``level`` by every column of ``y`` (n_x, B), linearly interpolated.
+
+    ``"down"``: the first ``i`` with ``y[i] >= level > y[i+1]``; ``"up"``: the first ``i`` with
+    ``y[i] < level <= y[i+1]``. NaN where no pair straddles the level (``start="nan"``).
+    """
     y0, y1 = y[:-1], y[1:]
     hit = (y0 >= level) & (y1 < level) if direction == "down" else (y0 < level) & (y1 >= level)
     first = np.argmax(hit, axis=0)
@@ -471,9 +123,9 @@ def crossing(
 
     The one crossing estimator of the book (Part I: the load where the fraction stored drops
     through 1/2, or the mean accuracy below a level; chapter 5: the competition where the
-    winner fraction rises through 1/2). The estimate is :func:`first_crossing` of the mean curve
-    over units. Its interval is a percentile interval of the crossing recomputed on resampled
-    curves:
+    winner fraction rises through 1/2). The estimate is the first crossing of the mean curve
+    over units (linear interpolation between grid points). Its interval is a percentile interval of
+    the crossing recomputed on resampled curves:
 
     - ``interval="bootstrap"``: the units (rows of ``outcomes``: seeds, memory sets) are resampled
       with replacement, each keeping its values at every grid point. With the same ``seed``,
@@ -494,7 +146,8 @@ def crossing(
     level : float
         The level to cross, finite.
     direction : {"down", "up"}
-        As in :func:`first_crossing`.
+        ``"down"``: the first ``i`` with ``y[i] >= level > y[i+1]``; ``"up"``: the first ``i``
+        with ``y[i] < level <= y[i+1]``.
     interval : {"bootstrap", "jeffreys"}
         How the resampled curves are drawn (above).
     unit : str
@@ -656,66 +309,6 @@ def ratio(numerator: Estimate, denominator: Estimate) -> Estimate:
     return Estimate(numerator.value / denominator.value, float(lo), float(hi), numerator.n,
                     numerator.method, lv, float(fin.std(ddof=1)) if fin.size >= 2 else math.nan,
                     fin.size / r.size, r, numerator.resample)  # fmt: skip
-
-
-def first_crossing(
-    x: ArrayLike, y: ArrayLike, level: float = 0.5, *, direction: str = "down"
-) -> float:
-    """Abscissa where ``y`` first crosses ``level``, by linear interpolation between samples.
-
-    Scans consecutive pairs ``(x[i], y[i]), (x[i+1], y[i+1])`` in order and interpolates in the
-    first pair that straddles the level in the given direction.
-
-    Parameters
-    ----------
-    x : array_like, shape (n,)
-        Abscissae, in the order the curve is traversed (usually increasing).
-    y : array_like, shape (n,)
-        Sampled values of the curve.
-    level : float
-        The level to cross (default 1/2: a success probability).
-    direction : {"down", "up"}
-        ``"down"``: first ``i`` with ``y[i] >= level > y[i+1]``; ``"up"``: first ``i`` with
-        ``y[i] < level <= y[i+1]``.
-
-    Returns
-    -------
-    float
-        The interpolated abscissa; NaN when no pair straddles the level (the curve stays on one
-        side within the sampled range, or is shorter than two points).
-
-    Raises
-    ------
-    TypeError
-        If ``x`` or ``y`` is not numeric, or ``level`` is not a real number.
-    ValueError
-        If ``x`` and ``y`` differ in shape, are not 1-d or not finite (a NaN could hide a
-        crossing), ``level`` is not finite, or ``direction`` is unknown.
-
-    Examples
-    --------
-    >>> first_crossing([0.5, 0.8, 1.1], [1.0, 0.75, 0.0])
-    0.9
-    """
-    try:
-        xa, ya = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError("x and y must be sequences of real numbers") from exc
-    if xa.ndim != 1 or xa.shape != ya.shape:
-        raise ValueError(f"x and y must be 1-d of one length, got {xa.shape} and {ya.shape}")
-    if not (np.all(np.isfinite(xa)) and np.all(np.isfinite(ya))):
-        raise ValueError("x and y must be finite (a NaN could hide a crossing)")
-    if isinstance(level, bool) or not isinstance(level, (int, float, np.integer, np.floating)):
-        raise TypeError(f"level must be a real number, got {type(level).__name__}")
-    if not math.isfinite(level):
-        raise ValueError(f"level must be finite, got {level}")
-    if direction not in ("down", "up"):
-        raise ValueError(f"direction must be 'down' or 'up', got {direction!r}")
-    for i in range(len(ya) - 1):
-        y0, y1 = ya[i], ya[i + 1]
-        if (y0 >= level > y1) if direction == "down" else (y0 < level <= y1):
-            return float(xa[i] + (y0 - level) / (y0 - y1) * (xa[i + 1] - xa[i]))
-    return math.nan
 
 
 def wilson_interval(
@@ -1050,123 +643,3 @@ def t_interval(
         half = student_t.ppf(0.5 + lv / 2, np.maximum(k - 1, 1)) * np.asarray(sem, dtype=np.float64)
     half = np.where(k >= 2, half, np.nan)
     return m - half, m + half
-
-
-def permutation_test(
-    x: ArrayLike, y: ArrayLike, *, n_perm: int = 20000, seed: Seed = 0
-) -> tuple[float, float]:
-    """Two-sided permutation test of equal means for two groups of independent instances.
-
-    Parameters
-    ----------
-    x, y : array_like, shape (n_x,), (n_y,)
-        One value per instance (e.g. :func:`fourth_moment_ratio` of each matrix); finite, at
-        least one each.
-    n_perm : int
-        If the number of distinct relabellings ``C(n_x + n_y, n_x)`` is at most this, all are
-        enumerated (exact p-value); otherwise ``n_perm`` random relabellings are drawn.
-    seed : int or numpy.random.SeedSequence
-        Seed of the random relabellings.
-
-    Returns
-    -------
-    diff : float
-        ``mean(x) - mean(y)``.
-    pvalue : float
-        Fraction of relabellings whose ``|mean difference|`` is at least the observed one (up to
-        1e-12 relative); with random relabellings ``(k + 1) / (n_perm + 1)``.
-
-    Raises
-    ------
-    ValueError
-        If a group is empty or not finite, or ``n_perm`` < 1.
-
-    Notes
-    -----
-    Instance labels are permuted, not single singular values: the values of one matrix are
-    dependent, its statistic is one exchangeable unit. The smallest attainable exact p-value is
-    ``2 / C(n_x + n_y, n_x)`` for equal group sizes. Textbook (e.g. Good, *Permutation Tests*).
-    """
-    a = as_float_array(x, "x").ravel()
-    b = as_float_array(y, "y").ravel()
-    if a.size < 1 or b.size < 1 or not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
-        raise ValueError("x and y must be non-empty arrays of finite values")
-    if isinstance(n_perm, bool) or not isinstance(n_perm, (int, np.integer)) or n_perm < 1:
-        raise ValueError(f"n_perm must be an integer >= 1, got {n_perm!r}")
-    z = np.concatenate([a, b])
-    n, k = z.size, a.size
-
-    def mean_gap(values: NDArray[np.float64], labels: NDArray[np.bool_]) -> NDArray[np.float64]:
-        sx = labels @ values
-        return np.abs(sx / k - (values.sum() - sx) / (n - k))
-
-    _, pvalue = permutation_pvalue(z, k, mean_gap, n_perm=n_perm, seed=seed)
-    return float(a.mean() - b.mean()), pvalue
-
-
-def permutation_pvalue(
-    units: NDArray[np.float64],
-    n_x: int,
-    statistic: Callable[[NDArray[np.float64], NDArray[np.bool_]], NDArray[np.float64]],
-    *,
-    n_perm: int = 20000,
-    seed: Seed = 0,
-) -> tuple[float, float]:
-    """Permutation p-value of a two-group statistic: the one relabelling engine.
-
-    Parameters
-    ----------
-    units : numpy.ndarray, shape (n, ...)
-        The pooled exchangeable units, the first ``n_x`` in group x, the others in group y.
-    n_x : int
-        Size of group x, in [1, n - 1].
-    statistic : callable
-        ``statistic(units, labels)`` with ``labels`` a boolean array (m, n) (True: in group x)
-        returns the m statistics, larger meaning further from the null.
-    n_perm : int
-        If the distinct relabellings ``C(n, n_x)`` number at most this, all are enumerated
-        (exact p-value); otherwise ``n_perm`` random relabellings are drawn (blocks of 2000), >= 1.
-    seed : int or numpy.random.SeedSequence
-        Seed of the random relabellings.
-
-    Returns
-    -------
-    observed : float
-        The statistic of the observed labelling.
-    pvalue : float
-        Fraction of relabellings whose statistic is at least the observed one (up to 1e-12
-        relative); with random relabellings ``(count + 1) / (n_perm + 1)``.
-
-    Raises
-    ------
-    ValueError
-        If ``n_x`` is not in [1, n - 1] or ``n_perm``/``seed`` is out of range.
-
-    Notes
-    -----
-    Textbook (e.g. Good, *Permutation Tests*). Used by :func:`permutation_test` (difference of
-    means) and by the KS test over matrices of :mod:`assocmem.linear.max_margin_spectra`.
-    """
-    n = len(units)
-    k = check_int("n_x", n_x, 1)
-    if k > n - 1:
-        raise ValueError(f"n_x must lie in [1, {n - 1}], got {n_x!r}")
-    n_perm = check_int("n_perm", n_perm, 1)
-    rng = numpy_rng(seed)  # checked even when every relabelling is enumerated
-    observed = np.zeros((1, n), dtype=bool)
-    observed[0, :k] = True
-    obs = float(np.asarray(statistic(units, observed))[0])
-    tol = 1e-12 * max(1.0, abs(obs))
-    if math.comb(n, k) <= n_perm:
-        groups = np.array(list(itertools.combinations(range(n), k)), dtype=np.intp)
-        labels = np.zeros((len(groups), n), dtype=bool)
-        labels[np.arange(len(groups))[:, None], groups] = True
-        return obs, float(np.mean(np.asarray(statistic(units, labels)) >= obs - tol))
-    count = 0
-    for start in range(0, n_perm, 2000):  # blocks of (2000, n) labels; one stream as one draw
-        m = min(2000, n_perm - start)
-        picks = np.argsort(rng.random((m, n)), axis=1)[:, :k]
-        labels = np.zeros((m, n), dtype=bool)
-        labels[np.arange(m)[:, None], picks] = True
-        count += int(np.sum(np.asarray(statistic(units, labels)) >= obs - tol))
-    return obs, (count + 1) / (n_perm + 1)

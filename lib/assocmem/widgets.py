@@ -11,7 +11,7 @@ A chapter's explorer is one call::
 * **live** (a Jupyter or Colab kernel): the default figure, then the controls over their full
   ranges and an output area; moving a control redraws the figure there through the same library
   function (``draw``);
-* **static** (the book's build, :data:`assocmem.pages.PAGE_BUILD_ENV` set, when the chapter gives
+* **static** (the book's build, :data:`assocmem.keys.PAGE_BUILD_ENV` set, when the chapter gives
   ``static=``): the figure is drawn, by the same ``draw``, for every state of a small grid (one or
   two axes, at most :data:`MAX_FRAMES` states), saved as images in the page's widget state, and
   shown in an ipywidgets ``Stack`` (nested Stacks for two axes) whose ``selected_index`` is linked
@@ -53,7 +53,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from PIL import Image, features
 
-from assocmem.pages import PAGE_BUILD_ENV
+from assocmem.keys import PAGE_BUILD_ENV
 from assocmem.plotting import describe, figure_png
 
 __all__ = [
@@ -78,7 +78,7 @@ _FRAME_FORMAT = "webp" if features.check("webp") else "png"
 def static_page() -> bool:
     """Whether explorers are being drawn for a static page: the one switch of this module.
 
-    True while the book's build executes a chapter (:data:`assocmem.pages.PAGE_BUILD_ENV` set by
+    True while the book's build executes a chapter (:data:`assocmem.keys.PAGE_BUILD_ENV` set by
     ``book/_ext/cell_budget.py`` in the kernels' environment): no reader's kernel will ever answer
     a control there, so an explorer with a ``static=`` grid saves its frames. Everywhere else (a
     Jupyter or Colab kernel, a script) explorers redraw through Python.

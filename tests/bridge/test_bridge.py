@@ -33,10 +33,10 @@ from assocmem.bridge.overrides import (
     repetitions,
 )
 from assocmem.bridge.toy import WordTokenizer
+from assocmem.estimate import Verdict, verdict
 from assocmem.llm.models import LanguageModel
 from assocmem.llm.probes import decode
 from assocmem.llm.states import prompt_states
-from assocmem.stats import Verdict, verdict
 
 
 @pytest.mark.parametrize("memory", list(MEMORIES))

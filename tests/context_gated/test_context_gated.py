@@ -15,14 +15,16 @@ import torch
 matplotlib.use("Agg")
 
 from assocmem.context_gated.experiments import (  # noqa: E402
-    noisy_cue,
     relax_gate_retrieval,
-    sample_clustered_memories,
-    sample_memories,
     separation_experiment,
 )
 from assocmem.context_gated.fixed_point import fixed_point_trial  # noqa: E402
 from assocmem.context_gated.hysteresis import hysteresis_sweep  # noqa: E402
+from assocmem.context_gated.instances import (  # noqa: E402
+    noisy_cue,
+    sample_clustered_memories,
+    sample_memories,
+)
 from assocmem.context_gated.model import ContextGatedMemory, State  # noqa: E402
 from assocmem.context_gated.plots import (  # noqa: E402
     plot_architecture,

@@ -11,12 +11,12 @@ import math
 import numpy as np
 import pytest
 import torch
-from assocmem.context_gated.experiments import sample_clustered_memories, sample_memories
 from assocmem.context_gated.hysteresis import (
     HysteresisResult,
     hysteresis_sweep,
     map_jacobian_radius,
 )
+from assocmem.context_gated.instances import sample_clustered_memories, sample_memories
 from assocmem.context_gated.onestep import (
     binned_quantile,
     gap_decomposition,

@@ -11,12 +11,13 @@ import math
 
 import numpy as np
 import pytest
-from assocmem.context_gated.experiments import SeparationResult, grid_index, grid_label
+from assocmem.context_gated.experiments import SeparationResult
 from assocmem.context_gated.hysteresis import HysteresisResult
+from assocmem.context_gated.instances import grid_index, grid_label
 from assocmem.context_gated.onestep import OneStepResult, summarize_one_step, tail_slope
 from assocmem.context_gated.transitions import GateTransitionResult
 from assocmem.context_gated.winner import WinnerTimeResult, winner_fraction_crossing
-from assocmem.stats import Estimate, render
+from assocmem.estimate import Estimate, render
 
 Z95 = 1.959963984540054  # standard normal 0.975 quantile
 

@@ -21,18 +21,14 @@ from _properties import (
     _array_invalid,
     _int_kind,
     _real_kind,
-    call,
-    check_outcome,
     corrupt_array,
-    domain_params,
-    non_finite,
-    public_functions,
-    value_strategy,
+    property_tests,
 )
 from assocmem.context_gated import (
     experiments,
     fixed_point,
     hysteresis,
+    instances,
     model,
     onestep,
     theory,
@@ -83,7 +79,7 @@ def _array_or_none(name: str, valid: Any) -> str:
 
 def _z(N: int = 4, d: int = 3, seed: int = 0) -> torch.Tensor:
     """Unit-norm memories (N, d), float64."""
-    return experiments.sample_memories(N, d, seed=seed)
+    return instances.sample_memories(N, d, seed=seed)
 
 
 def _a(alpha: float = 0.1, N: int = 4, d: int = 3) -> torch.Tensor:
@@ -129,18 +125,23 @@ def _shape(expected: tuple[int, ...]) -> Any:
 
 _MEM = {"memories": "array"}
 CASES: list[Case] = [
-    # ------------------------------------------------------------------ experiments
-    Case(experiments.grid_index, lambda: ((np.array([0.0, 1.0, 4.0]), 4.0, "lam"), {}),
+    # ------------------------------------------------------------------ instances, experiments
+    Case(instances.grid_index, lambda: ((np.array([0.0, 1.0, 4.0]), 4.0, "lam"), {}),
          {"grid": "array", "value": "real"}),
-    Case(experiments.grid_label, lambda: ((2.5,), {}), {"value": "real"}),
-    Case(experiments.sample_memories, lambda: ((4, 3), {"seed": 1}),
+    Case(instances.grid_label, lambda: ((2.5,), {}), {"value": "real"}),
+    Case(instances.sample_memories, lambda: ((4, 3), {"seed": 1}),
          {"N": "p", "d": "size", "seed": "count0"}, check=_shape((4, 3))),
-    Case(experiments.sample_clustered_memories, lambda: ((4, 3), {"trials": 2, "seed": 1}),
+    Case(instances.sample_clustered_memories, lambda: ((4, 3), {"trials": 2, "seed": 1}),
          {"N": "p", "d": "size", "trials": "size_or_none", "centroid_norm": "nonnegative",
           "spread": "positive", "seed": "count0"}, check=_shape((2, 4, 3))),
-    Case(experiments.noisy_cue, lambda: ((_z()[0], 0.5), {"n": 5, "seed": 2}),
+    Case(instances.noisy_cue, lambda: ((_z()[0], 0.5), {"n": 5, "seed": 2}),
          {"memory": "array", "sigma": "nonnegative", "seed": "count0", "n": "size_or_none"},
          check=_shape((5, 3))),
+    Case(instances.cued_trials, lambda: ((4, 3, 0.1, 0.3, [0.5, 1.0], 5), {"noise": "unit",
+                                                                      "seed": 1}),
+         {"N": "p", "d": "size", "alpha": "nonnegative", "sigma_c": "nonnegative",
+          "sigma_q": "array", "trials": "size", "seed": "count0"},
+         check=lambda c: _shape((2, 5, 3))(c.queries)),
     Case(experiments.relax_gate_retrieval,
          lambda: ((*_bu(), _a(), 1.0, 3.0), {"t_end": 1.0, "max_steps": 200, "polish_iter": 10}),
          {"b": "array", "u": "array", "A": "array", "lam": "nonnegative", "beta": "positive",
@@ -314,6 +315,7 @@ CASES: list[Case] = [
 _RECORD = "a result record; its producer is a case above"
 EXEMPT: dict[str, str] = {
     "assocmem.context_gated.experiments.SeparationResult": _RECORD,
+    "assocmem.context_gated.instances.CuedTrials": _RECORD,
     "assocmem.context_gated.fixed_point.FixedPointTrial": _RECORD,
     "assocmem.context_gated.hysteresis.HysteresisResult": _RECORD,
     "assocmem.context_gated.model.State": "a named tuple of tensors (checked by initial_state)",
@@ -326,30 +328,11 @@ EXEMPT: dict[str, str] = {
 }
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
-def test_valid_call_gives_a_finite_result(case: Case) -> None:
-    out = call(case)
-    if not case.nan_ok:
-        assert not non_finite(out), non_finite(out)
-    if case.check is not None:
-        case.check(out)
-
-
-@pytest.mark.parametrize(
-    ("case", "arg", "kind"), domain_params(CASES), ids=lambda v: getattr(v, "name", str(v))
-)
-@PROPERTY_SETTINGS
-@given(data=st.data())
-def test_any_value_gives_a_finite_result_or_a_clear_error(
-    case: Case, arg: str, kind: str, data: Any
-) -> None:
-    check_outcome(case, arg, data.draw(value_strategy(case, arg, kind), label=arg), kind)
-
-
-def test_every_public_function_is_covered() -> None:
-    covered = {c.name for c in CASES} | set(EXEMPT)
-    missing = [n for n in public_functions("assocmem.context_gated") if n not in covered]
-    assert not missing, f"public functions with neither a property case nor a reason: {missing}"
+(
+    test_valid_call_gives_a_finite_result,
+    test_any_value_gives_a_finite_result_or_a_clear_error,
+    test_every_public_function_is_covered,
+) = property_tests(CASES, EXEMPT, ["assocmem.context_gated"])
 
 
 def test_documented_infinities_are_where_the_docs_say() -> None:

@@ -1,4 +1,4 @@
-"""The reference cross-entropy that chapter 1 shows (assocmem.linear.training).
+"""The reference cross-entropy that chapter 1 shows (assocmem.linear.storage.training).
 
 ``cross_entropy_loss_and_grad`` (chapter 1, eq. ``eq-ce``) is checked against finite differences,
 against autograd on the float64 score matrix, and against the engine (``_forward`` and the loss
@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from assocmem.linear.problems import MemoryProblem, score_matrix
-from assocmem.linear.sampling import sample_problem, sample_problems
-from assocmem.linear.training import _forward, cross_entropy_loss_and_grad, train_memory
+from assocmem.linear.instances.problems import MemoryProblem, score_matrix
+from assocmem.linear.instances.sampling import sample_problem, sample_problems
+from assocmem.linear.storage.training import _forward, cross_entropy_loss_and_grad, train_memory
 
 
 def _random_w(d: int, scale: float, seed: int = 0) -> np.ndarray:

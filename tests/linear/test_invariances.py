@@ -9,7 +9,7 @@
   same batch.
 
 Examples per property: :data:`_properties.MAX_EXAMPLES` (derandomised); the exact LP's
-invariances are in tests/linear/test_lp.py.
+invariances are in tests/linear/storage/test_lp.py.
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ import numpy as np
 import pandas as pd
 import torch
 from _properties import PROPERTY_SETTINGS
-from assocmem.linear.problems import MemoryProblem, recalled
-from assocmem.linear.sampling import sample_problem, sample_problems
-from assocmem.linear.sweeps import capacity_sweep
-from assocmem.linear.training import hebbian_memory, train_memory
+from assocmem.linear.instances.problems import MemoryProblem, recalled
+from assocmem.linear.instances.sampling import sample_problem, sample_problems
+from assocmem.linear.measure.sweeps import capacity_sweep
+from assocmem.linear.storage.training import hebbian_memory, train_memory
 from hypothesis import given
 from hypothesis import strategies as st
 

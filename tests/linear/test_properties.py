@@ -17,45 +17,31 @@ import pytest
 import torch
 from _properties import (
     KINDS,
-    PROPERTY_SETTINGS,
     Case,
     Kind,
-    call,
     check_outcome,
-    domain_params,
     non_finite,
-    public_functions,
+    property_tests,
     value_strategy,
 )
 from _properties import _array_invalid as array_invalid
 from _properties import _is_real as is_real
-from assocmem.linear import (
-    constraints,
-    extremes,
-    finite_size,
-    hebbian,
+from assocmem.linear.instances import problems, sampling
+from assocmem.linear.instances.problems import MemoryProblem
+from assocmem.linear.instances.sampling import sample_problem, sample_problems
+from assocmem.linear.measure import (
     implicit_bias,
-    load,
-    lp,
-    max_margin,
     max_margin_spectra,
     measured_spectra,
-    mechanism,
     partial_storage,
-    problems,
     rank_transitions,
-    replica,
-    sampling,
     scores,
-    spectra,
     sweeps,
     tables,
-    training,
     transitions,
 )
-from assocmem.linear.problems import MemoryProblem
-from assocmem.linear.sampling import sample_problem, sample_problems
-from hypothesis import given
+from assocmem.linear.storage import constraints, lp, max_margin, training
+from assocmem.linear.theory import extremes, finite_size, hebbian, load, mechanism, replica, spectra
 from hypothesis import strategies as st
 
 # ------------------------------------------------------------------ local kinds (real p, d)
@@ -773,15 +759,19 @@ CASES: list[Case] = [
 ]
 
 EXEMPT: dict[str, str] = {
-    "assocmem.linear.lp.LPDecision": "a result record of lp_decide",
-    "assocmem.linear.constraints.LPOutcome": "the three words of lp_decide's answer (an enum)",
-    "assocmem.linear.constraints.storage_outcome": (
-        "the decision rule on certified bounds (+-inf documented: no bound yet); test_lp.py "
+    "assocmem.linear.storage.lp.LPDecision": "a result record of lp_decide",
+    "assocmem.linear.storage.constraints.LPOutcome": (
+        "the three words of lp_decide's answer (an enum)"
+    ),
+    "assocmem.linear.storage.constraints.storage_outcome": (
+        "the decision rule on certified bounds (+-inf documented: no bound yet); "
+        "storage/test_lp.py "
         "checks it through every method, on stored, not stored and undecided instances"
     ),
     **{
-        f"assocmem.linear.interior_point.{n}": "the LP solver's internals, on checked float64"
-        " arrays (test_lp.py: both operators against constraint_matrix, one solve on each)"
+        f"assocmem.linear.storage.interior_point.{n}": "the LP solver's internals, on checked"
+        " float64 arrays (storage/test_lp.py: both operators against constraint_matrix, one solve"
+        " on each)"
         for n in (
             "ConstraintOperator",
             "DenseConstraints",
@@ -790,84 +780,105 @@ EXEMPT: dict[str, str] = {
             "max_margin_ipm",
         )
     },  # fmt: skip
-    "assocmem.linear.constraints.constraint_differences": (
-        "index arithmetic on checked float64 arrays (test_lp.py, against constraint_matrix)"
+    "assocmem.linear.storage.constraints.constraint_differences": (
+        "index arithmetic on checked float64 arrays (storage/test_lp.py, against constraint_matrix)"
     ),
-    "assocmem.linear.constraints.constraint_rows": (
-        "index arithmetic on checked float64 arrays (test_lp.py, against constraint_matrix)"
+    "assocmem.linear.storage.constraints.constraint_rows": (
+        "index arithmetic on checked float64 arrays (storage/test_lp.py, against constraint_matrix)"
     ),
-    "assocmem.linear.extremes.UniformSpacings": "a result record of sample_top_uniform_spacings",
-    "assocmem.linear.replica.CostSolution": "a result record of cost_solution",
-    "assocmem.linear.implicit_bias.MarginTrajectories": "a result record of margin_trajectories",
-    "assocmem.linear.implicit_bias.MaxMargin": "a result record of l2/linf_max_margin",
-    "assocmem.linear.max_margin.MaxMarginResult": "a result record of train_max_margin",
-    "assocmem.linear.training.TrainResult": "a result record of train_memory",
-    "assocmem.linear.measured_spectra.MomentComparison": (
+    "assocmem.linear.theory.extremes.UniformSpacings": (
+        "a result record of sample_top_uniform_spacings"
+    ),
+    "assocmem.linear.theory.replica.CostSolution": "a result record of cost_solution",
+    "assocmem.linear.measure.implicit_bias.MarginTrajectories": (
+        "a result record of margin_trajectories"
+    ),
+    "assocmem.linear.measure.implicit_bias.MaxMargin": "a result record of l2/linf_max_margin",
+    "assocmem.linear.storage.max_margin.MaxMarginResult": "a result record of train_max_margin",
+    "assocmem.linear.storage.training.TrainResult": "a result record of train_memory",
+    "assocmem.linear.measure.measured_spectra.MomentComparison": (
         "a result record of compare_fourth_moments"
     ),
-    "assocmem.linear.partial_storage.AboveCapacity": "a result record (runs table, d, budget)",
-    "assocmem.linear.transitions.BootstrapTransitions": "a result record of bootstrap_transitions",
-    "assocmem.linear.rank_transitions.TruncatedHebbianTransitions": (
+    "assocmem.linear.measure.partial_storage.AboveCapacity": (
+        "a result record (runs table, d, budget)"
+    ),
+    "assocmem.linear.measure.transitions.BootstrapTransitions": (
+        "a result record of bootstrap_transitions"
+    ),
+    "assocmem.linear.measure.rank_transitions.TruncatedHebbianTransitions": (
         "a result record of truncated_hebbian_transitions"
     ),
-    "assocmem.linear.scores.mechanism_report": "formats text from result mappings (KeyError)",
-    "assocmem.linear.scores.spread_summary": "summarises a score_statistics mapping (KeyError)",
-    "assocmem.linear.finite_size.comparison_summary": (
-        "summarises a transition_comparison table (check_frame; test_sweeps.py)"
+    "assocmem.linear.measure.scores.mechanism_report": (
+        "formats text from result mappings (KeyError)"
     ),
-    "assocmem.linear.capacity_comparison.transition_comparison": (
-        "runs predicted_transition per table (a case above); table checks in test_sweeps.py"
+    "assocmem.linear.measure.scores.spread_summary": (
+        "summarises a score_statistics mapping (KeyError)"
     ),
-    "assocmem.linear.transitions.transition_ratio": "takes a BootstrapTransitions record",
-    "assocmem.linear.transitions.crossing_range": "takes Estimate records (test_sweeps.py)",
-    "assocmem.linear.rank_transitions.ratio_comparison": "formats an Estimate against predictions",
-    "assocmem.linear.tables.instance_agreement": "takes two sweep tables (test_sweeps.py)",
-    "assocmem.linear.tables.paired_instances": "takes two sweep tables (test_sweeps.py)",
-    "assocmem.linear.tables.miss_rates": "takes a paired_instances table (test_sweeps.py)",
-    "assocmem.linear.capacity_comparison.op_dp_gaps": (
-        "takes a mapping of sweep tables (test_sweeps.py)"
+    "assocmem.linear.theory.finite_size.PredictedLoad": "a result record of predicted_transition",
+    "assocmem.linear.theory.replica.RSProfile": "a result record of rs_profile",
+    "assocmem.linear.theory.replica.rs_profile": (
+        "runs rs_energetic_term and rs_draws_capacity (cases above) on one set of draws"
     ),
-    "assocmem.linear.capacity_comparison.OpDpGaps": "a result record of op_dp_gaps",
-    "assocmem.linear.measured_spectra.spectrum_fit_summary": "summarises a spectrum_fits table",
-    "assocmem.linear.measured_spectra.causes_summary": "summarises a spectrum_causes table",
-    "assocmem.linear.max_margin_spectra.MaxMarginSpectra": "a result record of max_margin_spectra",
+    "assocmem.linear.theory.replica.cost_example": (
+        "runs quenched_fields and cost_solution (cases above) on one draw"
+    ),
+    "assocmem.linear.measure.capacity_comparison.TransitionEntry": "a result record",
+    "assocmem.linear.measure.capacity_comparison.TransitionComparison": (
+        "a result record of transition_comparison (measure/test_capacity_comparison.py)"
+    ),
+    "assocmem.linear.measure.capacity_comparison.capacity_curves": (
+        "runs finite_size_capacity_curve (a case above) on a comparison's range "
+        "(figures/test_plots_capacity.py)"
+    ),
+    "assocmem.linear.measure.capacity_comparison.transition_comparison": (
+        "runs predicted_transition per table (a case above); table checks in "
+        "measure/test_capacity_comparison.py"
+    ),
+    "assocmem.linear.measure.transitions.transition_ratio": "takes a BootstrapTransitions record",
+    "assocmem.linear.measure.transitions.crossing_range": (
+        "takes Estimate records (measure/test_transitions.py)"
+    ),
+    "assocmem.linear.measure.rank_transitions.ratio_comparison": (
+        "formats an Estimate against predictions"
+    ),
+    "assocmem.linear.measure.tables.instance_agreement": (
+        "takes two sweep tables (measure/test_tables.py)"
+    ),
+    "assocmem.linear.measure.tables.paired_instances": (
+        "takes two sweep tables (measure/test_tables.py)"
+    ),
+    "assocmem.linear.measure.tables.miss_rates": (
+        "takes a paired_instances table (measure/test_tables.py)"
+    ),
+    "assocmem.linear.measure.capacity_comparison.op_dp_gaps": (
+        "takes a mapping of sweep tables (measure/test_capacity_comparison.py)"
+    ),
+    "assocmem.linear.measure.capacity_comparison.OpDpGaps": "a result record of op_dp_gaps",
+    "assocmem.linear.measure.measured_spectra.spectrum_fit_summary": (
+        "summarises a spectrum_fits table"
+    ),
+    "assocmem.linear.measure.measured_spectra.causes_summary": "summarises a spectrum_causes table",
+    "assocmem.linear.measure.max_margin_spectra.MaxMarginSpectra": (
+        "a result record of max_margin_spectra"
+    ),
     **{
         name: "takes result tables/mappings of other functions; added concurrently (issue 27), "
         "not yet covered (time)"
         for name in (
-            "assocmem.linear.scores.mechanism_comparison",
-            "assocmem.linear.scores.recall_check_summary",
-            "assocmem.linear.scores.recall_check_table",
-            "assocmem.linear.tables.factored_engine_check",
+            "assocmem.linear.measure.scores.mechanism_comparison",
+            "assocmem.linear.measure.scores.recall_check_summary",
+            "assocmem.linear.measure.scores.recall_check_table",
+            "assocmem.linear.measure.tables.factored_engine_check",
         )
     },
 }
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
-def test_valid_call_gives_a_finite_result(case: Case) -> None:
-    out = call(case)
-    if not case.nan_ok:
-        assert not non_finite(out), non_finite(out)
-    if case.check is not None:
-        case.check(out)
-
-
-@pytest.mark.parametrize(
-    ("case", "arg", "kind"), domain_params(CASES), ids=lambda v: getattr(v, "name", str(v))
-)
-@PROPERTY_SETTINGS
-@given(data=st.data())
-def test_any_value_gives_a_finite_result_or_a_clear_error(
-    case: Case, arg: str, kind: str, data: Any
-) -> None:
-    _check(case, arg, data.draw(_strategy(case, arg, kind), label=arg), kind)
-
-
-def test_every_public_function_is_covered() -> None:
-    covered = {c.name for c in CASES} | set(EXEMPT)
-    missing = [n for n in public_functions("assocmem.linear") if n not in covered]
-    assert not missing, f"public functions with neither a property case nor a reason: {missing}"
+(
+    test_valid_call_gives_a_finite_result,
+    test_any_value_gives_a_finite_result_or_a_clear_error,
+    test_every_public_function_is_covered,
+) = property_tests(CASES, EXEMPT, ["assocmem.linear"], check=_check, strategy=_strategy)
 
 
 def test_local_kinds_refuse_what_they_should() -> None:

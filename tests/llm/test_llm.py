@@ -18,9 +18,15 @@ import numpy as np
 import pytest
 import torch
 from _tolerances import product_tolerance, top_two_gap
+from assocmem.llm import protocol as llm_protocol
 from assocmem.llm.__main__ import build_parser, protocol_from_args
 from assocmem.llm.data import EXAMPLES_LABEL, TASKS, Task, load_task
-from assocmem.llm.experiments import run_classification, run_lama
+from assocmem.llm.experiments import (
+    protocol_split,
+    run_classification,
+    run_lama,
+    run_protocol_task,
+)
 from assocmem.llm.loaders import standin_gguf_path
 from assocmem.llm.models import (
     LanguageModel,
@@ -220,7 +226,7 @@ def _page_protocol() -> tuple[Chapter6Protocol, list[str]]:
     """Run chapter 6's parameters cell as the page does; return its PROTOCOL and MODELS."""
     nb = jupytext.read(Path(__file__).resolve().parents[2] / "book" / "06_transformers.md")
     (cell,) = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
-    scope: dict[str, object] = {"Chapter6Protocol": Chapter6Protocol}  # the setup cell's import
+    scope: dict[str, object] = {"protocol": llm_protocol}  # the setup cell's import
     exec(cell.source, scope)  # assignments only
     proto, models = scope["PROTOCOL"], scope["MODELS"]
     assert isinstance(proto, Chapter6Protocol) and isinstance(models, list)
@@ -446,6 +452,25 @@ def test_probe_accuracy_separates_signal_from_noise() -> None:
 
 def _with_labels(task: Task, labels: np.ndarray) -> Task:
     return Task(**{**task.__dict__, "labels": labels})
+
+
+def test_the_protocol_drives_the_run_and_travels_with_its_result(tiny: LanguageModel) -> None:
+    """run_protocol_task is run_classification with the protocol's settings, one door in."""
+    task = load_task("sst2", source="examples")
+    task = Task(**{**task.__dict__, "label_words": ("n", "p")})  # one byte each
+    proto = Chapter6Protocol(tasks=("sst2",), shots={"sst2": 2}, n_sets=2, n_chat=4,
+                             sizes={"smollm2-135m": {"sst2": (6, 6, 12)}}, n_lambdas=4,
+                             n_layers_window=2)  # fmt: skip
+    split = protocol_split(task, "smollm2-135m", proto)  # the stand-in's sizes
+    ref_split = make_split(task, n_ctx=6, n_sel=6, n_test=12, n_pool=4, pool_per_class=2, seed=0)
+    assert all(np.array_equal(getattr(split, k), getattr(ref_split, k))
+               for k in ("ctx", "sel", "test", "pool"))  # fmt: skip
+    res = run_protocol_task(tiny, task, split, proto)
+    ref = run_classification(tiny, task, split, ks=(2,), n_prefixes=2, lambdas=proto.lambdas,
+                             layers=proto.layers(tiny.n_layers), one_shot=True)  # fmt: skip
+    assert res.protocol is proto and ref.protocol is None
+    assert np.array_equal(res.correct_add[2], ref.correct_add[2]) and res.chosen == ref.chosen
+    assert res.correct_one is not None and res.summary() == ref.summary(protocol=proto)
 
 
 def test_tiny_llama_runs_whole_path(tiny: LanguageModel) -> None:

@@ -20,21 +20,14 @@ import pytest
 import torch
 from _properties import (
     KINDS,
-    PROPERTY_SETTINGS,
     Case,
     Kind,
     _int_kind,
     _junk,
-    call,
-    check_outcome,
-    domain_params,
-    non_finite,
-    public_functions,
-    value_strategy,
+    property_tests,
 )
 from assocmem.llm import data, evaluation, prompts, states
 from assocmem.llm.models import LanguageModel, wrap_model
-from hypothesis import given
 from hypothesis import strategies as st
 
 # local kinds: an optional size (None is the documented default), a text, a path or None
@@ -222,31 +215,11 @@ EXEMPT: dict[str, str] = {
 }
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
-def test_valid_call_gives_a_finite_result(case: Case) -> None:
-    out = call(case)
-    if not case.nan_ok:
-        assert not non_finite(out), non_finite(out)
-    if case.check is not None:
-        case.check(out)
-
-
-@pytest.mark.parametrize(
-    ("case", "arg", "kind"), domain_params(CASES), ids=lambda v: getattr(v, "name", str(v))
-)
-@PROPERTY_SETTINGS
-@given(data=st.data())
-def test_any_value_gives_a_finite_result_or_a_clear_error(
-    case: Case, arg: str, kind: str, data: Any
-) -> None:
-    check_outcome(case, arg, data.draw(value_strategy(case, arg, kind), label=arg), kind)
-
-
-def test_every_public_function_is_covered() -> None:
-    covered = {c.name for c in CASES} | set(EXEMPT)
-    names = public_functions("assocmem.llm.data") + public_functions("assocmem.llm.prompts")
-    missing = [n for n in names if n not in covered]
-    assert not missing, f"public functions with neither a property case nor a reason: {missing}"
+(
+    test_valid_call_gives_a_finite_result,
+    test_any_value_gives_a_finite_result_or_a_clear_error,
+    test_every_public_function_is_covered,
+) = property_tests(CASES, EXEMPT, ["assocmem.llm.data", "assocmem.llm.prompts"])
 
 
 def test_split_and_prefixes_are_disjoint_and_in_range() -> None:

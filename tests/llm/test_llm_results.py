@@ -1,6 +1,6 @@
 """Chapter 6's measured numbers: paired comparisons and the results' summaries (no model needed).
 
-Every rate is an :class:`assocmem.stats.Estimate` made by :func:`assocmem.stats.rate` (Wilson);
+Every rate is an :class:`assocmem.estimate.Estimate` made by :func:`assocmem.stats.rate` (Wilson);
 a paired comparison's difference is an Estimate with the paired-bootstrap interval; the results'
 ``summary()`` mappings hold the labels the page glues (``glue_all``). Expected values are worked
 out by hand here, or computed independently (scipy's Wilson interval, the bootstrap written out).
@@ -14,6 +14,7 @@ import re
 
 import numpy as np
 import pytest
+from assocmem.estimate import Estimate, Result, Verdict, verdict
 from assocmem.llm.claims import (
     READINGS,
     ClassificationClaims,
@@ -27,6 +28,7 @@ from assocmem.llm.probes import LamaEffect
 from assocmem.llm.prompts import Split
 from assocmem.llm.protocol import Chapter6Protocol
 from assocmem.llm.results import (
+    Chapter6Run,
     LamaResult,
     ProbeResult,
     TaskResult,
@@ -34,7 +36,6 @@ from assocmem.llm.results import (
     format_words,
     order_words,
 )
-from assocmem.stats import Estimate, Verdict, verdict
 from scipy import stats
 
 A = np.array([1, 1, 1, 0, 0, 1, 0, 1, 1, 1], dtype=bool)  # 7 right
@@ -249,7 +250,8 @@ def test_claims_with_sets_give_the_known_differences_and_verdicts() -> None:
     worse = _controls_result(zero=28, icl=4, add=20, wrong=8).claims()
     assert worse.verdicts()["gain_zero"] is Verdict.BELOW
     # the verdict table fits the page's output box (82 columns at 1280 px; test_html)
-    table = verdict_table({"a-model": [r, _controls_result(zero=16, icl=16, add=20, wrong=8)]})
+    run = Chapter6Run(Chapter6Protocol(), {"a-model": [r, _controls_result(16, 16, 20, 8)]})
+    table = verdict_table(run)
     assert max(map(len, table.splitlines())) <= 80 and "not resolved vs 0" in table
     assert table.splitlines()[0] == "m"  # headed by the model that ran, not the mapping's key
 
@@ -303,19 +305,46 @@ def test_the_collapse_is_the_papers_reading_only_with_a_gain_above_zero() -> Non
     assert flat.collapsed and flat.reading == "collapse, gain not resolved"
 
 
-def test_findings_table_writes_each_estimate_with_its_verdict() -> None:
+def _run() -> Chapter6Run:
+    """Two tasks of one model: ICL helps on SST-2, not on TREC (the same outcomes otherwise)."""
     r = _controls_result(zero=4, icl=28, add=16, wrong=8)
-    flat = _controls_result(zero=16, icl=16, add=16, wrong=8)
-    summaries = {("M", "SST-2"): r.summary(), ("M", "TREC"): flat.summary()}
-    t = findings_table(summaries, {"ICL - zero": "gain_zero", "reading": "reading"})
+    flat = dataclasses.replace(_controls_result(zero=16, icl=16, add=16, wrong=8), task="trec")
+    return Chapter6Run(Chapter6Protocol(), {"m": [r, flat]})
+
+
+def test_findings_table_writes_each_estimate_with_its_verdict() -> None:
+    run = _run()
+    r = run.tasks["m"][0]
+    t = findings_table(run, {"ICL - zero": "gain_zero", "reading": "reading"})
     lines = str(t).splitlines()
     assert len(lines) == 3 and lines[0].split() == ["model", "task", "ICL", "-", "zero", "reading"]
+    assert lines[1].split()[:2] == ["m", "SST-2"] and lines[2].split()[:2] == ["m", "TREC"]
     gain = r.claims().gain_zero
     assert f"+{gain.value:.3f} [+{gain.low:.3f}, +{gain.high:.3f}] above" in lines[1]
     assert lines[1].endswith("collapse, gain above 0")
     assert "+0.000" in lines[2] and lines[2].endswith("collapse, gain not resolved")
     with pytest.raises(KeyError, match="has no 'shots'"):
-        findings_table(summaries, {"more shots": "shots"})
+        findings_table(run, {"more shots": "shots"})
+
+
+def test_the_run_answers_the_pages_questions_across_models_and_tasks() -> None:
+    """The counts the page states: pairs, collapses by the verdict of ICL's gain, testable shares,
+    the protocol's thresholds; and each result keeps the protocol that made it."""
+    run = _run()
+    assert isinstance(run, Result)
+    s = run.summary()
+    assert (s["pairs"], s["mass_rises"], s["collapses"], s["shares"]) == (2, 2, 2, 1)
+    assert (s["collapse_gain"], s["collapse_unresolved"], s["collapse_loss"]) == (1, 1, 0)
+    assert s["reading_gain"] == READINGS[Verdict.ABOVE] and s["not_testable"] == "not testable"
+    assert s["collapse_mass"] == run.protocol.collapse_mass and s["late_pct"] == 25
+    assert run.findings()[("m", "sst2")]["v_gain_zero"] is Verdict.ABOVE
+    assert run.findings()[("m", "trec")]["v_gain_zero"] is Verdict.UNRESOLVED
+    # a stricter collapse threshold in the run's protocol reaches every summary
+    strict = Chapter6Run(Chapter6Protocol(collapse_mass=0.8), run.tasks)
+    assert strict.summary()["collapses"] == 0 and strict.summary()["collapse_mass"] == 0.8
+    # a result that holds its protocol uses it by default
+    r = dataclasses.replace(run.tasks["m"][0], protocol=Chapter6Protocol(collapse_mass=0.8))
+    assert not r.claims().collapsed and r.claims(collapse_mass=0.5).collapsed
 
 
 def test_format_share_and_its_words_follow_the_number() -> None:

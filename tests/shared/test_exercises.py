@@ -56,13 +56,6 @@ def test_a_wrong_answer_fails_the_book_build(monkeypatch: pytest.MonkeyPatch) ->
         check_answer(0.2, 0.125)
 
 
-def test_the_environment_variable_is_the_page_build_one() -> None:
-    import assocmem.exercises as ex
-    from assocmem.pages import PAGE_BUILD_ENV
-
-    assert ex._PAGE_BUILD_ENV == PAGE_BUILD_ENV
-
-
 @pytest.mark.parametrize(
     ("kwargs", "exc", "match"),
     [

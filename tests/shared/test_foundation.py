@@ -18,7 +18,7 @@ import pytest
 import torch
 from assocmem import device as dev
 from assocmem import plotting, widgets
-from assocmem.pages import PAGE_BUILD_ENV
+from assocmem.keys import PAGE_BUILD_ENV
 from assocmem.streams import torch_generator, torch_seed
 from matplotlib.figure import Figure
 
@@ -450,8 +450,8 @@ def test_share_cores_is_off_when_threads_are_fixed_or_off_linux(share_state, mon
 
 def test_training_gives_the_same_bits_at_any_thread_count():
     """share_cores changes the thread count mid-run: the engine's numbers must not follow it."""
-    from assocmem.linear.sampling import sample_problems
-    from assocmem.linear.training import train_memory
+    from assocmem.linear.instances.sampling import sample_problems
+    from assocmem.linear.storage.training import train_memory
 
     before = torch.get_num_threads()
     runs = []

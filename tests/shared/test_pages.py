@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from assocmem import pages
-from assocmem.stats import Estimate, Verdict, rate, verdict
+from assocmem.estimate import Estimate, Verdict, verdict
+from assocmem.stats import rate
 
 
 def test_glue_all_expands_an_estimate_into_one_rendered_key_and_its_parts(monkeypatch) -> None:

@@ -1,4 +1,5 @@
-"""Property-based input checks of :mod:`assocmem.stats` (issue 29, item 3; harness: _properties).
+"""Property-based input checks of :mod:`assocmem.stats`, :mod:`assocmem.estimate` and
+:mod:`assocmem.permutation` (issue 29, item 3; harness: _properties).
 
 Each case is a valid call; hypothesis replaces one domain argument at a time by arbitrary values
 and the function must return a finite result or raise ValueError/TypeError (tests/_properties.py).
@@ -17,14 +18,9 @@ from _properties import (
     Case,
     Kind,
     _junk,
-    call,
-    check_outcome,
-    domain_params,
-    non_finite,
-    public_functions,
-    value_strategy,
+    property_tests,
 )
-from assocmem import stats
+from assocmem import estimate, permutation, stats
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -65,24 +61,26 @@ CASES: list[Case] = [
         {"values": "array_missing", "level": "open_unit"},
     ),
     Case(
-        stats.permutation_test,
+        permutation.permutation_test,
         lambda: ((np.array([1.0, 2.0, 3.5]), np.array([2.0, 4.0, 5.0, 6.0])), {"n_perm": 100}),
         {"x": "array", "y": "array", "n_perm": "size", "seed": "count0"},
     ),
-    Case(stats.verdict, lambda: ((stats.rate(3, 10),), {"reference": 0.1}), {"reference": "real"}),
-    Case(stats.render, lambda: ((stats.rate(3, 10),), {})),
+    Case(
+        estimate.verdict, lambda: ((stats.rate(3, 10),), {"reference": 0.1}), {"reference": "real"}
+    ),
+    Case(estimate.render, lambda: ((stats.rate(3, 10),), {})),
     Case(
         stats.t_interval,
         lambda: ((np.array([0.5, 0.6]), np.array([0.1, 0.2]), np.array([4, 5])), {}),
         {"level": "open_unit"},
     ),
     Case(
-        stats.permutation_pvalue,
+        permutation.permutation_pvalue,
         lambda: ((np.array([1.0, 2.0, 3.5, 2.0, 4.0]), 2, lambda u, lab: lab @ u), {"n_perm": 5}),
         {"n_x": "size", "n_perm": "size", "seed": "count0"},
     ),
     Case(
-        stats.from_draws,
+        estimate.from_draws,
         lambda: ((0.5, np.array([0.4, 0.45, 0.5, 0.6, 0.55]), 4, "bootstrap"), {}),
         {"value": "real", "draws": "array_missing", "n": "p", "level": "open_unit"},
     ),
@@ -94,16 +92,20 @@ CASES: list[Case] = [
         check=lambda e: (e.value == 1.0 and e.high == 1.0) or pytest.fail("bound"),
     ),
     Case(
-        stats.resample_id,
+        estimate.monte_carlo,
+        lambda: ((0.8, 0.01, 2000), {}),
+        {"value": "real", "stderr": "nonnegative", "n": "count0", "level": "open_unit"},
+    ),
+    Case(
+        estimate.difference,
+        lambda: ((stats.rate(3, 10), 0.2), {}),
+        {"predicted": "real", "seed": "count0"},
+    ),
+    Case(
+        estimate.resample_id,
         lambda: ((np.array([[0, 1, 1], [2, 0, 1]]),), {}),
         {"units": "array"},
         check=lambda r: (isinstance(r, str) and len(r) == 32) or pytest.fail("digest"),
-    ),
-    Case(
-        stats.first_crossing,
-        lambda: ((_X.copy(), _OUTCOMES.mean(axis=0)), {}),
-        {"x": "array", "y": "array", "level": "real"},
-        nan_ok="NaN when the curve does not cross inside the grid",
     ),
 ]
 
@@ -117,37 +119,20 @@ KINDS.setdefault(
 )
 
 EXEMPT: dict[str, str] = {
-    "assocmem.stats.Estimate": "a record that checks its fields (test_estimate_fields_hold_their_"
-    "order below); its producers are the cases above",
-    "assocmem.stats.Verdict": "an enum (above / below / not resolved), made by verdict",
+    "assocmem.estimate.Estimate": "a record that checks its fields (test_estimate_fields_hold_"
+    "their_order below); its producers are the cases above",
+    "assocmem.estimate.Verdict": "an enum (above / below / not resolved), made by verdict",
+    "assocmem.estimate.Result": "a typing protocol (no call; test_capacity_comparison.py and "
+    "test_llm_results.py check the result types that follow it)",
     "assocmem.stats.ratio": "takes two Estimates with bootstrap draws (tested in test_stats.py)",
 }
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
-def test_valid_call_gives_a_finite_result(case: Case) -> None:
-    out = call(case)
-    if not case.nan_ok:
-        assert not non_finite(out), non_finite(out)
-    if case.check is not None:
-        case.check(out)
-
-
-@pytest.mark.parametrize(
-    ("case", "arg", "kind"), domain_params(CASES), ids=lambda v: getattr(v, "name", str(v))
-)
-@PROPERTY_SETTINGS
-@given(data=st.data())
-def test_any_value_gives_a_finite_result_or_a_clear_error(
-    case: Case, arg: str, kind: str, data: Any
-) -> None:
-    check_outcome(case, arg, data.draw(value_strategy(case, arg, kind), label=arg), kind)
-
-
-def test_every_public_function_is_covered() -> None:
-    covered = {c.name for c in CASES} | set(EXEMPT)
-    missing = [n for n in public_functions("assocmem.stats") if n not in covered]
-    assert not missing, f"public functions with neither a property case nor a reason: {missing}"
+(
+    test_valid_call_gives_a_finite_result,
+    test_any_value_gives_a_finite_result_or_a_clear_error,
+    test_every_public_function_is_covered,
+) = property_tests(CASES, EXEMPT, ["assocmem.stats", "assocmem.estimate", "assocmem.permutation"])
 
 
 _NUMBER = st.one_of(st.floats(-2, 2), st.sampled_from([math.nan, 0.0, 1.0]))
@@ -167,7 +152,7 @@ def test_estimate_fields_hold_their_order(
     """An Estimate exists only with low <= high, n >= 0 an integer and, unless its interval is
     a percentile interval of resamples, low <= value <= high (issue 42, item 4)."""
     try:
-        e = stats.Estimate(value, low, high, n, method)
+        e = estimate.Estimate(value, low, high, n, method)
     except (TypeError, ValueError):
         return
     assert isinstance(e.n, int) and not isinstance(e.n, bool) and e.n >= 0

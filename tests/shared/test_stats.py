@@ -1,6 +1,6 @@
-"""Tests of assocmem.stats, the evidence helpers of both parts: the Estimate type, rate, the one
-crossing estimator (crossing, on first_crossing) and ratio, wilson_interval, bootstrap_interval,
-mean_interval, permutation_test.
+"""Tests of assocmem.stats, the estimators of both parts: rate, the one crossing estimator
+(crossing, on its kernel _crossings) and ratio, wilson_interval, bootstrap_interval,
+mean_interval, the exact bounds of paired differences.
 
 Every expected value is independent of the code under test: scipy, a closed form, normal theory
 or an exhaustive enumeration.
@@ -12,16 +12,14 @@ import math
 
 import numpy as np
 import pytest
+from assocmem.estimate import Estimate
 from assocmem.stats import (
-    Estimate,
+    _crossings,
     bootstrap_interval,
     concordant_difference,
     constant_difference,
     crossing,
-    first_crossing,
-    from_draws,
     mean_interval,
-    permutation_test,
     rate,
     ratio,
     wilson_interval,
@@ -30,41 +28,77 @@ from scipy.stats import binomtest
 from scipy.stats import t as student_t
 
 
+def _first(x: list[float], y: list[float], level: float = 0.5, direction: str = "down") -> float:
+    """The crossing of one sampled curve: crossing's kernel on a single column."""
+    xa, ya = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)[:, None]
+    return float(_crossings(xa, ya, level, direction, "nan")[0])
+
+
 def test_linear_interpolation_in_the_first_straddling_pair() -> None:
-    assert first_crossing([0.5, 0.8, 1.1], [1.0, 0.75, 0.0]) == pytest.approx(0.9, abs=1e-15)
+    assert _first([0.5, 0.8, 1.1], [1.0, 0.75, 0.0]) == pytest.approx(0.9, abs=1e-15)
     # a straight line y = 1 - x crosses 1/2 at x = 1/2 whatever the sampling
-    assert first_crossing([0.0, 0.3, 0.9], [1.0, 0.7, 0.1]) == pytest.approx(0.5, abs=1e-15)
-    assert first_crossing([0, 1, 2], [0.0, 0.2, 1.0], 0.6, direction="up") == pytest.approx(1.5)
+    assert _first([0.0, 0.3, 0.9], [1.0, 0.7, 0.1]) == pytest.approx(0.5, abs=1e-15)
+    assert _first([0, 1, 2], [0.0, 0.2, 1.0], 0.6, direction="up") == pytest.approx(1.5)
     # the first of two crossings is reported
-    assert first_crossing([0, 1, 2, 3, 4], [1, 0, 1, 1, 0]) == pytest.approx(0.5)
+    assert _first([0, 1, 2, 3, 4], [1, 0, 1, 1, 0]) == pytest.approx(0.5)
 
 
 def test_no_crossing_in_range_is_nan() -> None:
-    assert math.isnan(first_crossing([0, 1, 2], [1.0, 0.9, 0.6]))
-    assert math.isnan(first_crossing([0, 1], [0.2, 0.1]))  # starts below: a down-crossing unseen
-    assert math.isnan(first_crossing([0, 1], [0.2, 0.1], direction="up"))
-    assert math.isnan(first_crossing([0.5], [1.0]))
+    assert math.isnan(_first([0, 1, 2], [1.0, 0.9, 0.6]))
+    assert math.isnan(_first([0, 1], [0.2, 0.1]))  # starts below: a down-crossing unseen
+    assert math.isnan(_first([0, 1], [0.2, 0.1], direction="up"))
     # touching the level from above is not a down-crossing; reaching it from below is an up one
-    assert math.isnan(first_crossing([0, 1], [1.0, 0.5]))
-    assert first_crossing([0, 1], [0.0, 0.5], direction="up") == 1.0
+    assert math.isnan(_first([0, 1], [1.0, 0.5]))
+    assert _first([0, 1], [0.0, 0.5], direction="up") == 1.0
+    # the estimator reports the crossing of the mean curve, NaN with its interval
+    e = crossing([0, 1, 2], [[1.0, 0.9, 0.6], [1.0, 1.0, 0.8]], n_boot=50)
+    assert math.isnan(e.value) and math.isnan(e.low) and e.used == 0.0
 
 
-def test_bad_input() -> None:
+def test_crossing_refuses_bad_input() -> None:
+    two = [[1.0, 0.0], [1.0, 0.0]]
     with pytest.raises(ValueError, match="direction"):
-        first_crossing([0, 1], [1, 0], direction="left")
-    with pytest.raises(ValueError, match="1-d"):
-        first_crossing([0, 1, 2], [1, 0])
-
-
-def test_bad_level_and_non_finite_values() -> None:
+        crossing([0, 1], two, direction="left")
+    with pytest.raises(ValueError, match=r"outcomes must have shape \(n_units, 3\)"):
+        crossing([0, 1, 2], two)
+    with pytest.raises(ValueError, match="at least 2 grid points"):
+        crossing([0.5], [[1.0], [1.0]])
     with pytest.raises(ValueError, match="finite"):
-        first_crossing([0, 1, 2], [1.0, float("nan"), 0.0])
+        crossing([0, 1, 2], [[1.0, float("nan"), 0.0], [1.0, 1.0, 0.0]])
     with pytest.raises(ValueError, match="level"):
-        first_crossing([0, 1], [1, 0], float("nan"))
+        crossing([0, 1], two, float("nan"))
     with pytest.raises(TypeError, match="level"):
-        first_crossing([0, 1], [1, 0], "0.5")  # type: ignore[arg-type]
+        crossing([0, 1], two, "0.5")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="real"):
-        first_crossing(["a", "b"], [1, 0])
+        crossing(["a", "b"], two)
+
+
+def _loop_crossing(x: np.ndarray, y: np.ndarray, direction: str = "down") -> float:
+    """The first crossing of 1/2 by a loop over consecutive pairs: the reference of the kernel."""
+    for i in range(len(y) - 1):
+        y0, y1 = y[i], y[i + 1]
+        if (y0 >= 0.5 > y1) if direction == "down" else (y0 < 0.5 <= y1):
+            return float(x[i] + (y0 - 0.5) / (y0 - y1) * (x[i + 1] - x[i]))
+    return math.nan
+
+
+def test_bootstrap_draws_are_crossings_of_the_resampled_mean_curves() -> None:
+    # the bootstrap draws are the crossings of resampled mean curves, each found by a loop
+    rng = np.random.default_rng(3)
+    load = np.sort(rng.uniform(0.1, 2.0, 7))
+    outcomes = rng.choice([0.0, 1.0], size=(5, 7), p=[0.4, 0.6])
+    outcomes[:, 0], outcomes[:, -1] = 1.0, 0.0
+    for direction, y in (("down", outcomes), ("up", 1 - outcomes)):
+        e = crossing(load, y, direction=direction, n_boot=300, seed=4)
+        idx = np.random.default_rng(4).integers(0, 5, size=(300, 5))
+        ref = np.array([_loop_crossing(load, y[i].mean(axis=0), direction=direction)
+                        for i in idx])  # fmt: skip
+        assert np.array_equal(np.isnan(e.draws), np.isnan(ref))
+        fin = ~np.isnan(ref)
+        assert np.allclose(e.draws[fin], ref[fin], rtol=0, atol=1e-12)
+        assert e.value == pytest.approx(_loop_crossing(load, y.mean(0), direction=direction))
+        assert (e.low, e.high) == pytest.approx(tuple(np.quantile(ref[fin], [0.025, 0.975])))
+        assert e.used == pytest.approx(fin.mean()) and e.n == 5
 
 
 # --------------------------------------------------------------------------- intervals
@@ -105,41 +139,6 @@ def test_mean_interval_is_the_student_t_interval() -> None:
         mean_interval(x, level=1.5)
 
 
-# --------------------------------------------------------------------------- tests
-def test_permutation_test_exact_and_random() -> None:
-    # all 6 splits of {1, 2, 3, 4} into two pairs; |mean diff| >= 2 for {1,2}|{3,4} and its swap
-    diff, pv = permutation_test([1.0, 2.0], [3.0, 4.0])
-    assert diff == pytest.approx(-2.0) and pv == pytest.approx(2 / 6)
-    _, pv_same = permutation_test([1.0, 2.0, 3.0], [1.0, 2.0, 3.0])
-    assert pv_same == pytest.approx(1.0)
-    # well separated groups of 8: exact minimum 2 / C(16, 8)
-    _, pv_sep = permutation_test(np.arange(8.0), np.arange(8.0) + 100, n_perm=20000)
-    assert pv_sep == pytest.approx(2 / math.comb(16, 8))
-    # random relabellings: (k + 1) / (n + 1) with k = 0 for separated groups
-    _, pv_rand = permutation_test(np.arange(12.0), np.arange(12.0) + 100, n_perm=999, seed=1)
-    assert pv_rand == pytest.approx(1 / 1000)
-    # null data: p-values of random relabellings are roughly uniform, not all tiny
-    rng = np.random.default_rng(2)
-    pvs = [permutation_test(rng.normal(size=10), rng.normal(size=10), n_perm=300, seed=s)[1]
-           for s in range(40)]  # fmt: skip
-    assert 0.3 < np.mean(pvs) < 0.7
-    with pytest.raises(ValueError, match=r"x and y must be non-empty arrays of finite values"):
-        permutation_test([], [1.0])
-
-
-# --- the Estimate type and the one crossing estimator ----------------------------------------
-
-
-def test_estimate_unpacks_formats_and_glues_as_the_triples_it_replaces() -> None:
-    e = Estimate(0.5, 0.4, 0.6, 12, "Wilson")
-    value, low, high = e
-    assert (value, low, high) == (0.5, 0.4, 0.6)
-    assert f"{e:.2f}" == "0.50" and float(e) == 0.5
-    assert e.glue_values() == {"": 0.5, "_lo": 0.4, "_hi": 0.6, "_n": 12}
-    assert e.contains(0.45) and not e.contains(0.61)
-    assert "n = 12" in str(e) and "Wilson" in str(e)
-
-
 def test_rate_is_the_wilson_interval_of_scipy() -> None:
     e = rate([True] * 37 + [False] * 63)
     ci = binomtest(37, 100).proportion_ci(0.95, "wilson")
@@ -150,25 +149,6 @@ def test_rate_is_the_wilson_interval_of_scipy() -> None:
         rate([])
     with pytest.raises(ValueError, match="<= n"):
         rate(5, 4)
-
-
-def test_vectorised_crossing_equals_first_crossing() -> None:
-    # the bootstrap draws are the crossings of resampled mean curves, each by first_crossing
-    rng = np.random.default_rng(3)
-    load = np.sort(rng.uniform(0.1, 2.0, 7))
-    outcomes = rng.choice([0.0, 1.0], size=(5, 7), p=[0.4, 0.6])
-    outcomes[:, 0], outcomes[:, -1] = 1.0, 0.0
-    for direction, y in (("down", outcomes), ("up", 1 - outcomes)):
-        e = crossing(load, y, direction=direction, n_boot=300, seed=4)
-        idx = np.random.default_rng(4).integers(0, 5, size=(300, 5))
-        ref = np.array([first_crossing(load, y[i].mean(axis=0), direction=direction)
-                        for i in idx])  # fmt: skip
-        assert np.array_equal(np.isnan(e.draws), np.isnan(ref))
-        fin = ~np.isnan(ref)
-        assert np.allclose(e.draws[fin], ref[fin], rtol=0, atol=1e-12)
-        assert e.value == pytest.approx(first_crossing(load, y.mean(0), direction=direction))
-        assert (e.low, e.high) == pytest.approx(tuple(np.quantile(ref[fin], [0.025, 0.975])))
-        assert e.used == pytest.approx(fin.mean()) and e.n == 5
 
 
 def test_crossing_start_rule_and_refusals() -> None:
@@ -236,19 +216,6 @@ def test_intervals_refuse_one_unit() -> None:
         wilson_interval(2.5, 10)
 
 
-def test_from_draws_is_the_percentile_interval_of_the_finite_draws() -> None:
-    draws = np.r_[np.arange(1.0, 101.0), np.nan, np.nan]
-    e = from_draws(50.0, draws, 10, "test")
-    assert (e.low, e.high) == pytest.approx(
-        tuple(np.quantile(np.arange(1.0, 101.0), [0.025, 0.975]))
-    )
-    assert e.used == pytest.approx(100 / 102) and e.n == 10
-    with pytest.raises(ValueError, match="n must"):
-        from_draws(1.0, [1.0, 2.0], 1, "test")
-    with pytest.raises(ValueError, match="2 finite"):
-        from_draws(1.0, [1.0, np.nan], 5, "test")
-
-
 @pytest.mark.parametrize("n", [1, 10, 60, 1000])
 def test_concordant_difference_is_the_exact_zero_of_n_bound(n: int) -> None:
     """0 discordant of n: u = 1 - 0.025 ** (1 / n) (Clopper-Pearson at 0 successes), which the
@@ -263,35 +230,6 @@ def test_concordant_difference_is_the_exact_zero_of_n_bound(n: int) -> None:
         concordant_difference(0)
     with pytest.raises(ValueError, match=r"level must lie in \(0, 1\), got 1\.0"):
         concordant_difference(n, level=1.0)
-
-
-def test_verdict_is_one_strict_rule_and_render_the_one_renderer() -> None:
-    from assocmem.stats import Verdict, render, verdict
-
-    on_zero = Estimate(0.125, 0.0, 0.281, 32, "bootstrap")
-    assert verdict(on_zero) is Verdict.UNRESOLVED  # an end on the reference resolves nothing
-    assert verdict(on_zero, -1e-12) is Verdict.ABOVE
-    assert verdict(Estimate(1.53, 1.0, 4.01, 32, "bootstrap"), 1.0) is Verdict.UNRESOLVED
-    assert verdict(Estimate(-0.2, -0.3, -0.1, 9, "t"), 0.0) is Verdict.BELOW
-    assert verdict(Estimate(math.nan, math.nan, math.nan, 9, "t")) is Verdict.UNRESOLVED
-    assert str(Verdict.UNRESOLVED) == "not resolved" and Verdict.ABOVE == "above"
-    with pytest.raises(TypeError, match="estimate must be an Estimate, got tuple"):
-        verdict((0.1, 0.0, 0.2))  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="reference"):
-        verdict(on_zero, math.nan)
-    assert render(on_zero, "+.3f") == "+0.125 [+0.000, +0.281]"
-    assert render(on_zero, ".2f", n=True) == "0.12 [0.00, 0.28] (n = 32)"
-    assert render(on_zero, method=True) == "0.125 [0.000, 0.281] (bootstrap)"
-    assert render(Estimate(0.5, math.nan, math.nan, 1, "t")) == "0.500 [–, –]"
-    assert render(Estimate(math.nan, math.nan, math.nan, 1, "t")) == "not measured"
-    assert str(on_zero) == "0.125 [0, 0.281] (n = 32, bootstrap)"
-    with pytest.raises(ValueError, match="spec must be a format spec for a float, got 'q'"):
-        render(on_zero, "q")
-    with pytest.raises(TypeError, match="spec must be a format spec string"):
-        render(on_zero, 3)  # type: ignore[arg-type]
-
-
-# --- issue 42: no silent wrong answers (items 1, 3, 4) ------------------------------------------
 
 
 def test_a_degenerate_rate_gets_an_interval_that_reflects_n() -> None:
@@ -346,29 +284,6 @@ def test_ratio_refuses_estimates_not_resampled_together() -> None:
     v = rng.random(12)
     assert bootstrap_interval(v, seed=4).resample == bootstrap_interval(2 * v, seed=4).resample
     assert bootstrap_interval(v, seed=4).resample != bootstrap_interval(v, seed=5).resample
-
-
-def test_estimate_refuses_disordered_fields() -> None:
-    """Item 4: an interval with low > high, a value outside it or a negative n is no estimate."""
-    with pytest.raises(ValueError, match="low must be <= high"):
-        Estimate(0.5, 0.6, 0.4, 10, "x")
-    with pytest.raises(ValueError, match="n must be an integer >= 0"):
-        Estimate(0.5, 0.4, 0.6, -3, "x")
-    with pytest.raises(ValueError, match="value must lie in \\[low, high\\]"):
-        Estimate(0.7, 0.4, 0.6, 10, "Wilson")
-    with pytest.raises(TypeError, match="n must be an integer"):
-        Estimate(0.5, 0.4, 0.6, 10.0, "x")  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="value must be a real number"):
-        Estimate("0.5", 0.4, 0.6, 10, "x")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="level must lie in"):
-        Estimate(0.5, 0.4, 0.6, 10, "x", level=95)
-    # documented exceptions: NaN ends (no interval) and percentile intervals of resamples,
-    # which need not hold the full-sample value (here a crossing made on the mean curve)
-    assert Estimate(0.5, math.nan, math.nan, 1, "t").n == 1
-    assert Estimate(0.7, 0.4, 0.6, 10, "percentile bootstrap over seeds").value == 0.7
-    assert Estimate(0.7, 0.4, 0.6, 10, "x", draws=np.array([0.4, 0.6])).value == 0.7
-    e = Estimate(np.float64(0.5), np.float64(0.4), np.float64(0.6), np.int64(3), "Student t")
-    assert type(e.n) is int and type(e.value) is float
 
 
 def test_wilson_interval_holds_the_observed_rate() -> None:

@@ -13,11 +13,11 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
-from assocmem.linear.finite_size import finite_size_table
-from assocmem.linear.load import pairs_for_load
-from assocmem.linear.sampling import instance_stream, sample_problems
-from assocmem.linear.scores import hebbian_recall_check
-from assocmem.linear.sweeps import capacity_sweep
+from assocmem.linear.instances.sampling import instance_stream, sample_problems
+from assocmem.linear.measure.scores import hebbian_recall_check
+from assocmem.linear.measure.sweeps import capacity_sweep
+from assocmem.linear.theory.finite_size import finite_size_table
+from assocmem.linear.theory.load import pairs_for_load
 from assocmem.streams import (
     as_seed_sequence,
     child,

@@ -11,10 +11,10 @@ from assocmem._validate import (
     check_token_ids,
     seed_list,
 )
-from assocmem.linear.hebbian import recall_probability
-from assocmem.linear.measured_spectra import spectrum_ks_distance
-from assocmem.linear.sampling import sample_problem
-from assocmem.linear.spectra import critical_load
+from assocmem.linear.instances.sampling import sample_problem
+from assocmem.linear.measure.measured_spectra import spectrum_ks_distance
+from assocmem.linear.theory.hebbian import recall_probability
+from assocmem.linear.theory.spectra import critical_load
 
 
 def test_numbers_as_text_are_refused() -> None:

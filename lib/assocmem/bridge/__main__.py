@@ -14,9 +14,8 @@ import time
 from pathlib import Path
 
 import assocmem
+from assocmem.bridge.capacity import TABLE_PATH, capacity_sweep
 from assocmem.device import configure_threads
-
-from .capacity import TABLE_PATH, capacity_sweep
 
 #: The stored table's settings (chapter 7 reruns one point of each curve against it).
 SIZES = (8, 10, 12, 16)

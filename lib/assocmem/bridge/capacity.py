@@ -17,17 +17,17 @@ from pathlib import Path
 import pandas as pd
 
 from assocmem._validate import check_frame, check_int
-from assocmem.stats import Estimate, Verdict, mean_interval, verdict
-from assocmem.streams import Seed, child
-
-from .facts import (
+from assocmem.bridge.facts import (
     HEBBIAN_BITS_PER_PARAMETER,
     N_RELATIONS,
     OPTIMAL_BITS_PER_PARAMETER,
     bits_per_parameter,
     fact_set,
 )
-from .memories import MEMORIES, n_parameters
+from assocmem.bridge.memories import MEMORIES, n_parameters
+from assocmem.estimate import Estimate, Verdict, verdict
+from assocmem.stats import mean_interval
+from assocmem.streams import Seed, child
 
 __all__ = [
     "RECALL_THRESHOLD",

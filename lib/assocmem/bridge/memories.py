@@ -1,7 +1,7 @@
 """The three memories of chapter 7a, trained on one :class:`~.facts.FactSet`.
 
 - the linear memory of chapter 1, trained by its own engine
-  (:func:`assocmem.linear.training.train_memory`, cross-entropy + Adam, P = d^2);
+  (:func:`assocmem.linear.storage.training.train_memory`, cross-entropy + Adam, P = d^2);
 - a one-hidden-layer MLP memory ``F(x) = W_2 relu(W_1 x + b_1)`` read out against the frozen
   answer embeddings (P = 2 d m + m), as ``MLP`` in ``mlp_sweep.py`` of
   ``eshnich/factual-recall-iclr`` (Adam, lr 3e-2, stop at 99 % accuracy);
@@ -21,11 +21,10 @@ import torch
 from torch import nn
 
 from assocmem._validate import check_int
-from assocmem.linear.problems import MemoryProblem, recall_accuracy
-from assocmem.linear.training import train_memory
+from assocmem.bridge.facts import FactSet
+from assocmem.linear.instances.problems import MemoryProblem, recall_accuracy
+from assocmem.linear.storage.training import train_memory
 from assocmem.streams import Seed, torch_generator
-
-from .facts import FactSet
 
 __all__ = [
     "MEMORIES",

@@ -28,7 +28,10 @@ import torch
 from torch import nn
 
 from assocmem._validate import check_int
+from assocmem.bridge.toy import ToyConfig, ToyTransformer, WordTokenizer, as_language_model
 from assocmem.device import get_device
+from assocmem.estimate import Estimate, Verdict, verdict
+from assocmem.keys import glue_key
 from assocmem.llm.evaluation import PairedComparison, paired_comparison
 from assocmem.llm.models import LanguageModel
 from assocmem.llm.probes import (
@@ -39,11 +42,8 @@ from assocmem.llm.probes import (
     layer_profile,
 )
 from assocmem.llm.states import prompt_states
-from assocmem.pages import glue_key
-from assocmem.stats import Estimate, Verdict, bootstrap_interval, crossing, rate, verdict
+from assocmem.stats import bootstrap_interval, crossing, rate
 from assocmem.streams import Seed, child, numpy_rng
-
-from .toy import ToyConfig, ToyTransformer, WordTokenizer, as_language_model
 
 __all__ = [
     "OverrideTask",
@@ -314,7 +314,7 @@ class ToyControls:
         """Each measurement (Estimate) and its verdict (``<name>_v``) by label.
 
         ``recall`` is judged against ``chance`` (1/K), the differences against 0, with the one
-        rule :func:`assocmem.stats.verdict`.
+        rule :func:`assocmem.estimate.verdict`.
         """
         out: dict[str, Estimate | Verdict] = {
             "recall": self.stored_recall,

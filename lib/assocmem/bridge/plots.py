@@ -11,6 +11,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from assocmem.bridge.facts import HEBBIAN_BITS_PER_PARAMETER, OPTIMAL_BITS_PER_PARAMETER
+from assocmem.bridge.overrides import ToyControls, Transition
 from assocmem.plotting import (
     color,
     finish,
@@ -20,9 +22,6 @@ from assocmem.plotting import (
     sim_points,
     theory_line,
 )
-
-from .facts import HEBBIAN_BITS_PER_PARAMETER, OPTIMAL_BITS_PER_PARAMETER
-from .overrides import ToyControls, Transition
 
 __all__ = ["plot_capacity", "plot_layer_profile", "plot_transition"]
 

@@ -8,8 +8,10 @@ Import from the modules (the package re-exports nothing). They import downward o
   scores, the self-consistent map (Eq. 6) and the three-term decomposition of r* (torch/scipy).
 - :mod:`.model` — :class:`~.model.ContextGatedMemory` (four layers, four hypersynapses, energy,
   currents, Eqs. 1–4, batched fixed-step integrator with clamping options).
-- :mod:`.experiments` — memory sampling, the noisy cue ζ + σε/√d (:func:`~.experiments.noisy_cue`),
-  relaxation of the clamped gate–retrieval dynamics and the separation experiment (Fig. 2).
+- :mod:`.instances` — memory sets, the noisy cue ζ + σε/√d (:func:`~.instances.noisy_cue`), the
+  cued trials every retrieval experiment shares, grid lookups and labels.
+- :mod:`.experiments` — relaxation of the clamped gate–retrieval dynamics and the separation
+  experiment (Fig. 2).
 - :mod:`.onestep` — one-step retrieval, the paper's gap vs the full gap (Cor. 3.2, Thm 3.1), and
   their bootstrap summaries.
 - :mod:`.fixed_point` — one noisy trial at its self-consistent fixed point (the explorer's numbers).

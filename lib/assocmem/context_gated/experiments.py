@@ -1,8 +1,8 @@
-"""Memory sampling, noisy cues and the separation experiment (paper App. D.1, Fig. 2).
+"""The relaxed gate-retrieval dynamics and the separation experiment (paper App. D.1, Fig. 2).
 
-The phase transitions are in :mod:`assocmem.context_gated.transitions`. Every choice the paper
-leaves open is a named argument with the default used in chapter 5, which states them as
-reconstructions.
+The trials come from :mod:`assocmem.context_gated.instances`; the phase transitions are in
+:mod:`assocmem.context_gated.transitions`. Every choice the paper leaves open is a named argument
+with the default used in chapter 5, which states them as reconstructions.
 """
 
 from __future__ import annotations
@@ -13,255 +13,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import torch
-from numpy.typing import ArrayLike
 from tqdm.auto import tqdm
 
-from assocmem._validate import (
-    as_float_array,
-    check_finite_array,
-    check_int,
-    check_real,
-    check_tensor,
-)
-from assocmem.context_gated.theory import alpha_crit, first_order_scores, gate_matrix
-from assocmem.device import get_device, make_generator
-from assocmem.pages import glue_key
-from assocmem.stats import Estimate, rate, wilson_interval
+from assocmem._validate import check_grid, check_int, check_real, check_tensor
+from assocmem.context_gated.instances import cued_trials, grid_index, grid_label
+from assocmem.context_gated.theory import first_order_scores
+from assocmem.device import get_device
+from assocmem.estimate import Estimate
+from assocmem.stats import rate, wilson_interval
 
 __all__ = [
-    "NOISE_NORMS",
-    "grid_index",
-    "grid_label",
-    "sample_memories",
-    "sample_clustered_memories",
-    "noisy_cue",
     "relax_gate_retrieval",
     "SeparationResult",
     "separation_experiment",
 ]
-
-NOISE_NORMS = ("per_component", "unit")
-
-
-def grid_index(grid: ArrayLike, value: float, name: str) -> int:
-    """Index of ``value`` on a result's grid (λ, σ_q, α): the lookup by label of the summaries.
-
-    Parameters
-    ----------
-    grid : array_like, shape (K,)
-        The grid values (e.g. a result's ``lambdas``).
-    value : float
-        The value to find (compared with ``numpy.isclose``, rtol 1e-9, atol 1e-12).
-    name : str
-        The argument's name, for the error message.
-
-    Returns
-    -------
-    int
-        The first index ``i`` with ``grid[i]`` close to ``value``.
-
-    Raises
-    ------
-    TypeError
-        If ``value`` is not a real number.
-    ValueError
-        If ``value`` is not on the grid (the message lists the grid).
-
-    Examples
-    --------
-    >>> grid_index([0.0, 4.0, 16.0], 16, "lam")
-    2
-    """
-    v = check_real(name, value)
-    g = check_finite_array("grid", grid, ndim=1)
-    hit = np.nonzero(np.isclose(g, v, rtol=1e-9, atol=1e-12))[0]
-    if hit.size == 0:
-        allowed = [float(x) for x in g]
-        raise ValueError(f"{name} must be one of the grid's values {allowed}, got {value}")
-    return int(hit[0])
-
-
-def grid_label(value: float) -> str:
-    """Label of a grid value in a summary's keys: :func:`assocmem.pages.glue_key` of it.
-
-    Parameters
-    ----------
-    value : float
-        A grid value (λ, σ_q, α, a level); the point is written ``p``, a minus sign ``m``, so
-        no two values share a label (1.5 -> ``"1p5"``, 15 -> ``"15"``).
-
-    Returns
-    -------
-    str
-        E.g. 0.5 -> ``"0p5"``, 16.0 -> ``"16"``, 1.1 -> ``"1p1"``, 0.95 -> ``"0p95"``.
-
-    Examples
-    --------
-    >>> grid_label(0.5), grid_label(16.0), grid_label(2)
-    ('0p5', '16', '2')
-    """
-    return glue_key(check_real("value", value))
-
-
-def sample_memories(
-    N: int, d: int, *, seed: int | torch.Generator = 0, dtype: torch.dtype = torch.float64
-) -> torch.Tensor:
-    """Draw N unit-norm memories in R^d: ζ ~ N(0, I_d), then normalised (paper App. D.1).
-
-    Parameters
-    ----------
-    N : int
-        Number of memories, >= 2.
-    d : int
-        Dimension, >= 1.
-    seed : int or torch.Generator
-        Seed (or generator, see :func:`assocmem.device.make_generator`) of the draw.
-    dtype : torch.dtype
-        Output dtype (drawn and normalised in float64, then cast).
-
-    Returns
-    -------
-    torch.Tensor, shape (N, d), ``dtype``, on the CPU
-        One memory per row, each of unit Euclidean norm.
-
-    Raises
-    ------
-    TypeError
-        If N, d or seed is not an integer (or seed not a generator).
-    ValueError
-        If N < 2 or d < 1.
-    """
-    check_int("N", N, 2)
-    check_int("d", d, 1)
-    z = torch.randn(N, d, generator=make_generator(seed), dtype=torch.float64)
-    return (z / z.norm(dim=1, keepdim=True)).to(dtype)
-
-
-def sample_clustered_memories(
-    N: int,
-    d: int,
-    *,
-    trials: int | None = None,
-    centroid_norm: float = 2.0,
-    spread: float = 0.3,
-    seed: int | torch.Generator = 0,
-    dtype: torch.dtype = torch.float64,
-) -> torch.Tensor:
-    """One tight cluster of unit-norm memories: ζ^μ = g + spread·ξ^μ, normalised (App. D.2).
-
-    Parameters
-    ----------
-    N, d : int
-        Number and dimension of the memories.
-    trials : int, optional
-        Draw this many independent memory sets (leading batch axis).
-    centroid_norm : float
-        Norm of the random centroid g (default 2, as in the paper).
-    spread : float
-        Scale of the i.i.d. N(0, I_d) offsets ξ^μ (default 0.3, as in the paper).
-    seed : int or torch.Generator
-        Seed or generator of the draw (centroids first, then offsets).
-    dtype : torch.dtype
-        Output dtype (drawn in float64, then cast).
-
-    Returns
-    -------
-    torch.Tensor, shape (N, d) or (trials, N, d), ``dtype``, on the CPU
-        Unit-norm memories (rows).
-
-    Raises
-    ------
-    TypeError
-        If a size or the seed has the wrong type.
-    ValueError
-        On out-of-range sizes or scales.
-    """
-    check_int("N", N, 2)
-    check_int("d", d, 1)
-    cn = check_real("centroid_norm", centroid_norm, low=0.0, strict=False)
-    sp = check_real("spread", spread, low=0.0, strict=True)
-    g = make_generator(seed)
-    T = 1 if trials is None else check_int("trials", trials, 1)
-    cent = torch.randn(T, 1, d, generator=g, dtype=torch.float64)
-    cent = cn * cent / cent.norm(dim=-1, keepdim=True)
-    z = cent + sp * torch.randn(T, N, d, generator=g, dtype=torch.float64)
-    z = (z / z.norm(dim=-1, keepdim=True)).to(dtype)
-    return z[0] if trials is None else z
-
-
-def noisy_cue(
-    memory: torch.Tensor,
-    sigma: float | Sequence[float] | np.ndarray,
-    *,
-    seed: int | torch.Generator = 0,
-    n: int | None = None,
-    noise: str = "unit",
-) -> torch.Tensor:
-    """Return a noisy cue of stored patterns: ζ + σ ε/√d (``"unit"``) or ζ + σ ε, ε ~ N(0, I_d).
-
-    The one place where the book builds the noisy query q = ζ^μ + σ_q ε and context
-    c = ζ^μ + σ_c η of chapter 5. The noise is drawn as ``torch.randn(..., d)`` in float64 from
-    the generator, once per call, and the same draw serves every level of ``sigma`` (common random
-    numbers); with ``noise="unit"`` the cue is computed as ``memory + sigma * eps / sqrt(d)``.
-
-    Parameters
-    ----------
-    memory : torch.Tensor, shape (d,) or (B, d)
-        The pattern(s) ζ to corrupt (e.g. ``Z[0]`` or ``Z[targets]``).
-    sigma : float or 1-D sequence of float
-        Noise level(s) σ >= 0. A sequence of S levels adds a leading axis of length S.
-    seed : int or torch.Generator
-        Seed or generator of the draw (pass a generator to draw several cues from one stream).
-    n : int, optional
-        Number of independent cues of a single pattern (``memory`` of shape (d,)): output (n, d).
-    noise : {"unit", "per_component"}
-        ε ~ N(0, I_d)/√d (norm ≈ 1, the book's convention for random vectors) or N(0, I_d)
-        (norm ≈ √d). The paper does not say which (reconstruction choice, see chapter 5).
-
-    Returns
-    -------
-    torch.Tensor, float64, on the CPU
-        Shape ``memory.shape`` (or (n, d)), with a leading (S,) axis when ``sigma`` is a sequence.
-
-    Raises
-    ------
-    TypeError
-        If ``memory`` is not a torch tensor, or ``n``/``seed`` has the wrong type.
-    ValueError
-        If ``memory`` is not 1-D or 2-D, ``n`` is given with a 2-D ``memory`` or is < 1, a σ is
-        negative or not finite, or ``noise`` is unknown.
-
-    Notes
-    -----
-    Paper App. D.1 (q = ζ^μ + σ_q ε, c = ζ^μ + σ_c η); the noise scale is a reconstruction.
-    """
-    if not isinstance(memory, torch.Tensor):
-        raise TypeError(f"memory must be a torch tensor, got {type(memory).__name__}")
-    if memory.ndim not in (1, 2):
-        raise ValueError(f"memory must have shape (d,) or (B, d), got {tuple(memory.shape)}")
-    check_tensor("memory", memory)
-    if noise not in NOISE_NORMS:
-        raise ValueError(f"noise must be one of {NOISE_NORMS}, got {noise!r}")
-    shape = tuple(memory.shape)
-    if n is not None:
-        if memory.ndim != 1:
-            raise ValueError("n is only allowed with a single pattern (memory of shape (d,))")
-        shape = (check_int("n", n, 1), *shape)
-    d = shape[-1]
-    if isinstance(sigma, (int, float, np.integer, np.floating)):
-        sig: float | torch.Tensor = check_real("sigma", sigma, low=0.0)
-    else:
-        arr = as_float_array(sigma, "sigma")
-        if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr < 0):
-            raise ValueError(
-                "sigma must be a number or a non-empty 1-D sequence of finite values >= 0"
-            )
-        sig = torch.as_tensor(arr).view(-1, *([1] * len(shape)))
-    eps = torch.randn(*shape, generator=make_generator(seed), dtype=torch.float64)
-    zeta = memory.detach().to(dtype=torch.float64, device="cpu")
-    if noise == "unit":
-        return zeta + sig * eps / math.sqrt(d)
-    return zeta + sig * eps
 
 
 def relax_gate_retrieval(
@@ -593,38 +358,17 @@ def separation_experiment(
     ValueError
         On out-of-range arguments (including α >= α_crit, where A(α) is not positive definite).
     """
-    N = check_int("N", N, 2)
-    d = check_int("d", d, 1)
-    trials = check_int("trials", trials, 1)
     be = check_real("beta", beta, low=0.0, strict=True)
-    al = check_real("alpha", alpha, low=0.0, strict=False)
-    sc = check_real("sigma_c", sigma_c, low=0.0, strict=False)
     for name, value in (("dt", dt), ("kappa", kappa), ("t_end", t_end)):
         check_real(name, value, low=0.0, strict=True)
-    if noise not in NOISE_NORMS:
-        raise ValueError(f"noise must be one of {NOISE_NORMS}, got {noise!r}")
-    sq = np.linspace(0.0, 3.0, 12) if sigma_q is None else as_float_array(sigma_q, "sigma_q")
-    if sq.ndim != 1 or sq.size == 0 or not np.all(np.isfinite(sq)) or np.any(sq < 0):
-        raise ValueError("sigma_q must be a non-empty 1-D sequence of finite values >= 0")
-    lam_arr = as_float_array(lambdas, "lambdas")
-    if (
-        lam_arr.ndim != 1
-        or lam_arr.size == 0
-        or not np.all(np.isfinite(lam_arr))
-        or np.any(lam_arr < 0)
-    ):
-        raise ValueError("lambdas must be a non-empty 1-D sequence of finite values >= 0")
+    lam_arr = check_grid("lambdas", lambdas)
     dev = get_device(device)
-    g = make_generator(seed)
-    Z64 = sample_memories(N, d, seed=g)
-    A64 = gate_matrix(Z64, al)
-    if float(torch.linalg.eigvalsh(A64)[0]) <= 0:
-        raise ValueError(f"alpha={alpha} is not below alpha_crit={alpha_crit(Z64):.3g}")
-    target = torch.randint(0, N, (trials,), generator=g)
-    zt = Z64[target]
-    # query at every sigma_q level from one noise draw (common random numbers), then the context
-    q_all = noisy_cue(zt, sq, seed=g, noise=noise)  # (S, T, d)
-    c = noisy_cue(zt, sc, seed=g, noise=noise).to(dtype=dtype, device=dev)
+    sq = np.linspace(0.0, 3.0, 12) if sigma_q is None else sigma_q
+    cued = cued_trials(N, d, alpha, sigma_c, sq, trials, noise=noise, seed=seed)
+    sq = cued.sigma_q
+    Z64, A64, target, q_all = cued.Z, cued.A, cued.target, cued.queries
+    N, trials = Z64.shape[0], target.numel()
+    c = cued.context.to(dtype=dtype, device=dev)
     Z = Z64.to(dtype=dtype, device=dev)
     A = A64.to(dtype=dtype, device=dev)
     tgt = target.to(dev)
@@ -655,19 +399,6 @@ def separation_experiment(
         ptgt[li] = p_t.reshape(S, trials).float().cpu().numpy()
     se = np.sqrt(acc * (1 - acc) / trials)
     ci_low, ci_high = wilson_interval(np.rint(acc * trials), trials)
-    params = {
-        "N": N,
-        "d": d,
-        "beta": be,
-        "alpha": al,
-        "sigma_c": sc,
-        "trials": trials,
-        "noise": noise,
-        "feedback": feedback,
-        "dt": dt,
-        "kappa": kappa,
-        "t_end": t_end,
-        "seed": seed,
-        "max_polish_residual": max_res,
-    }
+    params = {**cued.settings, "beta": be, "feedback": feedback, "dt": dt, "kappa": kappa,
+              "t_end": t_end, "seed": seed, "max_polish_residual": max_res}  # fmt: skip
     return SeparationResult(sq, lam_arr, acc, se, delta, ptgt, params, ci_low, ci_high)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import torch
 
 from assocmem._validate import check_int, check_real
-from assocmem.context_gated.experiments import noisy_cue, sample_memories
+from assocmem.context_gated.instances import noisy_cue, sample_memories
 from assocmem.context_gated.theory import (
     contraction_constant,
     decompose_fixed_point,
@@ -73,9 +73,9 @@ def fixed_point_trial(
 ) -> FixedPointTrial:
     """Self-consistent fixed point of one noisy retrieval trial, split into its three terms.
 
-    Memories from :func:`~assocmem.context_gated.experiments.sample_memories`; target μ = 0;
+    Memories from :func:`~assocmem.context_gated.instances.sample_memories`; target μ = 0;
     q = ζ⁰ + noise·ε, c = ζ⁰ + σ_c η with ε, η ~ N(0, I_d/d)
-    (:func:`~assocmem.context_gated.experiments.noisy_cue`, query first); the fixed point of
+    (:func:`~assocmem.context_gated.instances.noisy_cue`, query first); the fixed point of
     eq. ``eq-cg-fixed-point`` iterated from the first-order scores, decomposed by
     :func:`~assocmem.context_gated.theory.decompose_fixed_point` (paper Thm 3.4).
 

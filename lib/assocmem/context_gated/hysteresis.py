@@ -16,8 +16,15 @@ import numpy as np
 import pandas as pd
 import torch
 
-from assocmem._validate import as_float_array, check_broadcast, check_int, check_real, check_tensor
-from assocmem.context_gated.experiments import grid_label, sample_clustered_memories
+from assocmem._validate import (
+    as_float_array,
+    check_broadcast,
+    check_grid,
+    check_int,
+    check_real,
+    check_tensor,
+)
+from assocmem.context_gated.instances import grid_label, sample_clustered_memories
 from assocmem.context_gated.theory import (
     competition_spectrum,
     coupled_alpha_crit,
@@ -25,7 +32,8 @@ from assocmem.context_gated.theory import (
     gate_inverse,
 )
 from assocmem.device import make_generator
-from assocmem.stats import Estimate, bootstrap_interval, render
+from assocmem.estimate import Estimate, render
+from assocmem.stats import bootstrap_interval
 from assocmem.streams import Seed, as_seed_sequence, child
 
 __all__ = ["fixed_point_energy", "map_jacobian_radius", "HysteresisResult", "hysteresis_sweep"]
@@ -480,7 +488,7 @@ def hysteresis_sweep(
 
     The map of App. D.3 (eq. ``eq-cg-fixed-point``), r ← λA⁻¹u + λ²A⁻¹softmax(βr) with
     u = (1/N)·1 and b = 0, on clustered
-    memory sets (:func:`~assocmem.context_gated.experiments.sample_clustered_memories`, as for
+    memory sets (:func:`~assocmem.context_gated.instances.sample_clustered_memories`, as for
     :func:`~assocmem.context_gated.transitions.gate_transition`). Three protocols per (λ, set):
 
     - up: at the smallest α start from r ~ N(0, σ_init² I), then start each next α from the
@@ -528,9 +536,7 @@ def hysteresis_sweep(
         or a[-1] >= 1
     ):
         raise ValueError("alphas must be increasing values in [0, 1), at least two")
-    lam_arr = as_float_array(lambdas, "lambdas")
-    if lam_arr.ndim != 1 or lam_arr.size == 0 or not np.all(np.isfinite(lam_arr)):
-        raise ValueError("lambdas must be a non-empty 1-D sequence of finite values > 0")
+    lam_arr = check_grid("lambdas", lambdas)
     if np.any(lam_arr <= 0):
         raise ValueError("lambdas must be > 0 (λ = 0 has no retrieval feedback)")
     N = check_int("N", N, 2)

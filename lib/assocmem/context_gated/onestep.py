@@ -19,21 +19,16 @@ from numpy.typing import ArrayLike, NDArray
 from assocmem._validate import (
     as_float_array,
     check_finite_array,
+    check_grid,
     check_index_array,
     check_int,
     check_real,
     check_tensor,
 )
-from assocmem.context_gated.experiments import (
-    NOISE_NORMS,
-    grid_index,
-    grid_label,
-    noisy_cue,
-    sample_memories,
-)
-from assocmem.context_gated.theory import first_order_scores, gate_fixed_point, gate_matrix
-from assocmem.device import make_generator
-from assocmem.stats import Estimate, bootstrap_interval
+from assocmem.context_gated.instances import cued_trials, grid_index, grid_label
+from assocmem.context_gated.theory import first_order_scores, gate_fixed_point
+from assocmem.estimate import Estimate
+from assocmem.stats import bootstrap_interval
 from assocmem.streams import Seed, as_seed_sequence, child
 
 __all__ = [
@@ -256,7 +251,7 @@ def one_step_experiment(
 
     Same protocol as :func:`~assocmem.context_gated.experiments.separation_experiment` (one memory
     set per call, target μ uniform, q = ζ^μ + σ_q ε, c = ζ^μ + σ_c η through
-    :func:`~assocmem.context_gated.experiments.noisy_cue`, u = Z c): the gates are s = A(α)⁻¹u
+    :func:`~assocmem.context_gated.instances.noisy_cue`, u = Z c): the gates are s = A(α)⁻¹u
     (:func:`~assocmem.context_gated.theory.gate_fixed_point`), the scores the first-order
     r = b + λ s (:func:`~assocmem.context_gated.theory.first_order_scores`), and one read-out
     q' = Zᵀ softmax(β r) (eq. ``eq-cg-mhn``). Float64 throughout.
@@ -289,28 +284,11 @@ def one_step_experiment(
     TypeError, ValueError
         On out-of-range arguments, or α with A(α) not positive definite.
     """
-    N = check_int("N", N, 2)
-    d = check_int("d", d, 1)
-    trials = check_int("trials", trials, 1)
     be = check_real("beta", beta, low=0.0, strict=True)
-    al = check_real("alpha", alpha, low=0.0)
-    sc = check_real("sigma_c", sigma_c, low=0.0)
-    if noise not in NOISE_NORMS:
-        raise ValueError(f"noise must be one of {NOISE_NORMS}, got {noise!r}")
-    sq = as_float_array(sigma_q, "sigma_q")
-    lam_arr = as_float_array(lambdas, "lambdas")
-    for name, arr in (("sigma_q", sq), ("lambdas", lam_arr)):
-        if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr < 0):
-            raise ValueError(f"{name} must be a non-empty 1-D sequence of finite values >= 0")
-    g = make_generator(seed)
-    Z = sample_memories(N, d, seed=g)
-    A = gate_matrix(Z, al)
-    if float(torch.linalg.eigvalsh(A)[0]) <= 0:
-        raise ValueError(f"alpha={alpha} makes A(alpha) indefinite (alpha >= alpha_crit)")
-    target = torch.randint(0, N, (trials,), generator=g)
-    zt = Z[target]
-    q = noisy_cue(zt, sq, seed=g, noise=noise)  # (S, T, d)
-    c = noisy_cue(zt, sc, seed=g, noise=noise)  # (T, d)
+    lam_arr = check_grid("lambdas", lambdas)
+    cued = cued_trials(N, d, alpha, sigma_c, sigma_q, trials, noise=noise, seed=seed)
+    Z, A, target, q, c = cued.Z, cued.A, cued.target, cued.queries, cued.context
+    zt, sq, trials = Z[target], cued.sigma_q, target.numel()
     u = c @ Z.T  # (T, N) context inputs
     s = gate_fixed_point(u, A)  # (T, N), s = A⁻¹u
     L, S = lam_arr.size, sq.size
@@ -325,8 +303,7 @@ def one_step_experiment(
                 out[k][li, si] = gaps[k].numpy()
             out["err"][li, si] = (q1 - zt).norm(dim=1).numpy()
             out["pt"][li, si] = torch.softmax(be * r, dim=-1)[torch.arange(trials), target].numpy()
-    params = {"N": N, "d": d, "beta": be, "alpha": al, "sigma_c": sc, "trials": trials,
-              "noise": noise, "seed": seed}  # fmt: skip
+    params = {**cued.settings, "beta": be, "seed": seed}
     return OneStepResult(
         lam_arr,
         sq,

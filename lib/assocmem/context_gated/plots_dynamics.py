@@ -16,6 +16,7 @@ from assocmem.context_gated.hysteresis import HysteresisResult
 from assocmem.context_gated.onestep import OneStepResult, OneStepSummary, one_step_error_bound
 from assocmem.context_gated.plots import even_subsample
 from assocmem.context_gated.winner import WinnerTimeResult
+from assocmem.estimate import Estimate
 from assocmem.plotting import (
     color,
     finish,
@@ -25,7 +26,7 @@ from assocmem.plotting import (
     sim_points,
     theory_line,
 )
-from assocmem.stats import Estimate, wilson_interval
+from assocmem.stats import wilson_interval
 
 __all__ = ["plot_one_step", "plot_winner_time", "plot_hysteresis"]
 

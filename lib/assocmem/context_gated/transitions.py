@@ -14,15 +14,22 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from assocmem._validate import as_float_array, check_broadcast, check_int, check_real, check_tensor
-from assocmem.context_gated.experiments import grid_label, sample_clustered_memories
+from assocmem._validate import (
+    check_broadcast,
+    check_grid,
+    check_int,
+    check_real,
+    check_tensor,
+)
+from assocmem.context_gated.instances import grid_label, sample_clustered_memories
 from assocmem.context_gated.theory import (
     alpha_crit_of_spectrum,
     competition_spectrum,
     gate_eigenvalues,
 )
 from assocmem.device import get_device, make_generator
-from assocmem.stats import Estimate, crossing
+from assocmem.estimate import Estimate
+from assocmem.stats import crossing
 
 __all__ = [
     "gate_state",
@@ -185,10 +192,7 @@ class GateTransitionResult:
 
 
 def _alpha_grid(alphas: Sequence[float] | np.ndarray) -> np.ndarray:
-    a = as_float_array(alphas, "alphas")
-    if a.ndim != 1 or a.size == 0 or not np.all(np.isfinite(a)) or np.any(a < 0):
-        raise ValueError("alphas must be a non-empty 1-D sequence of finite values >= 0")
-    return a
+    return check_grid("alphas", alphas)
 
 
 def _clustered_competition(

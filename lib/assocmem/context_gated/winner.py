@@ -16,11 +16,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from assocmem._validate import as_float_array, check_int, check_real, check_tensor
-from assocmem.context_gated.experiments import grid_index, grid_label, sample_clustered_memories
+from assocmem._validate import as_float_array, check_grid, check_int, check_real, check_tensor
+from assocmem.context_gated.instances import grid_index, grid_label, sample_clustered_memories
 from assocmem.context_gated.theory import as_memories, gate_matrix, gram, retrieval_threshold
 from assocmem.device import make_generator
-from assocmem.stats import Estimate, bootstrap_interval, crossing
+from assocmem.estimate import Estimate
+from assocmem.stats import bootstrap_interval, crossing
 from assocmem.streams import Seed, child
 
 __all__ = [
@@ -157,11 +158,11 @@ def predicted_winner_time(
     Paper Thm 3.3 (ii), Eq. 47 (κ not recovered; the O(1) term is dropped). Reconstruction, see
     chapter 5, eq. ``eq-cg-tstar``.
     """
-    al = np.atleast_1d(as_float_array(alphas, "alphas"))
-    if al.ndim != 1 or al.size == 0 or not np.all(np.isfinite(al)) or np.any(al < 0):
-        raise ValueError(
-            "alphas must be a number or a non-empty 1-D sequence of finite values >= 0"
-        )
+    al = check_grid(
+        "alphas",
+        np.atleast_1d(as_float_array(alphas, "alphas")),
+        what="a number or a non-empty 1-D sequence",
+    )
     be = check_real("beta", beta, low=0.0, strict=True)
     dl = check_real("delta", delta, low=0.0, strict=True)
     ts = check_real("tau_s", tau_s, low=0.0, strict=True)
@@ -358,9 +359,7 @@ def winner_time_experiment(
     -----
     Measures the t* that eq. ``eq-cg-tstar`` predicts (:func:`predicted_winner_time`).
     """
-    a = as_float_array(alphas, "alphas")
-    if a.ndim != 1 or a.size == 0 or not np.all(np.isfinite(a)) or np.any(a < 0):
-        raise ValueError("alphas must be a non-empty 1-D sequence of finite values >= 0")
+    a = check_grid("alphas", alphas)
     N = check_int("N", N, 2)
     d = check_int("d", d, 1)
     T = check_int("trials", trials, 1)

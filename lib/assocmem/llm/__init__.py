@@ -10,7 +10,7 @@ Import from the modules (the package re-exports nothing). They import downward o
 - :mod:`.data` -- the tasks: local files, the hub at pinned revisions, or the examples.
 - :mod:`.prompts` -- prompt design: templates, query splits, demonstration prefixes, token ids.
 - :mod:`.states` -- hidden states of prompts (batched, on shared prefixes) and their disk cache.
-- :mod:`.evaluation` -- paired comparisons (an :class:`~assocmem.stats.Estimate` of the
+- :mod:`.evaluation` -- paired comparisons (an :class:`~assocmem.estimate.Estimate` of the
   difference) and the linear probe.
 - :mod:`.probes` -- logit lens, N_eff, context vectors, additive score, LAMA.
 - :mod:`.claims` -- the paper's claims as typed estimates, each verdict from the one rule.

@@ -32,15 +32,14 @@ from pathlib import Path
 
 import numpy as np
 
-from .._validate import check_directory, check_int
-from ..stats import Estimate
-from .data import load_task
-from .experiments import run_classification, run_lama
-from .models import load_model
-from .plots import plot_accuracies, plot_additive, plot_lama, plot_neff, plot_probe
-from .prompts import make_split
-from .protocol import Chapter6Protocol
-from .registry import MODELS, PAPER_MODEL, STANDIN
+from assocmem._validate import check_directory, check_int
+from assocmem.estimate import Estimate
+from assocmem.llm.data import load_task
+from assocmem.llm.experiments import protocol_split, run_protocol_lama, run_protocol_task
+from assocmem.llm.models import load_model
+from assocmem.llm.plots import plot_accuracies, plot_additive, plot_lama, plot_neff, plot_probe
+from assocmem.llm.protocol import Chapter6Protocol
+from assocmem.llm.registry import MODELS, PAPER_MODEL, STANDIN
 
 __all__ = ["main", "build_parser", "protocol_from_args"]
 
@@ -162,18 +161,9 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
                                   "protocol": proto.as_dict()}  # fmt: skip
     results = []
     for name in proto.tasks:
-        n_ctx, n_sel, n_test = proto.split_sizes(lm.name, name)
         task = load_task(name)
-        k = proto.shots[name]
-        per_class = proto.pool(name) // len(task.label_words)
-        split = make_split(task, n_ctx=n_ctx, n_sel=n_sel, n_test=n_test,
-                           n_pool=proto.pool(name), pool_per_class=per_class, seed=proto.seed,
-                           stratify=name == "ag_news")  # fmt: skip
-        res = run_classification(lm, task, split, ks=(k,), n_prefixes=proto.n_sets,
-                                 lambdas=proto.lambdas, layers=layers,
-                                 chat=MODELS[lm.name].instruct, n_chat=proto.n_chat,
-                                 seed=proto.seed, batch_size=proto.batch_size,
-                                 max_tokens=proto.tokens(lm.name), one_shot=True)  # fmt: skip
+        split = protocol_split(task, lm.name, proto)
+        res = run_protocol_task(lm, task, split, proto)
         results.append(res)
         summary[name] = {
             "data": Path(task.source).name,
@@ -185,7 +175,7 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
             },
             "rates": _jsonable(res.rates()),
             "icl_per_set": _jsonable(res.per_set()),
-            "claims": _jsonable(res.claims(proto.collapse_mass).summary()),
+            "claims": _jsonable(res.claims().summary()),
             "comparisons": _jsonable(res.comparisons()),
             "chosen": _jsonable(res.chosen),
             "acc_sel": _jsonable(res.acc_sel),
@@ -194,14 +184,11 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
             "alignment": _jsonable(res.probe.alignment_mean_ci[0]) if res.probe else None,
         }
         print(name, {k: str(v) for k, v in res.rates().items()})
-    lama = run_lama(lm, load_task("lama_p36"), k=proto.lama_k, lambdas=proto.lama_lambdas,
-                    layers=proto.lama_layers(lm.n_layers), n_prefixes=proto.n_sets,
-                    n_queries=proto.lama_n, batch_size=proto.batch_size,
-                    max_tokens=proto.tokens(lm.name), seed=proto.seed)  # fmt: skip
+    lama = run_protocol_lama(lm, load_task("lama_p36"), proto)
     summary["lama_p36"] = {
         "counts": lama.counts,
         "rates": _jsonable(lama.rates()),
-        "paired": _jsonable(lama.paired(proto.late).summary()),
+        "paired": _jsonable(lama.paired().summary()),
         "effect": _jsonable(lama.effect),
     }
     (out / "results.json").write_text(json.dumps(summary, indent=1))

@@ -1,8 +1,8 @@
 """The paper's claims on one task and on LAMA: typed estimates, each with its verdict.
 
-Every verdict here comes from :func:`assocmem.stats.verdict` (strict inequalities: an interval
+Every verdict here comes from :func:`assocmem.estimate.verdict` (strict inequalities: an interval
 with an end exactly on the reference resolves nothing), so the words are the enum's
-(:class:`assocmem.stats.Verdict`: "above", "below", "not resolved").
+(:class:`assocmem.estimate.Verdict`: "above", "below", "not resolved").
 
 Derived verdicts are built from the verdicts of the intervals they summarise, never from an
 interval of their own, so that one table cannot call one piece of evidence two ways:
@@ -30,9 +30,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._validate import check_fraction
-from ..stats import Estimate, Verdict, render, verdict
-from .evaluation import SetBootstrap
+from assocmem._validate import check_fraction
+from assocmem.estimate import Estimate, Verdict, render, verdict
+from assocmem.llm.evaluation import SetBootstrap
 
 __all__ = [
     "ClassificationClaims",
@@ -42,14 +42,9 @@ __all__ = [
     "against",
     "ClaimRow",
     "classification_claims",
-    "NOT_TESTABLE",
     "collapse_reading",
     "READINGS",
 ]
-
-#: The share's verdict where ICL's gain is not above zero (nothing to recover).
-NOT_TESTABLE = "not testable"
-
 
 #: What a model-task pair's collapse onto the labels says about the paper's reading (better
 #: retrieval), by the verdict of ICL's gain over zero-shot; the last: the mass did not collapse.
@@ -125,10 +120,11 @@ def share_verdict(
 def share_words(pair: tuple[Verdict, Verdict] | None) -> str:
     """Write :func:`share_verdict` in the enum's words: ``"above 0, below 1"``.
 
-    ``"not resolved vs 1"`` for an unresolved end; :data:`NOT_TESTABLE` for None.
+    ``"not resolved vs 1"`` for an unresolved end; ``Verdict.NOT_TESTABLE``'s words for None
+    (ICL's gain is not above zero: nothing to recover).
     """
     if pair is None:
-        return NOT_TESTABLE
+        return str(Verdict.NOT_TESTABLE)
     return f"{against(pair[0], 0)}, {against(pair[1], 1)}"
 
 
@@ -193,7 +189,7 @@ class ClassificationClaims:
                 if getattr(self, name) is not None}  # fmt: skip
 
     def verdicts(self) -> dict[str, Verdict]:
-        """Return each difference's verdict against 0 (:func:`assocmem.stats.verdict`)."""
+        """Return each difference's verdict against 0 (:func:`assocmem.estimate.verdict`)."""
         return {name: verdict(e) for name, e in self.differences().items()}
 
     @property
@@ -244,7 +240,7 @@ class ClassificationClaims:
                         against(self.collapse, self.collapse_mass))  # fmt: skip
         pair = self.share
         if pair is None:
-            share = [ClaimRow("share of ICL's gain", None, ".2f", NOT_TESTABLE)]
+            share = [ClaimRow("share of ICL's gain", None, ".2f", str(Verdict.NOT_TESTABLE))]
         else:  # the words are the differences'; the interval only where it agrees with them
             share = [ClaimRow("share of ICL's gain", self.shown_share, ".2f",
                               against(pair[0], 0)),

@@ -55,10 +55,9 @@ from pathlib import Path
 import numpy as np
 
 from assocmem._validate import check_directory, check_int
+from assocmem.llm.examples import EXAMPLES
+from assocmem.llm.models import hub_reachable
 from assocmem.streams import Seed, as_seed_sequence, child, numpy_rng
-
-from .examples import EXAMPLES
-from .models import hub_reachable
 
 __all__ = [
     "Task",

@@ -1,7 +1,7 @@
 """Paired comparisons of two methods on the same queries, and the linear probe of chapter 6.
 
 A rate with its Wilson interval is :func:`assocmem.stats.rate` (an
-:class:`~assocmem.stats.Estimate`, the book's one value type); a paired comparison
+:class:`~assocmem.estimate.Estimate`, the book's one value type); a paired comparison
 (:func:`paired_comparison`) is the difference of two rates as an Estimate with its
 paired-bootstrap interval, the discordant counts and the exact McNemar p-value.
 
@@ -21,17 +21,8 @@ from scipy import optimize, stats
 from threadpoolctl import threadpool_limits
 
 from assocmem._validate import check_index_array, check_int, check_outcomes
-from assocmem.stats import (
-    Estimate,
-    Verdict,
-    bootstrap_interval,
-    constant_difference,
-    from_draws,
-    render,
-    resample_id,
-    verdict,
-    wilson_interval,
-)
+from assocmem.estimate import Estimate, Verdict, from_draws, render, resample_id, verdict
+from assocmem.stats import bootstrap_interval, constant_difference, wilson_interval
 from assocmem.streams import Seed, as_seed_sequence, child, numpy_rng
 
 __all__ = [
@@ -69,7 +60,7 @@ class PairedComparison:
 
     @property
     def verdict(self) -> Verdict:
-        """Return a against b: :func:`assocmem.stats.verdict` of the difference against 0."""
+        """Return a against b: :func:`assocmem.estimate.verdict` of the difference against 0."""
         return verdict(self.difference)
 
     def summary(self) -> dict[str, Estimate | Verdict | float | int]:
@@ -284,7 +275,7 @@ class SetBootstrap:
     means : dict of str to numpy.ndarray, shape (B,)
         Each column's mean on every draw.
     resample : str or None
-        :func:`assocmem.stats.resample_id` of the draws (which queries each took), carried by
+        :func:`assocmem.estimate.resample_id` of the draws (which queries each took), carried by
         every estimate made here.
     """
 

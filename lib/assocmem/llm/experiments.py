@@ -14,17 +14,17 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import torch
 
-from .._validate import check_index_array, check_int
-from ..streams import as_seed_sequence, child, numpy_rng
-from .data import Task
-from .evaluation import label_alignment, probe_accuracy
-from .models import LanguageModel, weights_digest
-from .probes import (
+from assocmem._validate import check_index_array, check_int
+from assocmem.llm.data import Task
+from assocmem.llm.evaluation import label_alignment, probe_accuracy
+from assocmem.llm.models import LanguageModel, weights_digest
+from assocmem.llm.probes import (
     additive_accuracy,
     additive_logits,
     context_vector,
@@ -34,14 +34,27 @@ from .probes import (
     layer_profile,
     log_partition,
 )
-from .prompts import DemoPrefixes, Split, chat_text, demo_prefixes, first_demos, prompt_ids
-from .protocol import Chapter6Protocol, default_layers
-from .results import LamaResult, ProbeResult, TaskResult
-from .states import PromptStates, prompt_states, uses_cache
+from assocmem.llm.prompts import (
+    DemoPrefixes,
+    Split,
+    chat_text,
+    demo_prefixes,
+    first_demos,
+    make_split,
+    prompt_ids,
+)
+from assocmem.llm.protocol import Chapter6Protocol, default_layers
+from assocmem.llm.registry import MODELS
+from assocmem.llm.results import LamaResult, ProbeResult, TaskResult
+from assocmem.llm.states import PromptStates, prompt_states, uses_cache
+from assocmem.streams import as_seed_sequence, child, numpy_rng
 
 __all__ = [
     "run_classification",
     "run_lama",
+    "protocol_split",
+    "run_protocol_task",
+    "run_protocol_lama",
     "select_additive",
     "calibrated_predict",
     "lama_target_stats",
@@ -526,3 +539,42 @@ def run_lama(
         n_layers=lm.n_layers,
         sets=sets,
     )
+
+
+def protocol_split(task: Task, model: str, protocol: Chapter6Protocol) -> Split:
+    """Return the protocol's split of ``task`` for ``model``: its sizes, pool and seed.
+
+    The pool holds ``n_sets`` balanced sets of the task's shots; AG-News is stratified.
+    """
+    n_ctx, n_sel, n_test = protocol.split_sizes(model, task.name)
+    pool = protocol.pool(task.name)
+    return make_split(task, n_ctx=n_ctx, n_sel=n_sel, n_test=n_test, n_pool=pool,
+                      pool_per_class=pool // len(task.label_words), seed=protocol.seed,
+                      stratify=task.name == "ag_news")  # fmt: skip
+
+
+def run_protocol_task(
+    lm: LanguageModel, task: Task, split: Split, protocol: Chapter6Protocol
+) -> TaskResult:
+    """Run :func:`run_classification` with the protocol's settings; the result holds the protocol.
+
+    The task's shots, ``n_sets`` sets, the protocol's lambdas and context layers, the seed, the
+    chat template for an instruction-tuned model (``n_chat`` queries), the batch size, the
+    model's token budget, and 1-shot runs.
+    """
+    res = run_classification(
+        lm, task, split, ks=(protocol.shots[task.name],), n_prefixes=protocol.n_sets,
+        lambdas=protocol.lambdas, layers=protocol.layers(lm.n_layers), seed=protocol.seed,
+        chat=MODELS[lm.name].instruct if lm.name in MODELS else False, n_chat=protocol.n_chat,
+        batch_size=protocol.batch_size, max_tokens=protocol.tokens(lm.name), one_shot=True,
+    )  # fmt: skip
+    return replace(res, protocol=protocol)
+
+
+def run_protocol_lama(lm: LanguageModel, task: Task, protocol: Chapter6Protocol) -> LamaResult:
+    """Run :func:`run_lama` with the protocol's settings; the result holds the protocol."""
+    res = run_lama(lm, task, k=protocol.lama_k, lambdas=protocol.lama_lambdas,
+                   layers=protocol.lama_layers(lm.n_layers), n_prefixes=protocol.n_sets,
+                   n_queries=protocol.lama_n, batch_size=protocol.batch_size,
+                   max_tokens=protocol.tokens(lm.name), seed=protocol.seed)  # fmt: skip
+    return replace(res, protocol=protocol)

@@ -21,7 +21,7 @@ from typing import Any
 
 import torch
 
-from .registry import MODELS, STANDIN, GGUFPackage, HubRepo, model_spec
+from assocmem.llm.registry import MODELS, STANDIN, GGUFPackage, HubRepo, model_spec
 
 __all__ = [
     "Loader",

@@ -19,9 +19,9 @@ from typing import Any
 
 import torch
 
-from ..device import get_device
-from .loaders import Loader, hf_token, load_weights, require_transformers
-from .registry import (
+from assocmem.device import get_device
+from assocmem.llm.loaders import Loader, hf_token, load_weights, require_transformers
+from assocmem.llm.registry import (
     MODELS,
     PAPER_MODEL,
     STANDIN,

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
-from assocmem.stats import Estimate, render, wilson_interval
-
-from ..pages import Table, table
-from ..plotting import color, finish, legend_below, new_figure, sim_points
-from .claims import ClaimRow
-from .protocol import Chapter6Protocol
-from .results import LamaResult, TaskResult
+from assocmem.estimate import render
+from assocmem.llm.claims import ClaimRow
+from assocmem.llm.protocol import TASK_TITLES
+from assocmem.llm.results import Chapter6Run, LamaResult, TaskResult
+from assocmem.pages import Table, table
+from assocmem.plotting import color, finish, legend_below, new_figure, sim_points
+from assocmem.stats import wilson_interval
 
 __all__ = [
     "plot_neff",
@@ -25,12 +24,9 @@ __all__ = [
     "plot_lama",
     "results_table",
     "verdict_table",
-    "claim_lines",
     "findings_table",
-    "TASK_TITLES",
+    "claim_lines",
 ]
-
-TASK_TITLES = {"sst2": "SST-2", "ag_news": "AG-News", "trec": "TREC", "lama_p36": "LAMA P36"}
 
 
 def _mean_se(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -336,7 +332,7 @@ def claim_lines(task: str, rows: Sequence[ClaimRow]) -> list[str]:
     -------
     list of str
         One line per row, at most 80 columns: the estimate through
-        :func:`assocmem.stats.render` (``-`` where none is shown, nothing on a row that
+        :func:`assocmem.estimate.render` (``-`` where none is shown, nothing on a row that
         continues the one above), then the row's words.
     """
     lines = []
@@ -347,28 +343,21 @@ def claim_lines(task: str, rows: Sequence[ClaimRow]) -> list[str]:
     return lines
 
 
-def verdict_table(
-    results: Mapping[str, Sequence[TaskResult]],
-    lama: Mapping[str, LamaResult] | None = None,
-    *,
-    protocol: Chapter6Protocol | None = None,
-) -> str:
+def verdict_table(run: Chapter6Run) -> str:
     """Tabulate the paper's claims per model and task: estimate, 95 % interval, verdict.
 
-    Every verdict is :func:`assocmem.stats.verdict` of the row's interval against the reference
+    Every verdict is :func:`assocmem.estimate.verdict` of the row's interval against the reference
     it names (:meth:`.claims.ClassificationClaims.rows`); the share of ICL's gain takes its two
     verdicts from the rows additive - zero-shot and additive - ICL, so no two rows disagree.
 
     Parameters
     ----------
-    results : mapping of model name to sequence of TaskResult
-        With the controls run (:meth:`TaskResult.claims`); keyed by the model that ran.
-    lama : mapping of model name to LamaResult, optional
-        Adds two rows per model: whole-word top-1 after correct minus after wrong demonstrations,
-        and the target probability under the supportive minus the adversarial context vector
-        (:meth:`LamaResult.paired`).
-    protocol : Chapter6Protocol, optional
-        Its ``late`` (the context-vector row) and ``collapse_mass``; default the page's.
+    run : Chapter6Run
+        Its task results (with the controls run, :meth:`TaskResult.claims`), keyed by the model
+        that ran, and its LAMA results, which add two rows per model: whole-word top-1 after
+        correct minus after wrong demonstrations, and the target probability under the
+        supportive minus the adversarial context vector (:meth:`LamaResult.paired`). The run's
+        protocol gives ``late`` (the context-vector row) and ``collapse_mass``.
 
     Returns
     -------
@@ -377,56 +366,19 @@ def verdict_table(
         ``model``); every line at most 80 columns. Intervals: bootstrap over demonstration sets
         (ICL claims), over queries (the context-vector row).
     """
-    proto = Chapter6Protocol() if protocol is None else protocol
+    proto = run.protocol
     rows = []
-    for model, res in results.items():
+    for model, res in run.tasks.items():
         ran = sorted({r.model for r in res}) or [model]
         rows.append(", ".join(ran))
         for r in res:
             task = TASK_TITLES.get(r.task, r.task)
             rows += claim_lines(task, r.claims(proto.collapse_mass).rows())
-        if lama is not None and model in lama:
-            rows += claim_lines("LAMA", lama[model].paired(proto.late).rows())
+        if model in run.lama:
+            rows += claim_lines("LAMA", run.lama[model].paired(proto.late).rows())
     return "\n".join(rows)
 
 
-def findings_table(
-    summaries: Mapping[tuple[str, str], Mapping[str, object]],
-    columns: Mapping[str, str],
-    spec: str = "+.3f",
-) -> Table:
-    """One row per model and task, one column per claim: the estimate and its verdict in words.
-
-    Parameters
-    ----------
-    summaries : mapping of (model, task) to a summary
-        :meth:`TaskResult.summary` per model and task; the keys are written as they are.
-    columns : mapping of str to str
-        Column header -> summary label. An Estimate is written through
-        :func:`assocmem.stats.render` with ``spec``, followed by its verdict ``v_<label>`` where
-        the summary has one; anything else as text.
-    spec : str
-        Format of the estimates.
-
-    Returns
-    -------
-    Table
-        :func:`assocmem.pages.table` of the rows (model, task, then ``columns``).
-
-    Raises
-    ------
-    KeyError
-        If a summary lacks a label of ``columns`` (the message names it).
-    """
-    rows = []
-    for (model, task), summary in summaries.items():
-        row = {"model": model, "task": task}
-        for header, label in columns.items():
-            if label not in summary:
-                raise KeyError(f"the summary of {model}, {task} has no {label!r}")
-            value = summary[label]
-            words = summary.get(f"v_{label}")
-            text = render(value, spec) if isinstance(value, Estimate) else str(value)
-            row[header] = text if words is None else f"{text} {words}"
-        rows.append(row)
-    return table(pd.DataFrame(rows))
+def findings_table(run: Chapter6Run, columns: dict[str, str], spec: str = "+.3f") -> Table:
+    """Show :meth:`Chapter6Run.table` in the book's table style (:func:`assocmem.pages.table`)."""
+    return table(run.table(columns, spec))

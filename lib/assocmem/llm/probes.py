@@ -21,8 +21,7 @@ import torch
 from tqdm.auto import tqdm
 
 from assocmem._validate import check_index_array
-
-from .models import LanguageModel
+from assocmem.llm.models import LanguageModel
 
 __all__ = [
     "final_norm",

@@ -38,10 +38,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from assocmem._validate import check_index_array, check_int
+from assocmem.llm.data import Task
+from assocmem.llm.models import LanguageModel
 from assocmem.streams import Seed, as_seed_sequence, child, numpy_rng
-
-from .data import Task
-from .models import LanguageModel
 
 __all__ = [
     "Split",

@@ -22,10 +22,13 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_int, check_real
-from .registry import MODELS, OFFLINE_BASE, PAPER_MODEL, STANDIN
+from assocmem._validate import check_int, check_real
+from assocmem.llm.registry import MODELS, OFFLINE_BASE, PAPER_MODEL, STANDIN
 
-__all__ = ["Chapter6Protocol", "default_layers"]
+__all__ = ["Chapter6Protocol", "default_layers", "TASK_TITLES"]
+
+#: The tasks' names as the page writes them.
+TASK_TITLES = {"sst2": "SST-2", "ag_news": "AG-News", "trec": "TREC", "lama_p36": "LAMA P36"}
 
 
 def _frozen(mapping: Mapping[str, Any]) -> Mapping[str, Any]:

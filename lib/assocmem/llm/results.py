@@ -4,11 +4,11 @@
 - :class:`TaskResult` -- everything measured on one classification task: per-query outcomes,
   the additive score's grids and choice, the logit-lens profiles; its pooled rates
   (:meth:`TaskResult.rates`) and claims (:meth:`TaskResult.claims`, :mod:`.claims`) are
-  :class:`~assocmem.stats.Estimate` s with a two-stage bootstrap over demonstration sets.
+  :class:`~assocmem.estimate.Estimate` s with a two-stage bootstrap over demonstration sets.
 - :class:`LamaResult` -- LAMA P36: whole-word top-1 rates and the supportive/adversarial effect.
 
 Each result's ``summary()`` maps the labels the page glues to Estimates, Verdicts, numbers and
-text; intervals reach text only through :func:`assocmem.stats.render`.
+text; intervals reach text only through :func:`assocmem.estimate.render`.
 """
 
 from __future__ import annotations
@@ -17,16 +17,27 @@ import functools
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
-from .._validate import check_fraction, check_int, check_real
-from ..stats import Estimate, Verdict, bootstrap_interval, mean_interval, rate, render
-from .claims import ClassificationClaims, LamaClaims, classification_claims
-from .evaluation import PairedComparison, SetBootstrap, paired_comparison, set_bootstrap
-from .probes import LamaEffect
-from .prompts import Split
-from .protocol import Chapter6Protocol
+from assocmem._validate import check_fraction, check_int, check_real
+from assocmem.estimate import Estimate, Verdict, render
+from assocmem.llm.claims import READINGS, ClassificationClaims, LamaClaims, classification_claims
+from assocmem.llm.evaluation import PairedComparison, SetBootstrap, paired_comparison, set_bootstrap
+from assocmem.llm.probes import LamaEffect
+from assocmem.llm.prompts import Split
+from assocmem.llm.protocol import TASK_TITLES, Chapter6Protocol
+from assocmem.llm.registry import MODELS
+from assocmem.stats import bootstrap_interval, mean_interval, rate
 
-__all__ = ["ProbeResult", "TaskResult", "LamaResult", "format_share", "format_words", "order_words"]
+__all__ = [
+    "ProbeResult",
+    "TaskResult",
+    "LamaResult",
+    "Chapter6Run",
+    "format_share",
+    "format_words",
+    "order_words",
+]
 
 #: The page's protocol: the thresholds' defaults.
 _PAGE = Chapter6Protocol()
@@ -211,6 +222,9 @@ class TaskResult:
     correct_one : numpy.ndarray, bool, shape (n_test,) or None
         1-shot ICL, each test query shown the first demonstration of its largest-k set (the
         same sets, so k-shot minus 1-shot is paired query by query); None: not run.
+    protocol : Chapter6Protocol or None
+        The protocol that made the result (:func:`.experiments.run_protocol_task`): its
+        thresholds are those of :meth:`claims` and :meth:`summary`; None: the page's defaults.
     """
 
     task: str
@@ -242,6 +256,7 @@ class TaskResult:
     chat: dict[str, np.ndarray] = field(default_factory=dict)
     extra: dict[str, object] = field(default_factory=dict)
     correct_one: np.ndarray | None = None
+    protocol: Chapter6Protocol | None = None
 
     @property
     def n_test(self) -> int:
@@ -341,18 +356,18 @@ class TaskResult:
             f"additive - {k}-shot ICL": paired_comparison(add, self.correct_icl[k], seed=self.seed),
         }
 
-    def claims(self, collapse_mass: float = _PAGE.collapse_mass) -> ClassificationClaims:
+    def claims(self, collapse_mass: float | None = None) -> ClassificationClaims:
         """Return the paper's claims tested on this task (:func:`.claims.classification_claims`).
 
         Estimates by the two-stage bootstrap over sets (:attr:`bootstrap`), each with its
-        verdict from :func:`assocmem.stats.verdict`; the share of ICL's gain recovered gets its
+        verdict from :func:`assocmem.estimate.verdict`; the share of ICL's gain recovered gets its
         verdict from the differences it summarises (:func:`.claims.share_verdict`).
 
         Parameters
         ----------
-        collapse_mass : float
+        collapse_mass : float, optional
             Label mass (at the last layer, mean over test queries) that counts as a collapse
-            onto the label set, in (0, 1].
+            onto the label set, in (0, 1]; default: the result's protocol's.
 
         Raises
         ------
@@ -361,13 +376,14 @@ class TaskResult:
         """
         if self.correct_cal is None or self.correct_wrong is None or self.mass_zero is None:
             raise ValueError("claims need the calibrated, wrong-label and mass measurements")
-        return classification_claims(self.bootstrap, collapse_mass)
+        mass = (self.protocol or _PAGE).collapse_mass if collapse_mass is None else collapse_mass
+        return classification_claims(self.bootstrap, mass)
 
     def summary(
         self,
         k: int | None = None,
         *,
-        protocol: Chapter6Protocol = _PAGE,
+        protocol: Chapter6Protocol | None = None,
     ) -> dict[str, Estimate | Verdict | float | int | str]:
         """Return every number chapter 6 quotes about this task, by label.
 
@@ -375,9 +391,10 @@ class TaskResult:
         ----------
         k : int, optional
             Demonstrations behind the compared additive score (default: the largest).
-        protocol : Chapter6Protocol
+        protocol : Chapter6Protocol, optional
             Its thresholds: ``reach_tol`` and ``align_frac`` of the probe
-            (:meth:`ProbeResult.summary`), ``collapse_mass`` of :meth:`claims`.
+            (:meth:`ProbeResult.summary`), ``collapse_mass`` of :meth:`claims`; default: the
+            result's own (:attr:`protocol`), else the page's.
 
         Returns
         -------
@@ -401,6 +418,7 @@ class TaskResult:
         k = self.k if k is None else k
         if k not in self.ks:
             raise KeyError(f"k must be one of {self.ks}, got {k}")
+        protocol = protocol or self.protocol or _PAGE
         out: dict[str, Estimate | Verdict | float | int | str] = {"n": self.n_test, "k": k}
         for kind, prof in (("zero", self.profile_zero), ("icl", self.profile_icl)):
             out[f"neff_{kind}"] = float(np.median(prof["neff_entropy"][:, -1]))
@@ -509,6 +527,9 @@ class LamaResult:
         Decoder blocks L of the model (the "top quarter" of :meth:`summary` is relative to it).
     sets : numpy.ndarray, int64, shape (n,) or None
         Demonstration set of each query (the same for correct and wrong labels).
+    protocol : Chapter6Protocol or None
+        The protocol that made the result: its ``late`` is the default ``top`` of
+        :meth:`late_prob`, :meth:`paired` and :meth:`summary`; None: the page's.
     """
 
     source: str
@@ -524,6 +545,7 @@ class LamaResult:
     counts: dict[str, int]
     n_layers: int
     sets: np.ndarray | None = None
+    protocol: Chapter6Protocol | None = None
 
     @property
     def n(self) -> int:
@@ -538,14 +560,14 @@ class LamaResult:
             f"{self.k} wrong demos": rate(self.correct_minus),
         }
 
-    def late_prob(self, top: float = _PAGE.late) -> tuple[float, float]:
+    def late_prob(self, top: float | None = None) -> tuple[float, float]:
         """Whole-word target probability, supportive and adversarial, over the late layers.
 
         Parameters
         ----------
-        top : float
+        top : float, optional
             Fraction of the model counted as late, in (0, 1]: context layers
-            ``l >= (1 - top) L``.
+            ``l >= (1 - top) L``; default: the result's protocol's ``late``.
 
         Returns
         -------
@@ -562,12 +584,12 @@ class LamaResult:
         late = self._late(top)
         return float(eff.prob[0][late].mean()), float(eff.prob[1][late].mean())
 
-    def paired(self, top: float = _PAGE.late) -> LamaClaims:
+    def paired(self, top: float | None = None) -> LamaClaims:
         """Supportive against adversarial context, paired query by query, with intervals.
 
         Parameters
         ----------
-        top : float
+        top : float, optional
             Fraction of the model whose context layers count as late (:meth:`late_prob`).
 
         Returns
@@ -597,14 +619,16 @@ class LamaResult:
         vector = bootstrap_interval(d, n_boot=2000, seed=self.seed, unit="queries (paired)")
         return LamaClaims(demos, vector)
 
-    def _late(self, top: float) -> np.ndarray:
-        top = check_fraction("top", top)
+    def _late(self, top: float | None) -> np.ndarray:
+        top = check_fraction("top", (self.protocol or _PAGE).late if top is None else top)
         late = self.effect.layers >= (1 - top) * self.n_layers
         if not late.any():
             raise ValueError(f"no context layer >= {(1 - top) * self.n_layers:g} in the sweep")
         return np.asarray(late)
 
-    def summary(self, top: float = _PAGE.late) -> dict[str, Estimate | Verdict | float | int | str]:
+    def summary(
+        self, top: float | None = None
+    ) -> dict[str, Estimate | Verdict | float | int | str]:
         """Return every number chapter 6 quotes about LAMA, by label.
 
         Returns
@@ -622,8 +646,9 @@ class LamaResult:
 
         Parameters
         ----------
-        top : float
-            Fraction of the model whose context layers count as late.
+        top : float, optional
+            Fraction of the model whose context layers count as late; default: the result's
+            protocol's ``late``.
         """
         rates = self.rates()
         p_plus, p_minus = self.late_prob(top)
@@ -648,3 +673,97 @@ class LamaResult:
                 for name, e in self.rates().items()]  # fmt: skip
         rows += [f"  {key:24s} {val:4d}" for key, val in self.counts.items()]
         return "\n".join(rows)
+
+
+@dataclass(frozen=True)
+class Chapter6Run:
+    """Chapter 6's run: its task results per model, its LAMA results, and their protocol.
+
+    The one object that answers the page's questions across models and tasks: each pair's
+    summary (:meth:`summaries`), the counts of verdicts and readings over the pairs
+    (:meth:`summary`), and the findings tables (:meth:`table`).
+
+    Attributes
+    ----------
+    protocol : Chapter6Protocol
+    tasks : dict of model name -> list of TaskResult
+        In the protocol's task order; keyed by the model that ran.
+    lama : dict of model name -> LamaResult
+    """
+
+    protocol: Chapter6Protocol
+    tasks: dict[str, list[TaskResult]]
+    lama: dict[str, LamaResult] = field(default_factory=dict)
+
+    def summaries(self) -> dict[tuple[str, str], dict[str, Estimate | Verdict | float | int | str]]:
+        """Return each (model, task)'s :meth:`TaskResult.summary` under the run's protocol."""
+        return {(m, r.task): r.summary(protocol=self.protocol)
+                for m, results in self.tasks.items() for r in results}  # fmt: skip
+
+    def summary(self) -> dict[str, Verdict | float | int | str]:
+        """Return what the page says across models and tasks, by label.
+
+        Returns
+        -------
+        dict
+            The protocol's thresholds (``reach_tol``, ``align_frac``, ``order_layers``,
+            ``n_sets``, ``late_pct``, ``n_chat``, ``collapse_mass``); ``pairs`` (model-task
+            pairs), ``mass_rises`` (pairs whose label mass rises, above 0), ``collapses``
+            (pairs read as a collapse), ``collapse_<gain|unresolved|loss>`` (collapses by the
+            verdict of ICL's gain) with their words ``reading_<...>`` and ``reading_none``,
+            ``shares`` (pairs whose share of ICL's gain is testable), and the verdict words
+            ``above``, ``below``, ``unresolved``, ``not_testable``.
+        """
+        p = self.protocol
+        pairs = list(self.summaries().values())
+        readings = [c["reading"] for c in pairs]
+        out: dict[str, Verdict | float | int | str] = {
+            "reach_tol": p.reach_tol, "align_frac": p.align_frac,
+            "order_layers": p.order_layers, "n_sets": p.n_sets, "late_pct": round(100 * p.late),
+            "n_chat": p.n_chat, "collapse_mass": p.collapse_mass, "pairs": len(pairs),
+            "mass_rises": sum(c["v_mass_gain"] is Verdict.ABOVE for c in pairs),
+            "collapses": sum(w != READINGS[None] for w in readings),
+            "reading_none": READINGS[None],
+            "shares": sum(c["v_recovered"] != Verdict.NOT_TESTABLE for c in pairs),
+        }  # fmt: skip
+        for key, v in (("gain", Verdict.ABOVE), ("unresolved", Verdict.UNRESOLVED),
+                       ("loss", Verdict.BELOW)):  # fmt: skip
+            out[f"collapse_{key}"] = readings.count(READINGS[v])
+            out[f"reading_{key}"] = READINGS[v]
+        words = (Verdict.ABOVE, Verdict.BELOW, Verdict.UNRESOLVED, Verdict.NOT_TESTABLE)
+        return out | dict(zip(("above", "below", "unresolved", "not_testable"), words, strict=True))
+
+    def findings(self) -> dict[tuple[str, str], dict[str, Verdict]]:
+        """Return each (model, task)'s verdicts: the summary's ``v_<claim>`` entries."""
+        return {pair: {k: v for k, v in s.items() if isinstance(v, Verdict)}
+                for pair, s in self.summaries().items()}  # fmt: skip
+
+    def table(self, columns: dict[str, str], spec: str = "+.3f") -> pd.DataFrame:
+        """Return one row per model and task, one column per claim: the estimate and its verdict.
+
+        Parameters
+        ----------
+        columns : dict of str to str
+            Column header -> summary label. An Estimate is written
+            through :func:`assocmem.estimate.render` with ``spec``, followed by its verdict
+            ``v_<label>`` where the summary has one; anything else as text.
+        spec : str
+            Format of the estimates.
+
+        Raises
+        ------
+        KeyError
+            If a summary lacks a label of ``columns`` (the message names it).
+        """
+        rows = []
+        for (model, task), summary in self.summaries().items():
+            row = {"model": MODELS[model].title if model in MODELS else model,
+                   "task": TASK_TITLES.get(task, task)}  # fmt: skip
+            for header, label in columns.items():
+                if label not in summary:
+                    raise KeyError(f"the summary of {model}, {task} has no {label!r}")
+                value, words = summary[label], summary.get(f"v_{label}")
+                text = render(value, spec) if isinstance(value, Estimate) else str(value)
+                row[header] = text if words is None else f"{text} {words}"
+            rows.append(row)
+        return pd.DataFrame(rows)

@@ -28,12 +28,11 @@ from tqdm.auto import tqdm
 
 from assocmem._validate import check_directory, check_index_array, check_int, check_token_ids
 from assocmem.device import share_cores
-from assocmem.pages import show_progress
-
-from .loaders import cache_dir
-from .models import LanguageModel, weights_digest
-from .prompts import encode
-from .registry import MODELS
+from assocmem.keys import show_progress
+from assocmem.llm.loaders import cache_dir
+from assocmem.llm.models import LanguageModel, weights_digest
+from assocmem.llm.prompts import encode
+from assocmem.llm.registry import MODELS
 
 __all__ = [
     "PromptStates",
@@ -327,7 +326,7 @@ def prompt_states(
     cache_path : path or None
     progress : bool or None
         Progress bar; None: live in a terminal or a kernel, never on a built page
-        (:func:`assocmem.pages.show_progress`).
+        (:func:`assocmem.keys.show_progress`).
     desc : str
         Progress-bar label.
     weights : str or None
