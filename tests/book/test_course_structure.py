@@ -54,15 +54,17 @@ MAIN_LINE_TOOL = ROOT.parent / "shared" / "tools" / "main_line_words.py"
 MAX_CH6_MAIN_LINE = 2000
 _ALL_LESSONS = {md.stem for md in LESSONS}
 
+#: Chapters whose lesson rewrite has landed: their checks are enforced.
+_REWRITTEN = {"01_linear_memory", "02_replica_capacity"}
 #: Chapter cases that fail on today's chapters, by test: each is an xfail(strict=True) until its
 #: chapter helper's rewrite lands (then the engineer removes the chapter from its set).
 PENDING: dict[str, set[str]] = {
-    "box": set(_ALL_LESSONS),
-    "reading_time": set(_ALL_LESSONS),
-    "exercises": set(_ALL_LESSONS),
-    "closing": set(_ALL_LESSONS),
-    "citations": set(_ALL_LESSONS),
-    "notation_link": set(_ALL_LESSONS),
+    "box": _ALL_LESSONS - _REWRITTEN,
+    "reading_time": _ALL_LESSONS - _REWRITTEN,
+    "exercises": _ALL_LESSONS - _REWRITTEN,
+    "closing": _ALL_LESSONS - _REWRITTEN,
+    "citations": _ALL_LESSONS - _REWRITTEN,
+    "notation_link": _ALL_LESSONS - _REWRITTEN,
     "main_line_06": {"06_transformers"},
 }
 _REASONS = {

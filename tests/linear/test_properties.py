@@ -40,8 +40,9 @@ from assocmem.linear.measure import (
     tables,
     transitions,
 )
-from assocmem.linear.storage import constraints, lp, max_margin, training
+from assocmem.linear.storage import cone, constraints, lp, max_margin, perceptron, training
 from assocmem.linear.theory import extremes, finite_size, hebbian, load, mechanism, replica, spectra
+from assocmem.linear.theory import perceptron as perceptron_theory
 from hypothesis import strategies as st
 
 # ------------------------------------------------------------------ local kinds (real p, d)
@@ -756,10 +757,48 @@ CASES: list[Case] = [
     ),
     Case(lp.lp_decide, lambda: ((_dp(),), {}), {"tol": "positive", "max_rounds": "size"}),
     Case(lp.lp_feasible, lambda: ((_op(),), {}), {"max_entries": "size"}),
+    # the worked examples of chapters 1 and 2: the storing cone, the perceptron (issue 50)
+    Case(
+        cone.feasible_wedge,
+        lambda: ((np.array([[1.0, 0.2], [0.3, 1.0]]),), {}),
+        {"normals": "array"},
+    ),  # fmt: skip
+    Case(cone.target_wedges, lambda: ((sample_problem(3, 2, seed=6),), {})),
+    Case(
+        cone.plane_section,
+        lambda: ((_op(), np.eye(D), _w().numpy()), {}),
+        {"first": "array", "second": "array"},
+    ),
+    Case(
+        cone.stored_direction_fraction,
+        lambda: ((_op(), 50), {"seed": 0}),
+        {"n": "size", "seed": "count0"},
+    ),
+    Case(
+        perceptron.perceptron_decide,
+        lambda: (
+            (
+                np.random.default_rng(7).standard_normal((6, 4)),
+                np.array([1.0, -1.0, 1.0, 1.0, -1.0, -1.0]),
+            ),
+            {},
+        ),
+        {"patterns": "array", "labels": "array"},
+    ),  # fmt: skip
+    Case(
+        perceptron.stored_fraction,
+        lambda: ((6, 3, 4), {"seed": 0}),
+        {"P": "size", "N": "size", "n": "size", "seed": "count0"},
+    ),
+    Case(perceptron_theory.cover_fraction, lambda: ((6, 3), {}), {"P": "size", "N": "size"}),
 ]
 
 EXEMPT: dict[str, str] = {
     "assocmem.linear.storage.lp.LPDecision": "a result record of lp_decide",
+    "assocmem.linear.storage.cone.PlaneSection": "a result record of plane_section",
+    "assocmem.linear.storage.perceptron.PerceptronDecision": (
+        "a result record of perceptron_decide"
+    ),
     "assocmem.linear.storage.constraints.LPOutcome": (
         "the three words of lp_decide's answer (an enum)"
     ),

@@ -7,4 +7,8 @@
 - :mod:`.lp` — exact perfect-storage decisions with certificates (one solve, constraint
   generation, simplex, dense reference), alike for every method and every scale of an input.
 - :mod:`.max_margin` — memories of rank at most ``m`` that maximise the margin (projected Adam).
+- :mod:`.cone` — the cone of storing memories of a small instance: wedges, plane sections, and
+  the fraction of directions that store (chapter 1's worked example).
+- :mod:`.perceptron` — exact storage decisions for a perceptron and the stored fraction of
+  random labellings (chapter 2's warm-up).
 """

@@ -7,4 +7,5 @@
 - :mod:`.spectra` — quarter circle, its truncation, ``alpha_c(kappa)``.
 - :mod:`.hebbian` — Hebbian score statistics, recall probabilities and thresholds.
 - :mod:`.finite_size` — ``alpha_c(p)``, its expansions, the rank heuristic.
+- :mod:`.perceptron` — Cover's count of the labellings a perceptron stores (chapter 2's warm-up).
 """
