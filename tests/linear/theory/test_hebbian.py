@@ -238,3 +238,31 @@ def test_threshold_table_matches_threshold_and_orders_the_criteria() -> None:
     assert np.all(t['criterion "all"'] < t['criterion "typical"'])  # limits 1/8 < 1/2
     with pytest.raises(ValueError, match=r"criterion must be one of .*, got 'most'"):
         threshold_table([1e3], criteria=("most",))
+
+
+def test_recall_check_crossing_interpolates_the_measured_fractions() -> None:
+    """The all-stored crossing of a check: linear interpolation of P(all) between its loads."""
+    from assocmem.linear.measure.scores import hebbian_recall_check, recall_check_crossing
+
+    check = hebbian_recall_check(16, [3, 5, 8, 12], n_instances=60, seed=2, n_boot=100)
+    x = check["load"].to_numpy()
+    y = np.array([e.value for e in check["sim_all"]])
+    assert y[0] > 0.5 > y[-1], y  # the loads bracket the crossing (else the test says nothing)
+    i = int(np.flatnonzero((y[:-1] >= 0.5) & (y[1:] < 0.5))[0])  # the straddling pair
+    by_hand = x[i] + (y[i] - 0.5) / (y[i] - y[i + 1]) * (x[i + 1] - x[i])
+    e = recall_check_crossing(check, n_draws=500, seed=0)
+    assert e.value == pytest.approx(by_hand, rel=1e-12)
+    assert x[0] <= e.low < e.value < e.high <= x[-1]
+    assert e.n == 60 and e.method == "Jeffreys posterior"
+    # the rows' order does not matter
+    assert recall_check_crossing(check.iloc[::-1], n_draws=500, seed=0).value == e.value
+    # every instance stored at both loads: no crossing, NaN
+    low = hebbian_recall_check(64, [3, 4], n_instances=20, n_boot=100)
+    assert [s.value for s in low["sim_all"]] == [1.0, 1.0]
+    assert math.isnan(recall_check_crossing(low, n_draws=100).value)
+    with pytest.raises(ValueError, match=r"at least 2 loads"):
+        recall_check_crossing(check.iloc[:1])
+    with pytest.raises(ValueError, match=r"lacks the columns \['sim_all'\]"):
+        recall_check_crossing(check.drop(columns="sim_all"))
+    with pytest.raises(TypeError, match=r"check must be a DataFrame"):
+        recall_check_crossing([1, 2])

@@ -33,7 +33,7 @@ from assocmem.linear.instances.sampling import sample_problems
 from assocmem.linear.storage.training import hebbian_memory, train_memory
 from assocmem.linear.theory.hebbian import recall_probability
 from assocmem.linear.theory.load import load_for_pairs
-from assocmem.stats import bootstrap_interval, mean_interval, rate
+from assocmem.stats import bootstrap_interval, crossing, mean_interval, rate
 from assocmem.streams import Seed, as_seed_sequence, child, torch_generator
 
 
@@ -382,6 +382,62 @@ def recall_check_summary(check: pd.DataFrame) -> dict[str, Estimate | float | in
         "fail_lo": float(check["fail_rate"].min()),
         "th0": float(check["theory_all"].iloc[0]), "sim0": check["sim_all"].iloc[0],
     }  # fmt: skip
+
+
+def recall_check_crossing(check: pd.DataFrame, *, n_draws: int = 2000, seed: Seed = 0) -> Estimate:
+    """Load at which the simulated ``P(all)`` of a :func:`hebbian_recall_check` crosses 1/2.
+
+    The crossing of criterion "all" from the check's many instances per load (chapter 3's
+    headline at ``d = 64``): the first downward crossing of 1/2 by the fraction of instances with
+    every association recalled, linearly interpolated in the load, with the 95 % interval of a
+    Jeffreys-posterior bootstrap (:func:`assocmem.stats.crossing` with ``interval="jeffreys"``,
+    as :func:`assocmem.linear.measure.transitions.transition_load` does for a sweep): the success
+    probability of each load is redrawn from ``Beta(k + 1/2, n - k + 1/2)``, ``k`` of ``n``
+    instances stored.
+
+    Parameters
+    ----------
+    check : pandas.DataFrame
+        Output of :func:`hebbian_recall_check`, at least 2 loads (one ``d``).
+    n_draws : int
+        Posterior draws, >= 10.
+    seed : int or numpy.random.SeedSequence
+        Seed of the draws.
+
+    Returns
+    -------
+    assocmem.estimate.Estimate
+        ``value`` (NaN when the fraction does not cross 1/2 between two of the check's loads),
+        the interval over the draws that cross inside the loads (``used``: their fraction),
+        ``n`` (smallest number of instances at a load), ``method = "Jeffreys posterior"``.
+
+    Raises
+    ------
+    TypeError
+        If ``check`` is not a DataFrame.
+    ValueError
+        If it lacks the check's columns, holds fewer than 2 loads, or ``n_draws < 10``.
+    """
+    if not isinstance(check, pd.DataFrame):
+        raise TypeError(
+            f"check must be a DataFrame of hebbian_recall_check, got {type(check).__name__}"
+        )
+    missing = {"load", "sim_all"} - set(check.columns)
+    if missing:
+        raise ValueError(f"check lacks the columns {sorted(missing)} of hebbian_recall_check")
+    if len(check) < 2:
+        raise ValueError(f"check must hold at least 2 loads to cross, got {len(check)}")
+    rows = check.sort_values("load")
+    sims = list(rows["sim_all"])
+    n = [int(e.n) for e in sims]
+    k = [int(round(e.value * m)) for e, m in zip(sims, n, strict=True)]
+    # one 0/1 column per load (k stored of n); rows past a load's n are missing (NaN)
+    outcomes = np.full((max(n), len(n)), np.nan)
+    for j, (kj, nj) in enumerate(zip(k, n, strict=True)):
+        outcomes[:nj, j] = 0.0
+        outcomes[:kj, j] = 1.0
+    return crossing(rows["load"].to_numpy(float), outcomes, 0.5, interval="jeffreys",
+                    n_boot=check_int("n_draws", n_draws, 10), seed=seed)  # fmt: skip
 
 
 def mechanism_scores(
