@@ -56,13 +56,14 @@ _ALL_LESSONS = {md.stem for md in LESSONS}
 
 #: Chapter cases that fail on today's chapters, by test: each is an xfail(strict=True) until its
 #: chapter helper's rewrite lands (then the engineer removes the chapter from its set).
+_DONE = {"05_context_gated_memory"}  # rewritten as lessons (issue 50)
 PENDING: dict[str, set[str]] = {
-    "box": set(_ALL_LESSONS),
-    "reading_time": set(_ALL_LESSONS),
-    "exercises": set(_ALL_LESSONS),
-    "closing": set(_ALL_LESSONS),
-    "citations": set(_ALL_LESSONS),
-    "notation_link": set(_ALL_LESSONS),
+    "box": _ALL_LESSONS - _DONE,
+    "reading_time": _ALL_LESSONS - _DONE,
+    "exercises": _ALL_LESSONS - _DONE,
+    "closing": _ALL_LESSONS - _DONE,
+    "citations": _ALL_LESSONS - _DONE,
+    "notation_link": _ALL_LESSONS - _DONE,
     "main_line_06": {"06_transformers"},
 }
 _REASONS = {
