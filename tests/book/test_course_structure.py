@@ -55,8 +55,13 @@ MAX_CH6_MAIN_LINE = 2000
 _ALL_LESSONS = {md.stem for md in LESSONS}
 
 #: Chapters whose lesson rewrite has landed: their checks are enforced.
-_REWRITTEN = {"01_linear_memory", "02_replica_capacity", "03_hebbian_vs_optimal",
-              "04_rank_constraints", "05_context_gated_memory"}
+_REWRITTEN = {
+    "01_linear_memory",
+    "02_replica_capacity",
+    "03_hebbian_vs_optimal",
+    "04_rank_constraints",
+    "05_context_gated_memory",
+}
 #: Chapter cases that fail on today's chapters, by test: each is an xfail(strict=True) until its
 #: chapter helper's rewrite lands (then the engineer removes the chapter from its set).
 PENDING: dict[str, set[str]] = {
