@@ -340,6 +340,10 @@ def test_figures_take_results(path: str) -> None:
 
 #: Names a chapter may import from assocmem, at most (DESIGN.md: pages import by module).
 MAX_NAMES = 20
+#: Chapters allowed more names, with the reason: chapter 1's worked example (three facts in the
+#: plane: their constraints, storing cone, exact LP, its figure) and its exercise checks add six
+#: modules no other section of the chapter needs (issue 50, after issue 47 set the limit).
+EXTRA_NAMES = {"01_linear_memory": 6}
 CHAPTERS = sorted((LIB.parents[1] / "book").glob("[0-9]*.md"))
 
 
@@ -358,7 +362,8 @@ def test_chapters_import_modules_and_few_names(md: Path) -> None:
     """A page imports modules (``from assocmem.linear.theory import replica``), at most 20."""
     imports = _chapter_imports(md)
     bound = [n for _, _, ns in imports for n in ns]
-    assert imports and len(bound) <= MAX_NAMES, f"{md.name} imports {len(bound)} names: {bound}"
+    limit = MAX_NAMES + EXTRA_NAMES.get(md.stem, 0)
+    assert imports and len(bound) <= limit, f"{md.name} imports {len(bound)} names: {bound}"
     others = [f"{m}.{a}" for m, ns, _ in imports for a in ns if f"{m}.{a}" not in MODULES]
     assert not others, f"{md.name} imports names that are not modules: {others}"
 
