@@ -59,5 +59,5 @@ def test_stored_fraction_agrees_with_cover_s_count(P: int, N: int) -> None:
 
 def test_stored_fraction_is_reproducible() -> None:
     assert stored_fraction(9, 4, 50, seed=3) == stored_fraction(9, 4, 50, seed=3)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="P must be an integer >= 1, got 0"):
         stored_fraction(0, 4, 10)

@@ -38,7 +38,7 @@ def test_the_fraction_sharpens_into_gardner_s_step_at_two() -> None:
 
 
 def test_bad_sizes_are_refused() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="P must be an integer >= 1, got 0"):
         cover_fraction(0, 3)
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="P must be an integer, got float"):
         cover_fraction(3.0, 2)
