@@ -29,4 +29,4 @@ from __future__ import annotations
 
 #: The library's and the book's version: the one source (pyproject.toml reads it; every chapter's
 #: Colab cell installs the tag ``v<version>``; CITATION.cff repeats it, checked by the tests).
-__version__ = "0.11.0"
+__version__ = "0.12.0"
