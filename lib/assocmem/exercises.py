@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import os
+import textwrap
 from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any
@@ -24,7 +25,10 @@ import numpy as np
 
 from assocmem.keys import PAGE_BUILD_ENV
 
-__all__ = ["Check", "check_answer"]
+__all__ = ["Check", "check_answer", "LINE_WIDTH"]
+
+#: The printed line is wrapped at the chapters' code width, so that it fits an output block.
+LINE_WIDTH = 79
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,10 @@ class Check:
     def __str__(self) -> str:
         """Return the line the check printed."""
         return self.message
+
+    def __repr__(self) -> str:
+        """A short form (the message was printed already): ``Check(right=True)``."""
+        return f"Check(right={self.right})"
 
 
 def _is_number(x: object) -> bool:
@@ -134,7 +142,8 @@ def check_answer(
     Returns
     -------
     Check
-        True when right; its ``message`` is the printed line.
+        True when right; its ``message`` is the printed line (printed wrapped at
+        :data:`LINE_WIDTH` columns, continuation lines indented by two spaces).
 
     Raises
     ------
@@ -146,7 +155,7 @@ def check_answer(
     --------
     >>> check_answer(0.124, 0.125, rtol=0.02, name="alpha")
     right: alpha = 0.124 matches the reference 0.125 (within 2%).
-    Check(right=True, message='right: alpha = 0.124 matches the reference 0.125 (within 2%).')
+    Check(right=True)
     >>> bool(check_answer(0.2, 0.125, name="alpha"))
     not yet: alpha: 0.2 is off by 0.075 (relative 0.6).
     False
@@ -167,7 +176,7 @@ def check_answer(
             check = Check(True, f"right: {name} = {shown} matches the reference{ref}{within}.")
         else:
             check = Check(False, f"not yet: {name}: {why}.")
-    print(check.message)
+    print(textwrap.fill(check.message, LINE_WIDTH, subsequent_indent="  "))
     if not check.right and os.environ.get(PAGE_BUILD_ENV):
         raise AssertionError(f"an exercise check failed in the book's build: {check.message}")
     return check

@@ -73,3 +73,16 @@ def test_bad_settings_are_refused(kwargs: dict, exc: type, match: str) -> None:
 def test_an_unknown_reference_kind_is_refused() -> None:
     with pytest.raises(TypeError, match="reference of type dict"):
         check_answer({}, {"a": 1})
+
+
+def test_the_printed_line_fits_an_output_block(capsys) -> None:
+    """A long name is wrapped at LINE_WIDTH columns; the repr shown by a forgotten ';' is short."""
+    from assocmem.exercises import LINE_WIDTH
+
+    long_name = "the contraction constant of the context-gated memory at your lambda " * 2
+    check = check_answer(0.5, 0.25, name=long_name)
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) >= 2 and lines[0].startswith("not yet: ")
+    assert all(len(line) <= LINE_WIDTH for line in lines), lines
+    assert " ".join(line.strip() for line in lines) == check.message
+    assert repr(check) == "Check(right=False)"
