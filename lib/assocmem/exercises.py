@@ -47,7 +47,7 @@ class Check:
         return self.message
 
     def __repr__(self) -> str:
-        """A short form (the message was printed already): ``Check(right=True)``."""
+        """Return a short form (the message was printed already): ``Check(right=True)``."""
         return f"Check(right={self.right})"
 
 
