@@ -324,6 +324,13 @@ CASES: list[Case] = [
         },
         nan_ok="z_p1 is NaN when every instance has the same accuracy (no standard error)",
     ),  # fmt: skip
+    Case(
+        scores.recall_check_crossing,
+        lambda: ((scores.hebbian_recall_check(8, [4, 16, 48], n_instances=8, n_boot=100),),
+                 {"n_draws": 50}),  # fmt: skip
+        {"n_draws": "size", "seed": "count0"},
+        nan_ok="value is NaN when P(all) does not cross 1/2 between two of the check's loads",
+    ),
     Case(scores.score_statistics, lambda: ((_w(), _op()), {}), {"W": "array"}),
     Case(
         scores.mechanism_scores,
