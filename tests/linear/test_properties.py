@@ -326,8 +326,10 @@ CASES: list[Case] = [
     ),  # fmt: skip
     Case(
         scores.recall_check_crossing,
-        lambda: ((scores.hebbian_recall_check(8, [4, 16, 48], n_instances=8, n_boot=100),),
-                 {"n_draws": 50}),  # fmt: skip
+        lambda: (
+            (scores.hebbian_recall_check(8, [4, 16, 48], n_instances=8, n_boot=100),),
+            {"n_draws": 50},
+        ),  # fmt: skip
         {"n_draws": "size", "seed": "count0"},
         nan_ok="value is NaN when P(all) does not cross 1/2 between two of the check's loads",
     ),
